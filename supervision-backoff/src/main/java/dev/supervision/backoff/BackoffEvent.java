@@ -1,0 +1,85 @@
+package dev.supervision.backoff;
+
+import java.time.Duration;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * What happened to a supervised actor, as reported to {@link BackoffListener}s. Every event names
+ * the {@link #actor()} it is about. The permitted records are the whole vocabulary:
+ *
+ * <ul>
+ *   <li>{@link RestartScheduled}: a failure was caught; the actor restarts after {@code delay}.
+ *   <li>{@link Restarted}: the new incarnation started (its {@code Behaviors.setup} succeeded).
+ *   <li>{@link BackoffReset}: the actor ran {@link BackoffPolicy#getResetAfter()} without failing;
+ *       the next failure is treated as the first.
+ *   <li>{@link GaveUp}: the actor was stopped because of a failure (restart limit or a permanent
+ *       failure).
+ *   <li>{@link StoppedDuringBackoff}: the actor was stopped from outside while waiting to restart.
+ * </ul>
+ */
+public sealed interface BackoffEvent {
+
+  /**
+   * The supervised actor this event is about.
+   *
+   * @return the actor's reference
+   */
+  ActorRef<?> actor();
+
+  /**
+   * A failure was caught and a restart is scheduled.
+   *
+   * @param actor the supervised actor
+   * @param attempt the restart attempt, 1 for the first since the start or the last reset
+   * @param delay how long the actor waits before it restarts (includes any {@link RetryAfter} hint)
+   * @param cause the failure
+   */
+  record RestartScheduled(ActorRef<?> actor, int attempt, Duration delay, Throwable cause)
+      implements BackoffEvent {}
+
+  /**
+   * The behavior was started again after a backoff and now handles the stashed messages.
+   *
+   * @param actor the supervised actor
+   * @param attempt the restart attempt that succeeded
+   */
+  record Restarted(ActorRef<?> actor, int attempt) implements BackoffEvent {}
+
+  /**
+   * The restarted behavior ran {@link BackoffPolicy#getResetAfter()} without failing.
+   *
+   * @param actor the supervised actor
+   * @param attempts how many restarts had been counted before the reset
+   */
+  record BackoffReset(ActorRef<?> actor, int attempts) implements BackoffEvent {}
+
+  /**
+   * The supervisor stopped the actor because of a failure; no restart follows.
+   *
+   * @param actor the supervised actor
+   * @param restarts how many restarts had been counted since the start or the last reset
+   * @param cause the failure that stopped the actor
+   * @param reason why the failure was not restarted
+   */
+  record GaveUp(ActorRef<?> actor, int restarts, Throwable cause, Reason reason)
+      implements BackoffEvent {}
+
+  /**
+   * The actor was stopped (by its parent or by {@code ActorContext.stop}) while it waited for its
+   * restart. The messages it had stashed are published as {@code org.apache.pekko.actor.Dropped}.
+   *
+   * @param actor the supervised actor
+   * @param attempt the restart attempt that was pending
+   * @param droppedMessages how many stashed messages and signals were dropped
+   */
+  record StoppedDuringBackoff(ActorRef<?> actor, int attempt, int droppedMessages)
+      implements BackoffEvent {}
+
+  /** Why a supervisor gave up on an actor. */
+  enum Reason {
+    /** The failure came after {@link BackoffPolicy#getMaxRestarts()} restarts without a reset. */
+    MAX_RESTARTS_REACHED,
+    /** The failure matched {@link BackoffPolicy#getStopOn()}: it is permanent. */
+    PERMANENT_FAILURE
+  }
+}

@@ -1,0 +1,607 @@
+package dev.supervision.backoff;
+
+import dev.supervision.backoff.internal.DelaySchedule;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.random.RandomGenerator;
+import java.util.stream.Stream;
+import org.slf4j.event.Level;
+
+/**
+ * How a supervised actor is restarted: an immutable, validated, thread-safe value.
+ *
+ * <p>Create one with {@link #exponential(Duration, Duration)} and refine it with the {@code withX}
+ * methods, each of which returns a new validated policy and leaves the receiver unchanged. The
+ * restart delay of attempt {@code n} (1 for the first restart after a start or a reset) is
+ * {@code jitter(min(maxBackoff, minBackoff * multiplier^(n-1)))}, clamped to {@code [0,
+ * maxBackoff]}, and then raised to a {@link RetryAfter} hint if the failure carries one.
+ *
+ * <table>
+ *   <caption>Settings and their defaults</caption>
+ *   <tr><th>setting</th><th>default</th><th>rule</th></tr>
+ *   <tr><td>minBackoff, maxBackoff</td><td>(required)</td><td>{@code 0 < min <= max <= 180 days}</td></tr>
+ *   <tr><td>multiplier</td><td>2.0</td><td>finite, {@code >= 1.0}</td></tr>
+ *   <tr><td>jitter</td><td>{@link Jitter#full()}</td><td>non-null</td></tr>
+ *   <tr><td>resetAfter</td><td>{@code (minBackoff + maxBackoff) / 2}, as Pekko</td><td>{@code > 0}</td></tr>
+ *   <tr><td>maxRestarts</td><td>unlimited</td><td>{@code >= 0}; 0 stops on the first failure</td></tr>
+ *   <tr><td>stashCapacity</td><td>1000, as Pekko</td><td>{@code >= 0}</td></tr>
+ *   <tr><td>stopOn</td><td>none</td><td>non-null classes</td></tr>
+ *   <tr><td>randomSeed</td><td>none: each actor draws its own seed when it first fails</td><td></td></tr>
+ *   <tr><td>maxRetryAfter</td><td>1 hour</td><td>{@code > 0}</td></tr>
+ *   <tr><td>logLevel</td><td>WARN</td><td>non-null</td></tr>
+ *   <tr><td>criticalLogLevel, after</td><td>ERROR after {@code Integer.MAX_VALUE} failures (never)</td><td>{@code after >= 1}</td></tr>
+ *   <tr><td>loggingEnabled</td><td>true</td><td></td></tr>
+ *   <tr><td>listeners</td><td>none</td><td>non-null</td></tr>
+ * </table>
+ *
+ * <p>Every setter throws {@link NullPointerException} naming the parameter for a {@code null}
+ * argument and {@link IllegalArgumentException} naming the parameter and the rejected value for a
+ * value outside its rule.
+ */
+public final class BackoffPolicy {
+
+  private static final int UNLIMITED = -1;
+  private static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofHours(1);
+
+  private final Duration minBackoff;
+  private final Duration maxBackoff;
+  private final double multiplier;
+  private final Jitter jitter;
+  private final Duration resetAfter;
+  private final int maxRestarts;
+  private final int stashCapacity;
+  private final List<Class<? extends Throwable>> stopOn;
+  private final boolean seeded;
+  private final long randomSeed;
+  private final Duration maxRetryAfter;
+  private final Level logLevel;
+  private final Level criticalLogLevel;
+  private final int criticalLogLevelAfter;
+  private final boolean loggingEnabled;
+  private final List<BackoffListener> listeners;
+
+  private BackoffPolicy(Settings s) {
+    this.minBackoff = s.minBackoff;
+    this.maxBackoff = s.maxBackoff;
+    this.multiplier = s.multiplier;
+    this.jitter = s.jitter;
+    this.resetAfter = s.resetAfter;
+    this.maxRestarts = s.maxRestarts;
+    this.stashCapacity = s.stashCapacity;
+    this.stopOn = s.stopOn;
+    this.seeded = s.seeded;
+    this.randomSeed = s.randomSeed;
+    this.maxRetryAfter = s.maxRetryAfter;
+    this.logLevel = s.logLevel;
+    this.criticalLogLevel = s.criticalLogLevel;
+    this.criticalLogLevelAfter = s.criticalLogLevelAfter;
+    this.loggingEnabled = s.loggingEnabled;
+    this.listeners = s.listeners;
+  }
+
+  /** Returns a copy of this policy with one change applied; validation happens before. */
+  private BackoffPolicy with(Consumer<Settings> change) {
+    Settings s = new Settings(this);
+    change.accept(s);
+    return new BackoffPolicy(s);
+  }
+
+  /** The mutable twin of the policy's fields, used only while a new policy is made. */
+  private static final class Settings {
+    Duration minBackoff;
+    Duration maxBackoff;
+    double multiplier;
+    Jitter jitter;
+    Duration resetAfter;
+    int maxRestarts;
+    int stashCapacity;
+    List<Class<? extends Throwable>> stopOn;
+    boolean seeded;
+    long randomSeed;
+    Duration maxRetryAfter;
+    Level logLevel;
+    Level criticalLogLevel;
+    int criticalLogLevelAfter;
+    boolean loggingEnabled;
+    List<BackoffListener> listeners;
+
+    Settings() {}
+
+    Settings(BackoffPolicy p) {
+      minBackoff = p.minBackoff;
+      maxBackoff = p.maxBackoff;
+      multiplier = p.multiplier;
+      jitter = p.jitter;
+      resetAfter = p.resetAfter;
+      maxRestarts = p.maxRestarts;
+      stashCapacity = p.stashCapacity;
+      stopOn = p.stopOn;
+      seeded = p.seeded;
+      randomSeed = p.randomSeed;
+      maxRetryAfter = p.maxRetryAfter;
+      logLevel = p.logLevel;
+      criticalLogLevel = p.criticalLogLevel;
+      criticalLogLevelAfter = p.criticalLogLevelAfter;
+      loggingEnabled = p.loggingEnabled;
+      listeners = p.listeners;
+    }
+  }
+
+  /**
+   * An exponential backoff from {@code minBackoff} to {@code maxBackoff} with full jitter,
+   * multiplier 2, unlimited restarts and the other defaults listed on this class.
+   *
+   * @param minBackoff the bound of the first restart's delay; {@code > 0}
+   * @param maxBackoff the hard cap of every delay; {@code >= minBackoff} and {@code <= 180 days}
+   * @return a new policy
+   * @throws NullPointerException if an argument is {@code null}
+   * @throws IllegalArgumentException if a duration is zero, negative or above 180 days, or if
+   *     {@code maxBackoff < minBackoff}
+   */
+  public static BackoffPolicy exponential(Duration minBackoff, Duration maxBackoff) {
+    Require.positive(minBackoff, "minBackoff");
+    Require.positive(maxBackoff, "maxBackoff");
+    Require.argument(
+        maxBackoff.compareTo(minBackoff) >= 0,
+        "maxBackoff",
+        ">= minBackoff (" + minBackoff + ")",
+        maxBackoff);
+    Settings s = new Settings();
+    s.minBackoff = minBackoff;
+    s.maxBackoff = maxBackoff;
+    s.multiplier = 2.0;
+    s.jitter = Jitter.full();
+    s.resetAfter = minBackoff.plus(maxBackoff).dividedBy(2);
+    s.maxRestarts = UNLIMITED;
+    s.stashCapacity = 1000;
+    s.stopOn = List.of();
+    s.maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
+    s.logLevel = Level.WARN;
+    s.criticalLogLevel = Level.ERROR;
+    s.criticalLogLevelAfter = Integer.MAX_VALUE;
+    s.loggingEnabled = true;
+    s.listeners = List.of();
+    return new BackoffPolicy(s);
+  }
+
+  /**
+   * Sets the factor by which the exponential bound grows from one attempt to the next.
+   *
+   * @param multiplier a finite number {@code >= 1.0}; 1.0 gives a constant bound of {@code
+   *     minBackoff}
+   * @return a new policy
+   * @throws IllegalArgumentException if {@code multiplier} is NaN, infinite or below 1.0
+   */
+  public BackoffPolicy withMultiplier(double multiplier) {
+    Require.argument(
+        !Double.isNaN(multiplier) && !Double.isInfinite(multiplier) && multiplier >= 1.0,
+        "multiplier",
+        "a finite number >= 1.0",
+        multiplier);
+    return with(
+        s -> s.multiplier = multiplier);
+  }
+
+  /**
+   * Sets how the exponential bound is turned into a delay.
+   *
+   * @param jitter one of {@link Jitter#full()}, {@link Jitter#equal()}, {@link
+   *     Jitter#decorrelated()}, {@link Jitter#none()} or a custom, thread-safe implementation
+   * @return a new policy
+   * @throws NullPointerException if {@code jitter} is {@code null}
+   */
+  public BackoffPolicy withJitter(Jitter jitter) {
+    Require.nonNull(jitter, "jitter");
+    return with(
+        s -> s.jitter = jitter);
+  }
+
+  /**
+   * Sets how long a restarted actor must run without failing before its restart count returns to
+   * 0, so that the next failure's delay is drawn as for the first failure.
+   *
+   * @param resetAfter {@code > 0} and {@code <= 180 days}
+   * @return a new policy
+   * @throws NullPointerException if {@code resetAfter} is {@code null}
+   * @throws IllegalArgumentException if {@code resetAfter} is zero, negative or above 180 days
+   */
+  public BackoffPolicy withResetAfter(Duration resetAfter) {
+    Require.positive(resetAfter, "resetAfter");
+    return with(
+        s -> s.resetAfter = resetAfter);
+  }
+
+  /**
+   * Limits the number of restarts between resets: the failure that comes after {@code maxRestarts}
+   * restarts stops the actor (its behavior gets {@code PostStop}, a watching parent sees it
+   * terminate). Unlike Pekko's {@code withMaxRestarts}, 0 means what it says: stop on the first
+   * failure.
+   *
+   * @param maxRestarts {@code >= 0}
+   * @return a new policy
+   * @throws IllegalArgumentException if {@code maxRestarts} is negative
+   */
+  public BackoffPolicy withMaxRestarts(int maxRestarts) {
+    Require.nonNegative(maxRestarts, "maxRestarts");
+    return with(
+        s -> s.maxRestarts = maxRestarts);
+  }
+
+  /**
+   * Removes the restart limit (the default).
+   *
+   * @return a new policy
+   */
+  public BackoffPolicy withUnlimitedRestarts() {
+    return with(
+        s -> s.maxRestarts = UNLIMITED);
+  }
+
+  /**
+   * Sets how many messages (and signals) are kept while the actor waits for its restart. They are
+   * delivered in order to the new incarnation; those that do not fit are published on the event
+   * stream as {@code org.apache.pekko.actor.Dropped}.
+   *
+   * @param stashCapacity {@code >= 0}; 0 drops every message that arrives during a backoff
+   * @return a new policy
+   * @throws IllegalArgumentException if {@code stashCapacity} is negative
+   */
+  public BackoffPolicy withStashCapacity(int stashCapacity) {
+    Require.nonNegative(stashCapacity, "stashCapacity");
+    return with(
+        s -> s.stashCapacity = stashCapacity);
+  }
+
+  /**
+   * Declares failures as permanent: a failure that is an instance of one of these types, or has one
+   * in its cause chain, stops the actor at once, without a restart. Replaces the previous set.
+   *
+   * @param types the permanent failure types; may be empty to restart on every failure
+   * @return a new policy
+   * @throws NullPointerException if {@code types} or one of its elements is {@code null}
+   */
+  @SafeVarargs
+  public final BackoffPolicy withStopOn(Class<? extends Throwable>... types) {
+    Require.nonNull(types, "types");
+    Set<Class<? extends Throwable>> set = new LinkedHashSet<>();
+    for (int i = 0; i < types.length; i++) {
+      set.add(Require.nonNull(types[i], "types[" + i + "]"));
+    }
+    List<Class<? extends Throwable>> copy = List.copyOf(set);
+    return with(
+        s -> s.stopOn = copy);
+  }
+
+  /**
+   * Makes the delays reproducible: every actor draws from a generator seeded with this seed mixed
+   * with the actor's path, so the same seed and the same actor path give the same schedule, while
+   * different actors still get different delays (which is the point of jitter).
+   *
+   * @param seed any value
+   * @return a new policy
+   */
+  public BackoffPolicy withRandomSeed(long seed) {
+    return with(
+        s -> {
+          s.seeded = true;
+          s.randomSeed = seed;
+        });
+  }
+
+  /**
+   * Limits how long a {@link RetryAfter} hint may delay a restart.
+   *
+   * @param maxRetryAfter {@code > 0} and {@code <= 180 days}; default 1 hour
+   * @return a new policy
+   * @throws NullPointerException if {@code maxRetryAfter} is {@code null}
+   * @throws IllegalArgumentException if {@code maxRetryAfter} is zero, negative or above 180 days
+   */
+  public BackoffPolicy withMaxRetryAfter(Duration maxRetryAfter) {
+    Require.positive(maxRetryAfter, "maxRetryAfter");
+    return with(
+        s -> s.maxRetryAfter = maxRetryAfter);
+  }
+
+  /**
+   * Sets the level at which a failure that is restarted is logged (with its cause), through the
+   * actor's own logger. Default WARN.
+   *
+   * @param logLevel the level
+   * @return a new policy
+   * @throws NullPointerException if {@code logLevel} is {@code null}
+   */
+  public BackoffPolicy withLogLevel(Level logLevel) {
+    Require.nonNull(logLevel, "logLevel");
+    return with(
+        s -> s.logLevel = logLevel);
+  }
+
+  /**
+   * Logs at {@code criticalLogLevel} instead of {@link #getLogLevel()} once an actor has failed more
+   * than {@code afterFailures} times in a row (without a reset), like Pekko's {@code
+   * withCriticalLogLevel}.
+   *
+   * @param criticalLogLevel the level for the failures after the first {@code afterFailures}
+   * @param afterFailures {@code >= 1}
+   * @return a new policy
+   * @throws NullPointerException if {@code criticalLogLevel} is {@code null}
+   * @throws IllegalArgumentException if {@code afterFailures < 1}
+   */
+  public BackoffPolicy withCriticalLogLevel(Level criticalLogLevel, int afterFailures) {
+    Require.nonNull(criticalLogLevel, "criticalLogLevel");
+    Require.argument(afterFailures >= 1, "afterFailures", ">= 1", afterFailures);
+    return with(
+        s -> {
+          s.criticalLogLevel = criticalLogLevel;
+          s.criticalLogLevelAfter = afterFailures;
+        });
+  }
+
+  /**
+   * Turns the supervisor's own log lines on (the default) or off. Events are still reported.
+   *
+   * @param enabled whether to log
+   * @return a new policy
+   */
+  public BackoffPolicy withLoggingEnabled(boolean enabled) {
+    return with(
+        s -> s.loggingEnabled = enabled);
+  }
+
+  /**
+   * Adds a listener that receives the {@link BackoffEvent}s of every actor supervised with the new
+   * policy. Listeners are called in the order they were added.
+   *
+   * @param listener a thread-safe listener
+   * @return a new policy
+   * @throws NullPointerException if {@code listener} is {@code null}
+   */
+  public BackoffPolicy withListener(BackoffListener listener) {
+    Require.nonNull(listener, "listener");
+    List<BackoffListener> copy = new ArrayList<>(listeners.size() + 1);
+    copy.addAll(listeners);
+    copy.add(listener);
+    return with(
+        s -> s.listeners = Collections.unmodifiableList(copy));
+  }
+
+  /**
+   * The delays this policy gives to one actor: the delay before restart 1, 2, 3, ... (without
+   * resets and without {@link RetryAfter} hints). The stream is infinite with unlimited restarts and
+   * has {@link #getMaxRestarts()} elements otherwise. It is lazy and draws from {@code random} as it
+   * is consumed, so it must be consumed on one thread at a time.
+   *
+   * @param random the source of the jitter's draws
+   * @return the delays, each within {@code [0, maxBackoff]}
+   * @throws NullPointerException if {@code random} is {@code null}
+   */
+  public Stream<Duration> delays(RandomGenerator random) {
+    Require.nonNull(random, "random");
+    DelaySchedule schedule = new DelaySchedule(minBackoff, maxBackoff, multiplier, jitter);
+    Stream<Duration> all = Stream.generate(() -> Duration.ofNanos(schedule.nextDelayNanos(random)));
+    return maxRestarts == UNLIMITED ? all : all.limit(maxRestarts);
+  }
+
+  /**
+   * The bound of the first restart's delay.
+   *
+   * @return the minimum backoff
+   */
+  public Duration getMinBackoff() {
+    return minBackoff;
+  }
+
+  /**
+   * The hard cap of every delay (except those raised by a {@link RetryAfter} hint).
+   *
+   * @return the maximum backoff
+   */
+  public Duration getMaxBackoff() {
+    return maxBackoff;
+  }
+
+  /**
+   * The growth factor of the exponential bound.
+   *
+   * @return the multiplier, {@code >= 1.0}
+   */
+  public double getMultiplier() {
+    return multiplier;
+  }
+
+  /**
+   * How the bound is turned into a delay.
+   *
+   * @return the jitter
+   */
+  public Jitter getJitter() {
+    return jitter;
+  }
+
+  /**
+   * How long a restarted actor must run without failing for its count to reset.
+   *
+   * @return the reset window
+   */
+  public Duration getResetAfter() {
+    return resetAfter;
+  }
+
+  /**
+   * The restart limit between resets.
+   *
+   * @return the limit, or empty for unlimited restarts
+   */
+  public OptionalInt getMaxRestarts() {
+    return maxRestarts == UNLIMITED ? OptionalInt.empty() : OptionalInt.of(maxRestarts);
+  }
+
+  /**
+   * How many messages are kept during a backoff.
+   *
+   * @return the stash capacity
+   */
+  public int getStashCapacity() {
+    return stashCapacity;
+  }
+
+  /**
+   * The permanent failure types.
+   *
+   * @return an unmodifiable list, in the order given, without duplicates
+   */
+  public List<Class<? extends Throwable>> getStopOn() {
+    return stopOn;
+  }
+
+  /**
+   * The seed that makes delays reproducible.
+   *
+   * @return the seed, or empty if each actor seeds itself
+   */
+  public OptionalLong getRandomSeed() {
+    return seeded ? OptionalLong.of(randomSeed) : OptionalLong.empty();
+  }
+
+  /**
+   * The longest delay a {@link RetryAfter} hint may ask for.
+   *
+   * @return the limit
+   */
+  public Duration getMaxRetryAfter() {
+    return maxRetryAfter;
+  }
+
+  /**
+   * The level of the log line for a failure that is restarted.
+   *
+   * @return the level
+   */
+  public Level getLogLevel() {
+    return logLevel;
+  }
+
+  /**
+   * The level used once an actor failed more than {@link #getCriticalLogLevelAfter()} times in a row.
+   *
+   * @return the level
+   */
+  public Level getCriticalLogLevel() {
+    return criticalLogLevel;
+  }
+
+  /**
+   * How many failures in a row are logged at {@link #getLogLevel()} before {@link
+   * #getCriticalLogLevel()} is used.
+   *
+   * @return the count; {@code Integer.MAX_VALUE} means never
+   */
+  public int getCriticalLogLevelAfter() {
+    return criticalLogLevelAfter;
+  }
+
+  /**
+   * Whether the supervisor logs.
+   *
+   * @return {@code true} if it logs
+   */
+  public boolean isLoggingEnabled() {
+    return loggingEnabled;
+  }
+
+  /**
+   * The listeners that receive every event.
+   *
+   * @return an unmodifiable list, in the order they were added
+   */
+  public List<BackoffListener> getListeners() {
+    return listeners;
+  }
+
+  /**
+   * Whether a throwable is permanent under this policy: it, or a cause in its chain, is an instance
+   * of one of {@link #getStopOn()}.
+   *
+   * @param failure the failure
+   * @return {@code true} if the actor should stop without a restart
+   * @throws NullPointerException if {@code failure} is {@code null}
+   */
+  public boolean isPermanent(Throwable failure) {
+    Require.nonNull(failure, "failure");
+    if (stopOn.isEmpty()) {
+      return false;
+    }
+    Set<Throwable> seen = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
+      for (Class<? extends Throwable> type : stopOn) {
+        if (type.isInstance(t)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof BackoffPolicy)) {
+      return false;
+    }
+    BackoffPolicy that = (BackoffPolicy) o;
+    return Double.compare(multiplier, that.multiplier) == 0
+        && maxRestarts == that.maxRestarts
+        && stashCapacity == that.stashCapacity
+        && seeded == that.seeded
+        && randomSeed == that.randomSeed
+        && criticalLogLevelAfter == that.criticalLogLevelAfter
+        && loggingEnabled == that.loggingEnabled
+        && minBackoff.equals(that.minBackoff)
+        && maxBackoff.equals(that.maxBackoff)
+        && jitter.equals(that.jitter)
+        && resetAfter.equals(that.resetAfter)
+        && stopOn.equals(that.stopOn)
+        && maxRetryAfter.equals(that.maxRetryAfter)
+        && logLevel == that.logLevel
+        && criticalLogLevel == that.criticalLogLevel
+        && listeners.equals(that.listeners);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(minBackoff, maxBackoff, multiplier, jitter, resetAfter, maxRestarts,
+        stashCapacity, stopOn, seeded, randomSeed, maxRetryAfter, logLevel, criticalLogLevel,
+        criticalLogLevelAfter, loggingEnabled, listeners);
+  }
+
+  @Override
+  public String toString() {
+    return "BackoffPolicy{minBackoff=" + minBackoff
+        + ", maxBackoff=" + maxBackoff
+        + ", multiplier=" + multiplier
+        + ", jitter=" + jitter
+        + ", resetAfter=" + resetAfter
+        + ", maxRestarts=" + (maxRestarts == UNLIMITED ? "unlimited" : Integer.toString(maxRestarts))
+        + ", stashCapacity=" + stashCapacity
+        + ", stopOn=" + Arrays.toString(stopOn.stream().map(Class::getName).toArray())
+        + ", randomSeed=" + (seeded ? Long.toString(randomSeed) : "none")
+        + ", maxRetryAfter=" + maxRetryAfter
+        + ", logLevel=" + logLevel
+        + ", criticalLogLevel=" + criticalLogLevel
+        + ", criticalLogLevelAfter=" + criticalLogLevelAfter
+        + ", loggingEnabled=" + loggingEnabled
+        + ", listeners=" + listeners.size()
+        + "}";
+  }
+}

@@ -1,0 +1,73 @@
+package dev.supervision.backoff;
+
+import dev.supervision.backoff.internal.BackoffInterceptor;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * The entry point: wraps a behavior so that it is restarted with exponential, jittered backoff when
+ * it fails. A drop-in replacement for {@code
+ * Behaviors.supervise(child).onFailure(SupervisorStrategy.restartWithBackoff(min, max, factor))}:
+ *
+ * <pre>{@code
+ * Behavior<Command> worker =
+ *     BackoffSupervisor.wrap(
+ *         Worker.create(),
+ *         BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(20)));
+ * }</pre>
+ *
+ * <p>What it does, in order, when the child fails while handling a message or a signal, or while
+ * starting ({@code Behaviors.setup}):
+ *
+ * <ol>
+ *   <li>Fatal errors ({@code VirtualMachineError}, {@code LinkageError}, ...) are not handled.
+ *   <li>The actor's timers ({@code Behaviors.withTimers}) are cancelled.
+ *   <li>A failure matching {@link BackoffPolicy#getStopOn()}, or one that comes after {@link
+ *       BackoffPolicy#getMaxRestarts()} restarts without a reset, stops the actor: the failed
+ *       behavior gets {@code PostStop} and a watching parent sees {@code ChildFailed}.
+ *   <li>Otherwise the failed behavior gets {@code PreRestart}, its children are stopped, and the
+ *       restart is scheduled after the policy's next delay (at least the {@link RetryAfter} hint, if
+ *       the failure carries one) through the actor system's scheduler.
+ *   <li>Messages and signals that arrive meanwhile are stashed up to {@link
+ *       BackoffPolicy#getStashCapacity()}; the rest are published on the event stream as {@code
+ *       org.apache.pekko.actor.Dropped}.
+ *   <li>When the delay has passed and every child has terminated (so their names can be reused),
+ *       the original behavior is started again and the stash is delivered in order.
+ *   <li>After {@link BackoffPolicy#getResetAfter()} without a failure, the count returns to 0.
+ * </ol>
+ *
+ * <p>Stopping the actor during its backoff stops it cleanly: no restart follows and the stash is
+ * published as {@code Dropped}.
+ */
+public final class BackoffSupervisor {
+
+  private BackoffSupervisor() {}
+
+  /**
+   * Wraps {@code child} so that it is restarted according to {@code policy}. The returned behavior
+   * can be spawned any number of times; each actor gets its own supervisor state.
+   *
+   * @param child the behavior to supervise; started again at every restart, so it should be a
+   *     {@code Behaviors.setup} (not an {@code AbstractBehavior} instance)
+   * @param policy the restart policy
+   * @param <T> the message type
+   * @return the supervised behavior
+   * @throws NullPointerException if an argument is {@code null}
+   * @throws IllegalArgumentException if {@code child} is an {@code AbstractBehavior} instance, which
+   *     would be reused, with its state, across restarts
+   */
+  public static <T> Behavior<T> wrap(Behavior<T> child, BackoffPolicy policy) {
+    Require.nonNull(child, "child");
+    Require.nonNull(policy, "policy");
+    if (child instanceof org.apache.pekko.actor.typed.javadsl.AbstractBehavior
+        || child instanceof org.apache.pekko.actor.typed.scaladsl.AbstractBehavior) {
+      throw new IllegalArgumentException(
+          "child must not be an AbstractBehavior instance (it would be reused across restarts) but was "
+              + child.getClass().getName()
+              + "; wrap it in Behaviors.setup(ctx -> new ...)");
+    }
+    Behavior<Object> supervised =
+        Behaviors.intercept(() -> new BackoffInterceptor<T>(child, policy), child);
+    return supervised.narrow();
+  }
+}

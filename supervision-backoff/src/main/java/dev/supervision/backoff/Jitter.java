@@ -1,0 +1,106 @@
+package dev.supervision.backoff;
+
+import dev.supervision.backoff.internal.StandardJitter;
+import java.time.Duration;
+
+/**
+ * Turns the exponential bound of one restart attempt into the actual delay, using one uniform random
+ * draw. A jitter is a pure function: given the same {@link Step} and draw it returns the same
+ * delay, which is what makes schedules reproducible for a seed and testable with fixed draws.
+ *
+ * <p>The four standard kinds follow Marc Brooker's "Exponential Backoff and Jitter" (AWS
+ * Architecture Blog, 2015). With {@code e = min(maxBackoff, minBackoff * multiplier^(attempt-1))}
+ * and {@code u} uniform in {@code [0, 1)}:
+ *
+ * <ul>
+ *   <li>{@link #full()}: {@code u * e}, the default. Spreads restarts over the whole window, which
+ *       gives the lowest peak load on a recovering resource.
+ *   <li>{@link #equal()}: {@code e/2 + u * e/2}. Never shorter than half the bound.
+ *   <li>{@link #decorrelated()}: {@code min(maxBackoff, minBackoff + u * (3 * previous - minBackoff))},
+ *       growing from the previous delay rather than from the attempt number.
+ *   <li>{@link #none()}: {@code e}, deterministic.
+ * </ul>
+ *
+ * <p>Users may implement their own. Whatever a jitter returns, the supervisor clamps it to {@code
+ * [0, maxBackoff]}: the cap is a hard ceiling for every jitter (only a {@link RetryAfter} hint may
+ * lengthen a delay beyond it). Implementations must be thread-safe (stateless is simplest): one
+ * instance is shared by every actor of a policy.
+ */
+@FunctionalInterface
+public interface Jitter {
+
+  /**
+   * Computes the delay of one restart attempt.
+   *
+   * @param step the attempt, the policy's bounds, this attempt's exponential bound and the previous
+   *     delay; never {@code null}
+   * @param draw a uniform random number in {@code [0, 1)}
+   * @return the delay; values outside {@code [0, step.maxBackoff()]} are clamped by the caller
+   */
+  Duration delay(Step step, double draw);
+
+  /**
+   * Full jitter, {@code random(0, min(max, min * m^(n-1)))}: the default, as recommended by AWS.
+   *
+   * @return the shared, stateless full-jitter instance
+   */
+  static Jitter full() {
+    return StandardJitter.FULL;
+  }
+
+  /**
+   * Equal jitter, {@code e/2 + random(0, e/2)}.
+   *
+   * @return the shared, stateless equal-jitter instance
+   */
+  static Jitter equal() {
+    return StandardJitter.EQUAL;
+  }
+
+  /**
+   * Decorrelated jitter, {@code min(max, random(min, previous * 3))}, where {@code previous} is
+   * {@code minBackoff} before the first restart and after a reset.
+   *
+   * @return the shared, stateless decorrelated-jitter instance
+   */
+  static Jitter decorrelated() {
+    return StandardJitter.DECORRELATED;
+  }
+
+  /**
+   * No jitter: {@code min(max, min * m^(n-1))}, deterministic. With min 100 ms, max 1 s and the
+   * default multiplier the delays are 100, 200, 400, 800, 1000, 1000, ... ms.
+   *
+   * @return the shared, stateless no-jitter instance
+   */
+  static Jitter none() {
+    return StandardJitter.NONE;
+  }
+
+  /**
+   * Everything a jitter may use to compute the delay of one attempt. Immutable.
+   *
+   * @param attempt the restart attempt, 1 for the first restart after a start or a reset
+   * @param minBackoff the policy's {@link BackoffPolicy#getMinBackoff()}
+   * @param maxBackoff the policy's {@link BackoffPolicy#getMaxBackoff()}
+   * @param bound the exponential bound {@code min(maxBackoff, minBackoff * multiplier^(attempt-1))},
+   *     computed without overflow for any attempt
+   * @param previous the delay drawn for the previous attempt, {@code minBackoff} for attempt 1
+   */
+  record Step(int attempt, Duration minBackoff, Duration maxBackoff, Duration bound, Duration previous) {
+
+    /**
+     * Validates the step.
+     *
+     * @throws NullPointerException if a duration is {@code null}
+     * @throws IllegalArgumentException if {@code attempt < 1}
+     */
+    public Step {
+      Require.nonNull(minBackoff, "minBackoff");
+      Require.nonNull(maxBackoff, "maxBackoff");
+      Require.nonNull(bound, "bound");
+      Require.nonNull(previous, "previous");
+      Require.argument(attempt >= 1, "attempt", ">= 1", attempt);
+    }
+  }
+}

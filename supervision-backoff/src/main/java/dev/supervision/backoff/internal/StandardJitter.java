@@ -1,0 +1,72 @@
+package dev.supervision.backoff.internal;
+
+import dev.supervision.backoff.Jitter;
+import java.time.Duration;
+
+/**
+ * INTERNAL API: the four standard jitters of {@link Jitter}, with a nanosecond fast path used by
+ * {@link DelaySchedule}. Obtain them through {@link Jitter#full()} and friends.
+ */
+public enum StandardJitter implements Jitter {
+  /** {@code u * bound}. */
+  FULL {
+    @Override
+    long delayNanos(long min, long max, long bound, long previous, double draw) {
+      return (long) (bound * draw);
+    }
+  },
+  /** {@code bound/2 + u * bound/2}. */
+  EQUAL {
+    @Override
+    long delayNanos(long min, long max, long bound, long previous, double draw) {
+      double half = bound / 2.0;
+      return (long) (half + draw * half);
+    }
+  },
+  /** {@code min(max, min + u * (3 * previous - min))}. */
+  DECORRELATED {
+    @Override
+    long delayNanos(long min, long max, long bound, long previous, double draw) {
+      double upper = 3.0 * previous;
+      double d = min + draw * (upper - min);
+      return d >= max ? max : (long) d;
+    }
+  },
+  /** {@code bound}. */
+  NONE {
+    @Override
+    long delayNanos(long min, long max, long bound, long previous, double draw) {
+      return bound;
+    }
+  };
+
+  /**
+   * The delay in nanoseconds; the caller clamps it to {@code [0, max]}.
+   *
+   * @param min the policy's minimum backoff in nanoseconds
+   * @param max the policy's maximum backoff in nanoseconds
+   * @param bound this attempt's exponential bound in nanoseconds
+   * @param previous the previous delay in nanoseconds
+   * @param draw a uniform draw in {@code [0, 1)}
+   * @return the delay in nanoseconds
+   */
+  abstract long delayNanos(long min, long max, long bound, long previous, double draw);
+
+  @Override
+  public Duration delay(Step step, double draw) {
+    return Duration.ofNanos(
+        DelaySchedule.clamp(
+            delayNanos(
+                step.minBackoff().toNanos(),
+                step.maxBackoff().toNanos(),
+                step.bound().toNanos(),
+                step.previous().toNanos(),
+                draw),
+            step.maxBackoff().toNanos()));
+  }
+
+  @Override
+  public String toString() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+}
