@@ -54,6 +54,9 @@ public final class DelaySchedule {
    * @return the bound in nanoseconds, within {@code [minNanos, maxNanos]}
    */
   public static long boundNanos(long minNanos, long maxNanos, double multiplier, int attempt) {
+    if (attempt <= 1 || multiplier == 1.0) {
+      return minNanos; // exact: above 2^53 ns a long does not survive the trip through double
+    }
     double bound = minNanos * Math.pow(multiplier, attempt - 1);
     if (!(bound < maxNanos)) { // also catches NaN and +Infinity
       return maxNanos;
