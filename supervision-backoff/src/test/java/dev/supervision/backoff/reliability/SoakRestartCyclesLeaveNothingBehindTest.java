@@ -1,0 +1,209 @@
+package dev.supervision.backoff.reliability;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.BackoffSupervisor;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.ActorIdentity;
+import org.apache.pekko.actor.ActorPath;
+import org.apache.pekko.actor.Identify;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.testkit.ExplicitlyTriggeredScheduler;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Soak: many restart cycles (fail, back off, restart) in one actor and across many actors; afterwards
+ * the heap (after GC), the number of scheduled timers and the number of live actors are back to their
+ * starting values. Every incarnation spawns a child with a fixed name and starts a one-hour user timer,
+ * so a child or timer that outlived its incarnation would show (and a restart that did not wait for the
+ * child's termination would fail to spawn the name again).
+ *
+ * <p>Default size: 10,000 cycles in one actor, 1,000 actors x 10 cycles. Full size with {@code
+ * -Dsoak.full=true}: 100,000 cycles in one actor, 10,000 actors x 10 cycles.
+ *
+ * <p>The manual clock is driven with {@code ExplicitlyTriggeredScheduler.executeTasks}, which fires
+ * due tasks like {@code ManualTime.timePasses} but without its 100 ms sleep per call.
+ */
+final class SoakRestartCyclesLeaveNothingBehindTest {
+
+  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
+  static final ExplicitlyTriggeredScheduler scheduler =
+      (ExplicitlyTriggeredScheduler) Adapter.toClassic(testKit.system()).scheduler();
+  static final boolean FULL = Boolean.getBoolean("soak.full");
+  static final long HEAP_TOLERANCE = 8L * 1024 * 1024;
+
+  static final AtomicLong starts = new AtomicLong();
+  static final AtomicInteger setupFailures = new AtomicInteger();
+
+  @AfterAll
+  static void shutdown() {
+    testKit.shutdownTestKit();
+  }
+
+  enum Cmd { FAIL, TIMER }
+
+  /** Fails {@code cycles} times in a row (by telling itself FAIL at every start), then stays up. */
+  private static Behavior<Cmd> cycling(int cycles) {
+    AtomicInteger mine = new AtomicInteger();
+    return Behaviors.setup(ctx -> {
+      try {
+        ctx.spawn(Behaviors.<Void>empty(), "worker"); // same name in every incarnation
+      } catch (RuntimeException nameStillTaken) {
+        setupFailures.incrementAndGet();
+        throw nameStillTaken;
+      }
+      int n = mine.incrementAndGet();
+      starts.incrementAndGet();
+      if (n <= cycles) {
+        ctx.getSelf().tell(Cmd.FAIL);
+      }
+      return Behaviors.withTimers(timers -> {
+        timers.startSingleTimer(Cmd.TIMER, Duration.ofHours(1)); // must die with the incarnation
+        return Behaviors.receiveMessage(cmd -> {
+          if (cmd == Cmd.FAIL) {
+            throw new TestFailure();
+          }
+          return Behaviors.same();
+        });
+      });
+    });
+  }
+
+  static final class TestFailure extends RuntimeException {
+    TestFailure() {
+      super("soak", null, false, false);
+    }
+  }
+
+  private static Behavior<Cmd> supervised(int cycles) {
+    return BackoffSupervisor.wrap(
+        cycling(cycles),
+        BackoffPolicy.exponential(Duration.ofMillis(1), Duration.ofMillis(4))
+            .withResetAfter(Duration.ofHours(2))
+            .withLoggingEnabled(false));
+  }
+
+  @Test
+  void restartCyclesInOneActorLeaveNothingBehind() throws Exception {
+    int cycles = FULL ? 100_000 : 10_000;
+    soak(1, cycles);
+  }
+
+  @Test
+  void restartCyclesAcrossManyActorsLeaveNothingBehind() throws Exception {
+    int actors = FULL ? 10_000 : 1_000;
+    soak(actors, 10);
+  }
+
+  private void soak(int actors, int cyclesEach) throws Exception {
+    long heapBefore = usedHeapAfterGc();
+    int timersBefore = scheduledTimers();
+    int liveBefore = liveActors();
+    long startsBefore = starts.get();
+    long began = System.nanoTime();
+
+    TestProbe<Void> watcher = testKit.createTestProbe();
+    ActorRef<Void> parent = testKit.spawn(Behaviors.<Void>setup(ctx -> {
+      for (int i = 0; i < actors; i++) {
+        ctx.spawn(supervised(cyclesEach), "soak-" + i);
+      }
+      return Behaviors.empty();
+    }));
+    long target = startsBefore + (long) actors * (cyclesEach + 1);
+    int maxTimers = 0;
+    long deadline = System.nanoTime() + Duration.ofMinutes(FULL ? 20 : 2).toNanos();
+    long lastStarts = -1;
+    while (starts.get() < target) {
+      scheduler.executeTasks(scheduler.currentTimeMs() + 5);
+      maxTimers = Math.max(maxTimers, scheduledTimers());
+      if (System.nanoTime() > deadline) {
+        fail("only " + (starts.get() - startsBefore) + " of " + (target - startsBefore) + " starts");
+      }
+      if (starts.get() == lastStarts) {
+        java.util.concurrent.locks.LockSupport.parkNanos(20_000); // let the actors run
+      }
+      lastStarts = starts.get();
+    }
+    long cyclesDone = (long) actors * cyclesEach;
+    double seconds = (System.nanoTime() - began) / 1e9;
+    // healthy now: per actor one user timer and one reset timer, and never more than 3 at once
+    assertTrue(maxTimers <= timersBefore + 3 * actors, "timers piled up: " + maxTimers + " for " + actors + " actors");
+    assertEquals(0, setupFailures.get(), "a restart spawned its child before the old one terminated");
+
+    testKit.stop(parent, Duration.ofSeconds(60));
+    watcher.expectNoMessage(Duration.ofMillis(100));
+    int timersAfter = scheduledTimers();
+    int liveAfter = liveActors();
+    long heapAfter = usedHeapAfterGc();
+    System.out.printf(
+        "Soak: %d restart cycles in %d actor(s) in %.1f s; timers %d -> max %d -> %d; live actors %d -> %d; "
+            + "heap after GC %.1f MB -> %.1f MB%n",
+        cyclesDone, actors, seconds, timersBefore, maxTimers, timersAfter, liveBefore, liveAfter,
+        heapBefore / 1048576.0, heapAfter / 1048576.0);
+    assertEquals(timersBefore, timersAfter, "scheduled timers not back to the start");
+    assertEquals(liveBefore, liveAfter, "live actors not back to the start");
+    assertTrue(heapAfter - heapBefore < HEAP_TOLERANCE,
+        "heap grew by " + (heapAfter - heapBefore) / 1024 + " KB over " + cyclesDone + " cycles");
+  }
+
+  /** Timers pending in the manual scheduler (cancelled ones are removed at once). */
+  private static int scheduledTimers() {
+    // Scala's name for the private[testkit] map of scheduled items; public in the bytecode
+    return scheduler.org$apache$pekko$testkit$ExplicitlyTriggeredScheduler$$scheduled().size();
+  }
+
+  /** All actors under /user, found by asking every level with Identify. */
+  private static int liveActors() {
+    TestProbe<Object> probe = testKit.createTestProbe();
+    org.apache.pekko.actor.ActorSystem classic = Adapter.toClassic(testKit.system());
+    Set<ActorPath> found = new HashSet<>();
+    Deque<String> toVisit = new ArrayDeque<>();
+    toVisit.add("/user");
+    while (!toVisit.isEmpty()) {
+      String path = toVisit.poll();
+      classic.actorSelection(path + "/*").tell(new Identify(path), Adapter.toClassic(probe.ref()));
+      while (true) {
+        Object reply;
+        try {
+          reply = probe.receiveMessage(Duration.ofMillis(300));
+        } catch (AssertionError timeout) {
+          break;
+        }
+        ActorIdentity id = (ActorIdentity) reply;
+        if (id.getActorRef().isPresent() && found.add(id.getActorRef().get().path())) {
+          toVisit.add(id.getActorRef().get().path().toStringWithoutAddress());
+        }
+      }
+    }
+    probe.stop();
+    return found.size();
+  }
+
+  private static long usedHeapAfterGc() throws InterruptedException {
+    var memory = ManagementFactory.getMemoryMXBean();
+    long used = Long.MAX_VALUE;
+    for (int i = 0; i < 4; i++) {
+      System.gc();
+      Thread.sleep(50);
+      used = Math.min(used, memory.getHeapMemoryUsage().getUsed());
+    }
+    return used;
+  }
+}
