@@ -130,15 +130,16 @@ final class EventsAndLoggingTest {
   void theRestartLogLevelCanBeTurnedDown() {
     TestProbe<String> probe = testKit.createTestProbe();
     BackoffPolicy policy = unjittered().withLogLevel(Level.DEBUG);
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "turned-down");
     probe.expectMessage("started");
-    LoggingTestKit.debug("failed (attempt 1)")
+    LoggingTestKit.debug("[pekko://EventsAndLoggingTest/user/turned-down] failed (attempt 1)")
         .expect(testKit.system(), () -> {
           actor.tell("fail");
           probe.expectMessage("preRestart");
           return null;
         });
-    LoggingTestKit.warn("failed (attempt 2)")
+    LoggingTestKit.warn("[pekko://EventsAndLoggingTest/user/turned-down] failed (attempt 2)")
         .withOccurrences(0)
         .expect(testKit.system(), () -> {
           time.timePasses(Duration.ofMillis(100));
@@ -153,13 +154,14 @@ final class EventsAndLoggingTest {
   void resetAndFinalStopAreLogged() {
     TestProbe<String> probe = testKit.createTestProbe();
     BackoffPolicy policy = unjittered().withMaxRestarts(1);
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "reset-logged");
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("preRestart");
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
-    LoggingTestKit.debug("backoff reset after 1 restarts")
+    LoggingTestKit.debug("[pekko://EventsAndLoggingTest/user/reset-logged] ran PT0.5S without failing: backoff reset after 1 restarts")
         .expect(testKit.system(), () -> {
           time.timePasses(Duration.ofMillis(500));
           return null;
@@ -168,7 +170,7 @@ final class EventsAndLoggingTest {
     probe.expectMessage("preRestart");
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
-    LoggingTestKit.error("stopped after 1 restarts (MAX_RESTARTS_REACHED)")
+    LoggingTestKit.error("[pekko://EventsAndLoggingTest/user/reset-logged] stopped after 1 restarts (MAX_RESTARTS_REACHED)")
         .expect(testKit.system(), () -> {
           actor.tell("fail");
           probe.expectTerminated(actor);
