@@ -30,6 +30,7 @@ import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,8 +47,16 @@ import org.junit.jupiter.api.Test;
  */
 final class FaultInjectionAccountsForEveryMessageTest {
 
-  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
-  static final ManualTime time = ManualTime.get(testKit.system());
+  // Created in @BeforeAll, not in a static initializer: a runner that runs the class again in the
+  // same JVM (PIT does, once per mutant) must get a live system, not the one @AfterAll shut down.
+  static ActorTestKit testKit;
+  static ManualTime time;
+
+  @BeforeAll
+  static void start() {
+    testKit = ActorTestKit.create(ManualTime.config());
+    time = ManualTime.get(testKit.system());
+  }
 
   @AfterAll
   static void shutdown() {
@@ -212,10 +221,12 @@ final class FaultInjectionAccountsForEveryMessageTest {
         terminatedThrows.get(), postStopThrows.get());
     // the faults were really injected (with 300 actors each happens dozens of times)
     assertTrue(stoppedMidBackoff >= actors / 10, "too few actors stopped during a backoff: " + stoppedMidBackoff + replay);
-    assertTrue(dropped > 0, "no stash overflowed" + replay);
-    assertTrue(setupFailures.get() > 0, "no setup failed" + replay);
-    assertTrue(preRestartThrows.get() > 0, "no PreRestart threw" + replay);
-    assertTrue(terminatedThrows.get() > 0, "no Terminated signal threw" + replay);
+    if (actors >= 200) { // below that a fault kind may by chance not occur at all
+      assertTrue(dropped > 0, "no stash overflowed" + replay);
+      assertTrue(setupFailures.get() > 0, "no setup failed" + replay);
+      assertTrue(preRestartThrows.get() > 0, "no PreRestart threw" + replay);
+      assertTrue(terminatedThrows.get() > 0, "no Terminated signal threw" + replay);
+    }
     for (ActorRef<Msg> ref : refs) {
       testKit.stop(ref, Duration.ofSeconds(10));
     }

@@ -21,6 +21,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
 
 /**
  * A {@link RetryAfter} hint may lengthen a delay beyond the cap, but never beyond {@code
@@ -29,7 +30,14 @@ import net.jqwik.api.lifecycle.AfterContainer;
  */
 final class RetryAfterHintPropertyTest {
 
-  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
+  // Created in @BeforeContainer, not in a static initializer: a runner that runs the class again in the
+  // same JVM (PIT does, once per mutant) must get a live system, not the one @AfterContainer shut down.
+  static ActorTestKit testKit;
+
+  @BeforeContainer
+  static void start() {
+    testKit = ActorTestKit.create(ManualTime.config());
+  }
 
   @AfterContainer
   static void shutdown() {

@@ -18,6 +18,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,9 +27,17 @@ import org.junit.jupiter.api.Test;
  */
 final class SeededActorsRepeatTheirDelaysTest {
 
-  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
-  static final ManualTime time = ManualTime.get(testKit.system());
+  // Created in @BeforeAll, not in a static initializer: a runner that runs the class again in the
+  // same JVM (PIT does, once per mutant) must get a live system, not the one @AfterAll shut down.
+  static ActorTestKit testKit;
+  static ManualTime time;
   static final int FAILURES = 6;
+
+  @BeforeAll
+  static void start() {
+    testKit = ActorTestKit.create(ManualTime.config());
+    time = ManualTime.get(testKit.system());
+  }
 
   @AfterAll
   static void shutdown() {

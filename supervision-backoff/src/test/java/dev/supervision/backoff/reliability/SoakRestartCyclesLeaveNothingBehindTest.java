@@ -26,6 +26,7 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.testkit.ExplicitlyTriggeredScheduler;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,14 +44,21 @@ import org.junit.jupiter.api.Test;
  */
 final class SoakRestartCyclesLeaveNothingBehindTest {
 
-  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
-  static final ExplicitlyTriggeredScheduler scheduler =
-      (ExplicitlyTriggeredScheduler) Adapter.toClassic(testKit.system()).scheduler();
+  // Created in @BeforeAll, not in a static initializer: a runner that runs the class again in the
+  // same JVM (PIT does, once per mutant) must get a live system, not the one @AfterAll shut down.
+  static ActorTestKit testKit;
+  static ExplicitlyTriggeredScheduler scheduler;
   static final boolean FULL = Boolean.getBoolean("soak.full");
   static final long HEAP_TOLERANCE = 8L * 1024 * 1024;
 
   static final AtomicLong starts = new AtomicLong();
   static final AtomicInteger setupFailures = new AtomicInteger();
+
+  @BeforeAll
+  static void start() {
+    testKit = ActorTestKit.create(ManualTime.config());
+    scheduler = (ExplicitlyTriggeredScheduler) Adapter.toClassic(testKit.system()).scheduler();
+  }
 
   @AfterAll
   static void shutdown() {
