@@ -94,9 +94,10 @@ public final class CallTrace {
    * @param strategy the strategy's id
    * @param description the strategy's description
    * @param wallMillis how long the run took in real time
+   * @param outcome how the run ended, in words
    * @return the result
    */
-  public StrategyResult result(String strategy, String description, long wallMillis) {
+  public StrategyResult result(String strategy, String description, long wallMillis, String outcome) {
     int length = callsPerMs.length();
     int last = 0;
     for (int i = length - 1; i >= 0; i--) {
@@ -106,17 +107,20 @@ public final class CallTrace {
       }
     }
     int outageMs = (int) Math.min(length, (outageNanos + 999_999) / 1_000_000);
-    // Chart windows are aligned to the outage's start, peak windows to the resource's return.
+    // Chart windows are aligned to the outage's start.
     int windows = last / WINDOW_MS + 1;
     long[] perWindow = new long[windows];
     for (int i = 0; i <= last; i++) {
       perWindow[i / WINDOW_MS] += callsPerMs.get(i);
     }
+    // The recovery peak is the busiest 100 ms interval that starts at or after the resource's
+    // return, at 1 ms resolution (a sliding window), so it does not depend on where the windows fall.
     long peakWindow = 0;
-    for (int start = outageMs; start <= last; start += WINDOW_MS) {
-      long sum = 0;
-      for (int i = start; i < Math.min(length, start + WINDOW_MS); i++) {
-        sum += callsPerMs.get(i);
+    long sum = 0;
+    for (int i = outageMs; i <= last; i++) {
+      sum += callsPerMs.get(i);
+      if (i - WINDOW_MS >= outageMs) {
+        sum -= callsPerMs.get(i - WINDOW_MS);
       }
       peakWindow = Math.max(peakWindow, sum);
     }
@@ -141,6 +145,7 @@ public final class CallTrace {
         percentileMillis(times, 0.99),
         percentileMillis(times, 1.00),
         n,
+        outcome,
         wallMillis,
         perWindow);
   }

@@ -69,7 +69,8 @@ public final class ExactHerd {
     }
     long wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
     progress.update(row, rows, strategy.id(), last / 1_000_000, trace.recovered(), cells, trace.calls());
-    return trace.result(strategy.id(), strategy.description(), wallMillis);
+    return trace.result(strategy.id(), strategy.description(), wallMillis,
+        trace.recovered() == cells ? "all recovered" : "not all recovered");
   }
 
   private static long delay(HerdStrategy.ExactRun model, int cell, int attempt, long failedAt) {

@@ -2,9 +2,13 @@ package dev.supervision.herd;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -38,6 +42,9 @@ public final class RealHerd {
   static Config config() {
     return ConfigFactory.parseString(
             "pekko.loglevel = WARNING\n"
+                // Pekko's immediate restart overflows the stack (see docs/herd.md); that must end
+                // the row's own ActorSystem, not the JVM and the rows after it.
+                + "pekko.jvm-exit-on-fatal-error = off\n"
                 + "pekko.log-dead-letters = off\n"
                 + "pekko.log-dead-letters-during-shutdown = off\n"
                 + "pekko.actor.typed.restart-stash-capacity = 1000\n"
@@ -82,6 +89,14 @@ public final class RealHerd {
                     return Behaviors.same();
                   });
             });
+    RowLog log;
+    try {
+      log = RowLog.open(scenario.outputDir().resolve("logs").resolve(strategy.id() + ".log"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    String outcome;
+    long wallMillis;
     ActorSystem<Strike> system = ActorSystem.create(guardian, "herd-" + strategy.id().replace('.', '_'), config());
     try {
       awaitStarted(resource, cells);
@@ -89,22 +104,41 @@ public final class RealHerd {
       resource.strike();
       system.tell(Strike.INSTANCE);
       long horizonRealNanos = (long) (scenario.horizon().toNanos() * scenario.scale());
-      while (trace.recovered() < cells && System.nanoTime() - wallStart < horizonRealNanos) {
+      CompletableFuture<?> terminated = system.getWhenTerminated().toCompletableFuture();
+      while (trace.recovered() < cells
+          && System.nanoTime() - wallStart < horizonRealNanos
+          && !terminated.isDone()) {
         sleep(POLL_MILLIS);
         progress.update(row, rows, strategy.id(), resource.modelNanosSinceStrike() / 1_000_000,
             trace.recovered(), cells, trace.calls());
       }
-      long wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
-      return trace.result(strategy.id(), strategy.description(), wallMillis);
-    } finally {
-      system.terminate();
-      try {
-        system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
-      } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
-        System.err.println("herd: warning: actor system " + system.name() + " did not terminate: " + e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
+      if (terminated.isDone() && trace.recovered() < cells) {
+        outcome = "the ActorSystem died " + resource.modelNanosSinceStrike() / 1_000_000 + " ms after the outage began";
+      } else if (trace.recovered() < cells) {
+        outcome = "gave up waiting after " + scenario.horizon().toMillis() + " ms";
+      } else {
+        outcome = "all recovered";
       }
+    } finally {
+      shutdown(system);
+      String summary = log.finish();
+      if (!summary.isEmpty()) {
+        System.err.print("\r" + " ".repeat(100) + "\r");
+        System.err.println("herd: " + strategy.id() + ": " + summary);
+      }
+    }
+    return trace.result(strategy.id(), strategy.description(), wallMillis, outcome);
+  }
+
+  private static void shutdown(ActorSystem<?> system) {
+    system.terminate();
+    try {
+      system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      System.err.println("herd: warning: actor system " + system.name() + " did not terminate: " + e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -66,7 +66,8 @@ public final class Report {
       out.printf(Locale.ROOT, "%-20s %,12d %,12d %,10d %9s %9s %9s%s%n",
           r.strategy(), r.calls(), r.callsDuringOutage(), r.recoveryPeakPerSecond(),
           ms(r.p50RecoveredMs()), ms(r.p99RecoveredMs()), ms(r.allRecoveredMs()),
-          r.allRecovered() ? "" : String.format(Locale.ROOT, "  (only %,d of %,d recovered)", r.recovered(), r.cells()));
+          r.allRecovered() ? "" : String.format(Locale.ROOT, "  (%,d of %,d recovered: %s)",
+              r.recovered(), r.cells(), r.outcome()));
     }
     Optional<StrategyResult> full = find(results, "full");
     if (full.isPresent() && full.get().recoveryPeakPerSecond() > 0) {

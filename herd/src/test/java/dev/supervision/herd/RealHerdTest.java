@@ -1,0 +1,28 @@
+package dev.supervision.herd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A small herd in a real ActorSystem, twice as fast as real time; a few seconds in all. */
+final class RealHerdTest {
+
+  @Test
+  void smallRealHerd_everyCellRecovers_andNoJitterPeaksHigherThanFullJitter(@TempDir Path dir) {
+    HerdScenario s = new HerdScenario(300, Duration.ofSeconds(1), Duration.ofMillis(100), Duration.ofSeconds(2),
+        0.5, 1, false, List.of("pekko-backoff-0.2", "none", "full"), dir);
+    List<StrategyResult> results = Herd.run(s, Progress.NONE);
+    for (StrategyResult r : results) {
+      assertEquals(300, r.recovered(), r.strategy() + ": " + r.outcome());
+      assertTrue(r.callsDuringOutage() >= 300, r.strategy() + " made only " + r.callsDuringOutage() + " calls in the outage");
+    }
+    long none = Report.find(results, "none").orElseThrow().recoveryPeakPerSecond();
+    long full = Report.find(results, "full").orElseThrow().recoveryPeakPerSecond();
+    assertTrue(full < none, "full " + full + " vs none " + none);
+  }
+}
