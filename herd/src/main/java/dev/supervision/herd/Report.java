@@ -28,6 +28,16 @@ import org.jfree.data.xy.XYSeriesCollection;
 /** Writes a run's results: the table, {@code results.json} and {@code herd.png}. */
 public final class Report {
 
+  /** Fixed colours for the standard strategies; others get JFreeChart's palette. */
+  private static final Map<String, Color> COLORS = Map.of(
+      "pekko-restart", Color.GRAY,
+      "pekko-backoff-0.0", new Color(0x8B, 0x00, 0x00),
+      "pekko-backoff-0.2", new Color(0xE0, 0x7B, 0x00),
+      "none", new Color(0xD6, 0x27, 0x28),
+      "equal", new Color(0x94, 0x67, 0xBD),
+      "decorrelated", new Color(0x2C, 0xA0, 0x2C),
+      "full", new Color(0x1F, 0x4E, 0xC8));
+
   private Report() {}
 
   /**
@@ -129,28 +139,27 @@ public final class Report {
    */
   public static void writeChart(HerdScenario s, List<StrategyResult> results, Path file) throws IOException {
     XYSeriesCollection data = new XYSeriesCollection();
+    // The first window is the strike itself (every cell fails at once) plus the quickest restarts;
+    // it would flatten everything else, so the axis is fitted to the windows after it.
     long yTop = 1;
+    long firstWindow = 0;
     for (StrategyResult r : results) {
       XYSeries series = new XYSeries(r.strategy() + ": " + r.description(), false, true);
       long[] w = r.callsPer100ms();
       for (int i = 0; i < w.length; i++) {
         series.add(i * CallTrace.WINDOW_MS / 1000.0, w[i]);
+        if (i > 0) {
+          yTop = Math.max(yTop, w[i]);
+        }
       }
       series.add(w.length * CallTrace.WINDOW_MS / 1000.0, 0);
       data.addSeries(series);
-      yTop = Math.max(yTop, r.recoveryPeakPerSecond() / (1000 / CallTrace.WINDOW_MS));
+      firstWindow = Math.max(firstWindow, w.length > 0 ? w[0] : 0);
     }
-    StringBuilder clipped = new StringBuilder();
-    for (StrategyResult r : results) {
-      long max = 0;
-      for (long v : r.callsPer100ms()) {
-        max = Math.max(max, v);
-      }
-      if (max > yTop * 1.1) {
-        clipped.append(clipped.length() == 0 ? "off the scale: " : "; ")
-            .append(String.format(Locale.ROOT, "%s up to %,d calls per 100 ms", r.strategy(), max));
-      }
-    }
+    String clipped = firstWindow > yTop * 1.1
+        ? String.format(Locale.ROOT, "the first 100 ms (every cell failing at once) reach up to %,d calls and are cut off",
+            firstWindow)
+        : "";
     String title = String.format(Locale.ROOT,
         "%,d cells, resource down for %d ms; backoff %d ms .. %d ms (%s)",
         s.cells(), s.outage().toMillis(), s.minBackoff().toMillis(), s.maxBackoff().toMillis(),
@@ -160,8 +169,8 @@ public final class Report {
         "Calls to the resource per 100 ms", "seconds since the outage began", "calls per 100 ms",
         data, PlotOrientation.VERTICAL, true, false, false);
     chart.addSubtitle(new TextTitle(title, new Font(Font.SANS_SERIF, Font.PLAIN, 13)));
-    if (clipped.length() > 0) {
-      chart.addSubtitle(new TextTitle(clipped.toString(), new Font(Font.SANS_SERIF, Font.ITALIC, 12)));
+    if (!clipped.isEmpty()) {
+      chart.addSubtitle(new TextTitle(clipped, new Font(Font.SANS_SERIF, Font.ITALIC, 12)));
     }
     XYPlot plot = chart.getXYPlot();
     plot.setBackgroundPaint(Color.WHITE);
@@ -176,7 +185,16 @@ public final class Report {
     plot.addDomainMarker(back);
     XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, false);
     for (int i = 0; i < results.size(); i++) {
-      renderer.setSeriesStroke(i, new BasicStroke(results.get(i).strategy().equals("full") ? 3f : 1.5f));
+      String id = results.get(i).strategy();
+      Color color = COLORS.get(id);
+      if (color != null) {
+        renderer.setSeriesPaint(i, color);
+      }
+      float width = id.equals("full") ? 3f : 1.5f;
+      // Pekko's strategies dashed, ours solid: none and pekko-backoff-0.0 share one schedule
+      renderer.setSeriesStroke(i, id.startsWith("pekko-")
+          ? new BasicStroke(width, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f)
+          : new BasicStroke(width));
     }
     plot.setRenderer(renderer);
     Files.createDirectories(file.toAbsolutePath().getParent());
