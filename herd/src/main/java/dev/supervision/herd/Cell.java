@@ -5,8 +5,9 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
  * A cell: an actor that depends on the shared resource. It connects in {@code Behaviors.setup}, so
- * every (re)start calls the resource, and it calls the resource again for every {@link Call}; both
- * throw while the resource is down.
+ * every (re)start calls the resource, and it queries the resource for every {@link Call}. Connecting
+ * throws while the resource is down; a query throws then too, and also when its connection was made
+ * before the outage struck.
  */
 public final class Cell {
 
@@ -31,10 +32,10 @@ public final class Cell {
   public static Behavior<Command> create(int index, SimulatedResource resource) {
     return Behaviors.setup(
         ctx -> {
-          resource.call(index); // connect: throws while the resource is down
+          int connection = resource.connect(index); // throws while the resource is down
           return Behaviors.receiveMessage(
               call -> {
-                resource.call(index);
+                resource.query(index, connection); // throws if the connection broke
                 return Behaviors.same();
               });
         });

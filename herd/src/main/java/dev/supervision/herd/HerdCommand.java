@@ -72,6 +72,7 @@ public final class HerdCommand implements Callable<Integer> {
       description = "output folder for results.json and herd.png (default: ${DEFAULT-VALUE})")
   Path out = Path.of("target", "herd");
 
+  private boolean terminal;
   private PrintStream stdout = System.out;
   private PrintStream stderr = System.err;
 
@@ -97,6 +98,7 @@ public final class HerdCommand implements Callable<Integer> {
     HerdCommand command = new HerdCommand();
     command.stdout = out;
     command.stderr = err;
+    command.terminal = err == System.err && System.console() != null;
     CommandLine cli = new CommandLine(command);
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
@@ -133,9 +135,7 @@ public final class HerdCommand implements Callable<Integer> {
         exact ? "exact mode (discrete-event), seed " + seed
             : "real ActorSystem, real time" + (scale == 1.0 ? "" : " scaled by " + scale
                 + " (all durations run " + scale + "x as long; results in unscaled ms)") + ", seed " + seed);
-    List<StrategyResult> results = Herd.run(scenario, Progress.line(stderr));
-    stderr.print("\r" + " ".repeat(100) + "\r");
-    stderr.flush();
+    List<StrategyResult> results = Herd.run(scenario, Progress.line(stderr, terminal));
     Report.printTable(scenario, results, stdout);
     Path json = out.resolve("results.json");
     Path png = out.resolve("herd.png");

@@ -23,21 +23,34 @@ public interface Progress {
   void update(int row, int rows, String strategy, long modelMillis, int recovered, int cells, long calls);
 
   /**
-   * A progress line on a terminal, rewritten in place with a carriage return.
+   * A progress line. On a terminal it is rewritten in place (with a carriage return) at most five
+   * times a second; elsewhere (a pipe, a CI log) one line is printed when each row ends.
    *
    * @param out where to write; usually {@code System.err}
+   * @param terminal whether {@code out} is a terminal
    * @return the progress
    */
-  static Progress line(PrintStream out) {
+  static Progress line(PrintStream out, boolean terminal) {
+    long[] lastPrint = {0};
     return (row, rows, strategy, modelMillis, recovered, cells, calls) -> {
-      out.printf(Locale.ROOT, "\r[%d/%d] %-18s t=%6.1fs  running %,d/%,d  calls %,d      ",
+      boolean done = recovered == cells;
+      String text = String.format(Locale.ROOT, "[%d/%d] %-18s t=%6.1fs  running %,d/%,d  calls %,d",
           row, rows, strategy, modelMillis / 1000.0, recovered, cells, calls);
-      if (recovered == cells) {
-        out.print('\r');
-        out.print(" ".repeat(100));
-        out.print('\r');
+      if (!terminal) {
+        if (done) {
+          out.println(text);
+        }
+        return;
       }
-      out.flush();
+      long now = System.nanoTime();
+      if (done || now - lastPrint[0] >= 200_000_000L) {
+        lastPrint[0] = now;
+        out.print("\r" + text + "      ");
+        if (done) {
+          out.print("\r" + " ".repeat(text.length() + 6) + "\r");
+        }
+        out.flush();
+      }
     };
   }
 }

@@ -96,6 +96,7 @@ public final class RealHerd {
       throw new UncheckedIOException(e);
     }
     String outcome;
+    String summary = "";
     long wallMillis;
     ActorSystem<Strike> system = ActorSystem.create(guardian, "herd-" + strategy.id().replace('.', '_'), config());
     try {
@@ -122,11 +123,14 @@ public final class RealHerd {
       }
     } finally {
       shutdown(system);
-      String summary = log.finish();
+      summary = log.finish();
       if (!summary.isEmpty()) {
         System.err.print("\r" + " ".repeat(100) + "\r");
         System.err.println("herd: " + strategy.id() + ": " + summary);
       }
+    }
+    if (!summary.isEmpty()) {
+      outcome += "; " + summary;
     }
     return trace.result(strategy.id(), strategy.description(), wallMillis, outcome);
   }
