@@ -32,12 +32,14 @@ public final class RestartBudget {
   private final int permits;
   private final Duration period;
   private final int burst;
+  private final boolean clusterWide;
 
-  private RestartBudget(String name, int permits, Duration period, int burst) {
+  private RestartBudget(String name, int permits, Duration period, int burst, boolean clusterWide) {
     this.name = name;
     this.permits = permits;
     this.period = period;
     this.burst = burst;
+    this.clusterWide = clusterWide;
   }
 
   /**
@@ -57,7 +59,7 @@ public final class RestartBudget {
     Require.argument(permits >= 1, "permits", ">= 1", permits);
     Require.positive(period, "period");
     Require.argument(period.compareTo(MIN_SLICE) >= 0, "period", ">= " + MIN_SLICE, period);
-    return new RestartBudget(name, permits, period, Math.max(1, permits / 10));
+    return new RestartBudget(name, permits, period, Math.max(1, permits / 10), false);
   }
 
   /**
@@ -70,7 +72,30 @@ public final class RestartBudget {
    */
   public RestartBudget withBurst(int burst) {
     Require.argument(burst >= 1, "burst", ">= 1", burst);
-    return new RestartBudget(name, permits, period, burst);
+    return new RestartBudget(name, permits, period, burst, clusterWide);
+  }
+
+  /**
+   * Makes the limit hold for the sum of restarts on all nodes of a Pekko Cluster, instead of per
+   * actor system. Each node enforces its share, {@code 1/N} of the permits and of the burst (at least
+   * one permit of capacity), where {@code N} is the number of members that are up, and adjusts it as
+   * members come and go. Needs the {@code supervision-backoff-cluster} module on the classpath (found
+   * with {@link java.util.ServiceLoader}); without it, an actor using the budget fails to start with
+   * a message saying so.
+   *
+   * @return a new, cluster-wide budget
+   */
+  public RestartBudget clusterWide() {
+    return new RestartBudget(name, permits, period, burst, true);
+  }
+
+  /**
+   * Whether the limit holds across a cluster rather than per actor system.
+   *
+   * @return {@code true} for a cluster-wide budget
+   */
+  public boolean isClusterWide() {
+    return clusterWide;
   }
 
   /**
@@ -110,13 +135,14 @@ public final class RestartBudget {
   }
 
   /**
-   * Whether two budgets have the same limits (permits, period and burst), whatever their names.
+   * Whether two budgets have the same limits (permits, period, burst and scope), whatever their names.
    *
    * @param other another budget
    * @return {@code true} if the limits are equal
    */
   public boolean sameLimitsAs(RestartBudget other) {
-    return permits == other.permits && burst == other.burst && period.equals(other.period);
+    return permits == other.permits && burst == other.burst && period.equals(other.period)
+        && clusterWide == other.clusterWide;
   }
 
   @Override
@@ -126,11 +152,12 @@ public final class RestartBudget {
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, permits, period, burst);
+    return Objects.hash(name, permits, period, burst, clusterWide);
   }
 
   @Override
   public String toString() {
-    return "RestartBudget{name=" + name + ", permits=" + permits + ", period=" + period + ", burst=" + burst + "}";
+    return "RestartBudget{name=" + name + ", permits=" + permits + ", period=" + period + ", burst=" + burst
+        + (clusterWide ? ", cluster-wide" : "") + "}";
   }
 }

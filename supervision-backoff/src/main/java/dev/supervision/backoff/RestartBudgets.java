@@ -1,6 +1,8 @@
 package dev.supervision.backoff;
 
 import dev.supervision.backoff.internal.BudgetGate;
+import dev.supervision.backoff.internal.ClusterBudgetProvider;
+import java.util.ServiceLoader;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -66,7 +68,7 @@ public final class RestartBudgets implements Extension {
         gates.computeIfAbsent(
             budget.getName(),
             name -> new Entry(budget, system.systemActorOf(
-                BudgetGate.create(budget),
+                budget.isClusterWide() ? clusterGate(budget) : BudgetGate.create(budget),
                 "restart-budget-" + URLEncoder.encode(name, StandardCharsets.UTF_8),
                 Props.empty())));
     if (!entry.budget().sameLimitsAs(budget)) {
@@ -75,6 +77,15 @@ public final class RestartBudgets implements Extension {
               + entry.budget() + " (in use) vs " + budget + " (requested); one name, one set of limits");
     }
     return entry.gate();
+  }
+
+  private static org.apache.pekko.actor.typed.Behavior<BudgetGate.Command> clusterGate(RestartBudget budget) {
+    for (ClusterBudgetProvider provider : ServiceLoader.load(ClusterBudgetProvider.class)) {
+      return provider.gate(budget);
+    }
+    throw new IllegalStateException(
+        "restart budget \"" + budget.getName() + "\" is cluster-wide, which needs the module "
+            + "dev.supervision:supervision-backoff-cluster on the classpath");
   }
 
   /**

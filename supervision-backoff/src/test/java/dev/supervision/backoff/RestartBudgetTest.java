@@ -270,4 +270,38 @@ final class RestartBudgetTest {
     });
     assertEquals(new BackoffEvent.WaitingForPermit(actor, 1, name), events.get(1));
   }
+
+  @Test
+  void aClusterWideBudgetWithoutTheClusterModuleFailsTheStartWithAMessage() {
+    RestartBudget cluster = RestartBudget.of(fresh("cluster"), 10, Duration.ofSeconds(1)).clusterWide();
+    assertTrue(cluster.isClusterWide());
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> RestartBudgets.get(testKit.system()).gate(cluster));
+    assertTrue(e.getMessage().endsWith("is cluster-wide, which needs the module "
+        + "dev.supervision:supervision-backoff-cluster on the classpath"), e.getMessage());
+  }
+
+  @Test
+  void aGateToldItsShareGrantsThatShareOfThePermits() {
+    record Grant(int n) implements org.apache.pekko.actor.typed.Signal {}
+    RestartBudget budget = RestartBudget.of(fresh("share"), 100, Duration.ofSeconds(1)).withBurst(10);
+    ActorRef<dev.supervision.backoff.internal.BudgetGate.Command> gate =
+        testKit.spawn(dev.supervision.backoff.internal.BudgetGate.create(budget));
+    gate.tell(new dev.supervision.backoff.internal.BudgetGate.SetShare(4)); // 25 per second, burst 2.5
+    AtomicInteger granted = new AtomicInteger();
+    ActorRef<Object> requester = testKit.spawn(Behaviors.receive(Object.class)
+        .onSignal(Grant.class, g -> {
+          granted.incrementAndGet();
+          return Behaviors.same();
+        })
+        .build());
+    for (int i = 0; i < 200; i++) {
+      gate.tell(new dev.supervision.backoff.internal.BudgetGate.Acquire(requester, new Grant(i)));
+    }
+    int burst = awaitStable(granted);
+    time.timePasses(Duration.ofSeconds(2));
+    int afterTwoSeconds = awaitStable(granted);
+    assertEquals(2, burst, "the bucket holds a quarter of the burst (2.5 tokens)");
+    assertEquals(52, afterTwoSeconds, "a quarter of 100 per second for 2 s, plus the burst");
+  }
 }

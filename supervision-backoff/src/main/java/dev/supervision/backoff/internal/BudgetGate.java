@@ -48,6 +48,15 @@ public final class BudgetGate {
    */
   public record Waiting(ActorRef<Integer> replyTo) implements Command {}
 
+  /**
+   * Sets the share of the budget this gate enforces: {@code 1/members} of the permits and of the
+   * burst (at least one permit of capacity). Sent by a cluster-wide budget's membership watcher; a
+   * local budget keeps {@code members = 1}.
+   *
+   * @param members how many nodes share the budget, {@code >= 1}
+   */
+  public record SetShare(int members) implements Command {}
+
   private enum Refill implements Command {
     TICK
   }
@@ -64,20 +73,34 @@ public final class BudgetGate {
 
   private static final class Gate {
     private final TimerScheduler<Command> timers;
-    private final int burst;
-    private final double tokensPerSlice;
+    private final RestartBudget budget;
     private final Duration slice;
+    private final long slices;
+    private double burst;
+    private double tokensPerSlice;
     private final ArrayDeque<Acquire> queue = new ArrayDeque<>();
     private double tokens;
 
     Gate(RestartBudget budget, TimerScheduler<Command> timers) {
       this.timers = timers;
-      this.burst = budget.getBurst();
+      this.budget = budget;
       long periodNanos = budget.getPeriod().toNanos();
-      long slices = Math.max(1, Math.min(budget.getPermits(), periodNanos / Duration.ofMillis(10).toNanos()));
+      this.slices = Math.max(1, Math.min(budget.getPermits(), periodNanos / Duration.ofMillis(10).toNanos()));
       this.slice = Duration.ofNanos(periodNanos / slices);
-      this.tokensPerSlice = budget.getPermits() / (double) slices;
+      share(1);
       this.tokens = burst;
+    }
+
+    private void share(int members) {
+      this.burst = Math.max(1.0, budget.getBurst() / (double) members);
+      this.tokensPerSlice = budget.getPermits() / (double) slices / members;
+    }
+
+    private Behavior<Command> onSetShare(SetShare setShare) {
+      share(Math.max(1, setShare.members()));
+      tokens = Math.min(tokens, burst);
+      grantWhilePossible();
+      return Behaviors.same();
     }
 
     Behavior<Command> behavior() {
@@ -89,6 +112,7 @@ public final class BudgetGate {
             return Behaviors.same();
           })
           .onMessageEquals(Refill.TICK, this::onRefill)
+          .onMessage(SetShare.class, this::onSetShare)
           .build();
     }
 
