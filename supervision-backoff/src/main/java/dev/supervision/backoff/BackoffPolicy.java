@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -41,6 +42,7 @@ import org.slf4j.event.Level;
  *   <tr><td>criticalLogLevel, after</td><td>ERROR after {@code Integer.MAX_VALUE} failures (never)</td><td>{@code after >= 1}</td></tr>
  *   <tr><td>loggingEnabled</td><td>true</td><td></td></tr>
  *   <tr><td>listeners</td><td>none</td><td>non-null</td></tr>
+ *   <tr><td>budget</td><td>none</td><td>a {@link RestartBudget}</td></tr>
  * </table>
  *
  * <p>Every setter throws {@link NullPointerException} naming the parameter for a {@code null}
@@ -68,6 +70,7 @@ public final class BackoffPolicy {
   private final int criticalLogLevelAfter;
   private final boolean loggingEnabled;
   private final List<BackoffListener> listeners;
+  private final RestartBudget budget;
 
   private BackoffPolicy(Settings s) {
     this.minBackoff = s.minBackoff;
@@ -86,6 +89,7 @@ public final class BackoffPolicy {
     this.criticalLogLevelAfter = s.criticalLogLevelAfter;
     this.loggingEnabled = s.loggingEnabled;
     this.listeners = s.listeners;
+    this.budget = s.budget;
   }
 
   /** Returns a copy of this policy with one change applied; validation happens before. */
@@ -113,6 +117,7 @@ public final class BackoffPolicy {
     int criticalLogLevelAfter;
     boolean loggingEnabled;
     List<BackoffListener> listeners;
+    RestartBudget budget;
 
     Settings() {}
 
@@ -133,6 +138,7 @@ public final class BackoffPolicy {
       criticalLogLevelAfter = p.criticalLogLevelAfter;
       loggingEnabled = p.loggingEnabled;
       listeners = p.listeners;
+      budget = p.budget;
     }
   }
 
@@ -375,6 +381,38 @@ public final class BackoffPolicy {
   }
 
   /**
+   * Makes every actor of this policy ask {@code budget} for a permit before it restarts, once its
+   * backoff delay has passed. Actors of one actor system whose policies name the same budget share
+   * it. See {@link RestartBudget}.
+   *
+   * @param budget the budget
+   * @return a new policy
+   * @throws NullPointerException if {@code budget} is {@code null}
+   */
+  public BackoffPolicy withBudget(RestartBudget budget) {
+    Require.nonNull(budget, "budget");
+    return with(s -> s.budget = budget);
+  }
+
+  /**
+   * Removes the restart budget (the default).
+   *
+   * @return a new policy
+   */
+  public BackoffPolicy withoutBudget() {
+    return with(s -> s.budget = null);
+  }
+
+  /**
+   * The restart budget that actors of this policy share.
+   *
+   * @return the budget, or empty if restarts are limited only by the backoff
+   */
+  public Optional<RestartBudget> getBudget() {
+    return Optional.ofNullable(budget);
+  }
+
+  /**
    * The delays this policy gives to one actor: the delay before restart 1, 2, 3, ... (without
    * resets and without {@link RetryAfter} hints). The stream is infinite with unlimited restarts and
    * has {@link #getMaxRestarts()} elements otherwise. It is lazy and draws from {@code random} as it
@@ -575,14 +613,15 @@ public final class BackoffPolicy {
         && maxRetryAfter.equals(that.maxRetryAfter)
         && logLevel == that.logLevel
         && criticalLogLevel == that.criticalLogLevel
-        && listeners.equals(that.listeners);
+        && listeners.equals(that.listeners)
+        && Objects.equals(budget, that.budget);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(minBackoff, maxBackoff, multiplier, jitter, resetAfter, maxRestarts,
         stashCapacity, stopOn, seeded, randomSeed, maxRetryAfter, logLevel, criticalLogLevel,
-        criticalLogLevelAfter, loggingEnabled, listeners);
+        criticalLogLevelAfter, loggingEnabled, listeners, budget);
   }
 
   @Override
@@ -602,6 +641,7 @@ public final class BackoffPolicy {
         + ", criticalLogLevelAfter=" + criticalLogLevelAfter
         + ", loggingEnabled=" + loggingEnabled
         + ", listeners=" + listeners.size()
+        + ", budget=" + (budget == null ? "none" : budget.toString())
         + "}";
   }
 }

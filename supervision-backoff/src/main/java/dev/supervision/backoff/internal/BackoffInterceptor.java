@@ -3,6 +3,7 @@ package dev.supervision.backoff.internal;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffListener;
 import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.RestartBudgets;
 import dev.supervision.backoff.RetryAfter;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -28,6 +29,8 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 import org.slf4j.event.Level;
 import scala.util.control.NonFatal;
 
@@ -54,11 +57,20 @@ import scala.util.control.NonFatal;
  */
 public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> {
 
+  /**
+   * The supervisor's own logger. Not {@code ctx.getLog()}: Pekko names an actor's logger after the
+   * first class on the stack that asks for it, so asking from here would rename the user's logger
+   * for the rest of the actor's life. Every line names the actor's path and sets the {@code
+   * pekkoSource} MDC key as Pekko's actor loggers do.
+   */
+  static final Logger LOG = LoggerFactory.getLogger("dev.supervision.backoff.BackoffSupervisor");
+
   private final Behavior<T> initial;
   private final BackoffPolicy policy;
 
   private boolean inBackoff;
   private boolean restartDue;
+  private boolean permitRequested;
   private int restarts;
   private long generation;
   private DelaySchedule schedule;
@@ -84,6 +96,9 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
   private record Tick(BackoffInterceptor<?> owner, long generation, boolean reset)
       implements Signal, DeadLetterSuppression {}
 
+  /** A restart budget's permit, sent by its gate. */
+  private record Permit(BackoffInterceptor<?> owner, long generation) implements Signal, DeadLetterSuppression {}
+
   /** A signal kept in the stash, told apart from messages. */
   private record StashedSignal(Signal signal) {}
 
@@ -91,6 +106,11 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
 
   @Override
   public Behavior<T> aroundStart(TypedActorContext<Object> ctx, PreStartTarget<T> target) {
+    if (policy.getBudget().isPresent()) {
+      // registers the budget now, so that a conflicting one fails the start with a clear message
+      // instead of failing later, in the middle of a restart
+      RestartBudgets.get(ctx.asJava().getSystem()).gate(policy.getBudget().get());
+    }
     try {
       return target.start(ctx);
     } catch (Throwable t) {
@@ -124,6 +144,16 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       }
       return tick.reset ? onResetDue(ctx) : onRestartDue(ctx);
     }
+    if (signal instanceof Permit) {
+      Permit permit = (Permit) signal;
+      if (permit.owner != this) {
+        return target.apply(ctx, signal);
+      }
+      if (permit.generation != generation || !permitRequested) {
+        return Behaviors.same(); // granted after we stopped waiting
+      }
+      return onPermit(ctx);
+    }
     if (inBackoff) {
       return signalDuringBackoff(ctx, signal);
     }
@@ -145,7 +175,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     if (signal instanceof Terminated
         && stoppingChildren != null
         && stoppingChildren.remove(((Terminated) signal).getRef())) {
-      return restartDue && stoppingChildren.isEmpty() ? restart(ctx) : Behaviors.same();
+      return restartDue && stoppingChildren.isEmpty() ? restartOrAskBudget(ctx) : Behaviors.same();
     }
     if (signal == PostStop.instance()) {
       stoppedDuringBackoff(ctx);
@@ -184,7 +214,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
         if (!NonFatal.apply(t)) {
           throw sneaky(t);
         }
-        jctx.getLog().error("Supervised actor [{}] failed in PreRestart", jctx.getSelf().path(), t);
+        log(jctx, Level.ERROR, t, "Supervised actor [{}] failed in PreRestart", jctx.getSelf().path());
       }
     }
     stopChildren(jctx);
@@ -214,9 +244,8 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     cancelOwnTimers();
     dropStash(ctx, "actor stopped by its backoff supervisor: " + reason);
     if (policy.isLoggingEnabled()) {
-      jctx.getLog().error(
-          "Supervised actor [{}] stopped after {} restarts ({}): {}",
-          jctx.getSelf().path(), restarts, reason, failure.toString(), failure);
+      log(jctx, Level.ERROR, failure, "Supervised actor [{}] stopped after {} restarts ({}): {}",
+          jctx.getSelf().path(), restarts, reason, failure.toString());
     }
     if (!policy.getListeners().isEmpty()) {
       emit(jctx, new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason));
@@ -228,7 +257,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
         if (!NonFatal.apply(t)) {
           throw sneaky(t);
         }
-        jctx.getLog().error("Supervised actor [{}] failed in PostStop", jctx.getSelf().path(), t);
+        log(jctx, Level.ERROR, t, "Supervised actor [{}] failed in PostStop", jctx.getSelf().path());
       }
     }
     return sneaky(failure);
@@ -281,7 +310,46 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     if (stoppingChildren != null && !stoppingChildren.isEmpty()) {
       return Behaviors.same(); // waits for the children's Terminated
     }
+    return restartOrAskBudget(ctx);
+  }
+
+  /** The delay has passed and the children are gone: restart, or ask the budget first. */
+  private Behavior<T> restartOrAskBudget(TypedActorContext<Object> ctx) {
+    if (policy.getBudget().isEmpty()) {
+      return restart(ctx);
+    }
+    ActorContext<Object> jctx = ctx.asJava();
+    String budget = policy.getBudget().get().getName();
+    permitRequested = true;
+    RestartBudgets.get(jctx.getSystem()).gate(policy.getBudget().get())
+        .tell(new BudgetGate.Acquire(jctx.getSelf(), new Permit(this, generation)));
+    if (policy.isLoggingEnabled()) {
+      log(jctx, Level.DEBUG, null, "Supervised actor [{}] waits for a permit of restart budget [{}] (attempt {})",
+          jctx.getSelf().path(), budget, restarts);
+    }
+    if (!policy.getListeners().isEmpty()) {
+      emit(jctx, new BackoffEvent.WaitingForPermit(jctx.getSelf(), restarts, budget));
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<T> onPermit(TypedActorContext<Object> ctx) {
+    permitRequested = false;
+    if (!policy.getListeners().isEmpty()) {
+      ActorContext<Object> jctx = ctx.asJava();
+      emit(jctx, new BackoffEvent.PermitGranted(jctx.getSelf(), restarts, policy.getBudget().get().getName()));
+    }
     return restart(ctx);
+  }
+
+  /** Leaves the budget's queue, if the actor waits in it. */
+  private void cancelPermitRequest(TypedActorContext<Object> ctx) {
+    if (permitRequested) {
+      permitRequested = false;
+      ActorContext<Object> jctx = ctx.asJava();
+      RestartBudgets.get(jctx.getSystem()).gate(policy.getBudget().get())
+          .tell(new BudgetGate.Cancel(jctx.getSelf()));
+    }
   }
 
   private Behavior<T> restart(TypedActorContext<Object> ctx) {
@@ -297,7 +365,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     restartDue = false;
     resetTimer = jctx.scheduleOnce(policy.getResetAfter(), jctx.getSelf(), new Tick(this, ++generation, true));
     if (policy.isLoggingEnabled()) {
-      jctx.getLog().debug("Supervised actor [{}] restarted (attempt {})", jctx.getSelf().path(), restarts);
+      log(jctx, Level.DEBUG, null, "Supervised actor [{}] restarted (attempt {})", jctx.getSelf().path(), restarts);
     }
     if (!policy.getListeners().isEmpty()) {
       emit(jctx, new BackoffEvent.Restarted(jctx.getSelf(), restarts));
@@ -346,7 +414,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       schedule.reset();
     }
     if (policy.isLoggingEnabled()) {
-      jctx.getLog().debug("Supervised actor [{}] ran {} without failing: backoff reset after {} restarts",
+      log(jctx, Level.DEBUG, null, "Supervised actor [{}] ran {} without failing: backoff reset after {} restarts",
           jctx.getSelf().path(), policy.getResetAfter(), before);
     }
     if (!policy.getListeners().isEmpty()) {
@@ -359,9 +427,10 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     ActorContext<Object> jctx = ctx.asJava();
     inBackoff = false;
     cancelOwnTimers();
+    cancelPermitRequest(ctx);
     int dropped = dropStash(ctx, "actor stopped during its backoff");
     if (policy.isLoggingEnabled()) {
-      jctx.getLog().debug("Supervised actor [{}] stopped during its backoff; {} stashed messages dropped",
+      log(jctx, Level.DEBUG, null, "Supervised actor [{}] stopped during its backoff; {} stashed messages dropped",
           jctx.getSelf().path(), dropped);
     }
     if (!policy.getListeners().isEmpty()) {
@@ -448,11 +517,25 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       return;
     }
     Level level = restarts > policy.getCriticalLogLevelAfter() ? policy.getCriticalLogLevel() : policy.getLogLevel();
-    Logger log = jctx.getLog();
-    log.atLevel(level)
-        .setCause(failure)
-        .log("Supervised actor [{}] failed (attempt {}), restarting in {} ms: {}",
-            jctx.getSelf().path(), restarts, delay.toMillis(), failure.toString());
+    log(jctx, level, failure, "Supervised actor [{}] failed (attempt {}), restarting in {} ms: {}",
+        jctx.getSelf().path(), restarts, delay.toMillis(), failure.toString());
+  }
+
+  private static void log(ActorContext<Object> jctx, Level level, Throwable cause, String format, Object... args) {
+    if (!LOG.isEnabledForLevel(level)) {
+      return;
+    }
+    String previous = MDC.get("pekkoSource");
+    MDC.put("pekkoSource", jctx.getSelf().path().toString());
+    try {
+      LOG.atLevel(level).setCause(cause).log(format, args);
+    } finally {
+      if (previous == null) {
+        MDC.remove("pekkoSource");
+      } else {
+        MDC.put("pekkoSource", previous);
+      }
+    }
   }
 
   private void emit(ActorContext<Object> jctx, BackoffEvent event) {
@@ -463,7 +546,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
         if (!NonFatal.apply(t)) {
           throw sneaky(t);
         }
-        jctx.getLog().warn("BackoffListener [{}] threw on {}; ignored", listener, event, t);
+        log(jctx, Level.WARN, t, "BackoffListener [{}] threw on {}; ignored", listener, event);
       }
     }
   }
