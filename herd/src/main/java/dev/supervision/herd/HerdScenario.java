@@ -40,6 +40,15 @@ public record HerdScenario(
   /**
    * Validates the scenario.
    *
+   * @param cells number of cells
+   * @param outage how long the resource is down
+   * @param minBackoff every backoff strategy's minimum backoff
+   * @param maxBackoff every backoff strategy's maximum backoff
+   * @param scale real time per model time in real mode
+   * @param seed the seed of every seedable random source
+   * @param exact whether to run the discrete-event mode
+   * @param strategies ids of the strategies to run, in order
+   * @param outputDir where the results are written
    * @throws NullPointerException if an argument is {@code null}
    * @throws IllegalArgumentException if a value is outside its rule; the message names it
    */
