@@ -25,4 +25,16 @@ final class RealHerdTest {
     long full = Report.find(results, "full").orElseThrow().recoveryPeakPerSecond();
     assertTrue(full < none, "full " + full + " vs none " + none);
   }
+
+  @Test
+  void pekkoImmediateRestart_failingSetupOverflowsTheStack_andOnlyItsOwnActorSystemDies(@TempDir Path dir) {
+    HerdScenario s = new HerdScenario(50, Duration.ofSeconds(1), Duration.ofMillis(100), Duration.ofSeconds(1),
+        1.0, 1, false, List.of("pekko-restart", "full"), dir);
+    List<StrategyResult> results = Herd.run(s, Progress.NONE);
+    StrategyResult immediate = results.get(0);
+    assertTrue(immediate.outcome().contains("java.lang.StackOverflowError"), immediate.outcome());
+    assertTrue(immediate.callsDuringOutage() > 50, "it restarts without any delay: " + immediate.callsDuringOutage());
+    // the next row runs in a fresh ActorSystem and is unaffected
+    assertEquals(50, results.get(1).recovered(), results.get(1).outcome());
+  }
 }
