@@ -16,7 +16,7 @@ public final class ExactHerd {
   private ExactHerd() {}
 
   /** A pending restart. */
-  private record Restart(long atNanos, int cell, int attempt) implements Comparable<Restart> {
+  private record Restart(long atNanos, int cell, int attempt, boolean admitted) implements Comparable<Restart> {
     @Override
     public int compareTo(Restart o) {
       int byTime = Long.compare(atNanos, o.atNanos);
@@ -48,7 +48,7 @@ public final class ExactHerd {
     // The outage strikes at 0: every cell's next call fails at once.
     for (int cell = 0; cell < cells; cell++) {
       trace.call(0);
-      queue.add(new Restart(delay(model, cell, 1, 0), cell, 1));
+      queue.add(new Restart(delay(model, cell, 1, 0), cell, 1, false));
     }
     long nextReport = 0;
     long last = 0;
@@ -59,10 +59,20 @@ public final class ExactHerd {
         progress.update(row, rows, strategy.id(), r.atNanos / 1_000_000, trace.recovered(), cells, trace.calls());
         nextReport = r.atNanos + 100_000_000L;
       }
+      if (!r.admitted) {
+        long at = model.admitNanos(r.cell, r.atNanos);
+        if (at < r.atNanos) {
+          throw new IllegalStateException("admitted before due: " + at + " < " + r.atNanos);
+        }
+        if (at > r.atNanos) {
+          queue.add(new Restart(at, r.cell, r.attempt, true));
+          continue;
+        }
+      }
       // The restart runs Behaviors.setup, which connects to the resource.
       if (trace.call(r.atNanos)) {
         int attempt = r.attempt + 1;
-        queue.add(new Restart(r.atNanos + delay(model, r.cell, attempt, r.atNanos), r.cell, attempt));
+        queue.add(new Restart(r.atNanos + delay(model, r.cell, attempt, r.atNanos), r.cell, attempt, false));
       } else {
         trace.succeeded(r.cell, r.atNanos);
       }

@@ -82,5 +82,18 @@ public interface HerdStrategy {
      * @return the delay in nanoseconds, {@code >= 0}
      */
     long restartDelayNanos(int index, int attempt, long failedAtNanos);
+
+    /**
+     * When a cell whose delay has passed may actually restart: the hook for a limit shared by the
+     * whole herd, such as a restart budget. Called in event order, once per restart, at the time
+     * the delay ends.
+     *
+     * @param index the cell's index
+     * @param dueNanos when the cell's delay ended, in model nanoseconds since the outage began
+     * @return when it restarts, {@code >= dueNanos}; {@code dueNanos} by default (no limit)
+     */
+    default long admitNanos(int index, long dueNanos) {
+      return dueNanos;
+    }
   }
 }

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -71,5 +72,49 @@ final class ExactHerdTest {
     assertEquals(a.p50RecoveredMs(), b.p50RecoveredMs());
     assertEquals(a.allRecoveredMs(), b.allRecoveredMs());
     assertNotEquals(a.allRecoveredMs(), c.allRecoveredMs());
+  }
+
+  /** A row with no backoff at all but a herd-wide gate: one restart per 10 ms, first come first served. */
+  private static final class OnePer10ms implements HerdStrategy {
+    @Override
+    public String id() {
+      return "gate";
+    }
+
+    @Override
+    public String description() {
+      return "no delay, one restart per 10 ms for the whole herd";
+    }
+
+    @Override
+    public RealRun real(HerdScenario scenario) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Optional<ExactRun> exact(HerdScenario scenario) {
+      long[] nextFree = {0};
+      return Optional.of(new ExactRun() {
+        @Override
+        public long restartDelayNanos(int index, int attempt, long failedAtNanos) {
+          return 0;
+        }
+
+        @Override
+        public long admitNanos(int index, long dueNanos) {
+          long at = Math.max(dueNanos, nextFree[0]);
+          nextFree[0] = at + 10_000_000L;
+          return at;
+        }
+      });
+    }
+  }
+
+  @Test
+  void aHerdWideGate_throughTheAdmitHook_capsTheRecoveryPeak() {
+    StrategyResult r = ExactHerd.run(new OnePer10ms(), scenario(500, 1), Progress.NONE, 1, 1);
+    assertEquals(500, r.recovered());
+    assertTrue(r.recoveryPeakPerSecond() <= 100, "peak " + r.recoveryPeakPerSecond());
+    assertTrue(r.recoveryPeakPerSecond() >= 90, "peak " + r.recoveryPeakPerSecond());
   }
 }
