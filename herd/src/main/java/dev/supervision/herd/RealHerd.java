@@ -7,11 +7,11 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -105,17 +105,20 @@ public final class RealHerd {
       resource.strike();
       system.tell(Strike.INSTANCE);
       long horizonRealNanos = (long) (scenario.horizon().toNanos() * scenario.scale());
-      CompletableFuture<?> terminated = system.getWhenTerminated().toCompletableFuture();
+      // A row whose ActorSystem begins to shut down (Pekko does that on a fatal error) ends at once;
+      // the termination, which takes seconds while cells still recurse, is awaited below.
+      CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
       while (trace.recovered() < cells
           && System.nanoTime() - wallStart < horizonRealNanos
-          && !terminated.isDone()) {
+          && shutdown.getShutdownReason().isEmpty()) {
         sleep(POLL_MILLIS);
         progress.update(row, rows, strategy.id(), resource.modelNanosSinceStrike() / 1_000_000,
             trace.recovered(), cells, trace.calls());
       }
       wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
-      if (terminated.isDone() && trace.recovered() < cells) {
-        outcome = "the ActorSystem died " + resource.modelNanosSinceStrike() / 1_000_000 + " ms after the outage began";
+      if (shutdown.getShutdownReason().isPresent() && trace.recovered() < cells) {
+        outcome = "the ActorSystem began to shut down " + resource.modelNanosSinceStrike() / 1_000_000
+            + " ms after the outage began";
       } else if (trace.recovered() < cells) {
         outcome = "gave up waiting after " + scenario.horizon().toMillis() + " ms";
       } else {
