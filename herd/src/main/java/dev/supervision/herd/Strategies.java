@@ -5,6 +5,7 @@ import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -192,14 +193,15 @@ public final class Strategies {
     @Override
     public Optional<ExactRun> exact(HerdScenario s) {
       BackoffPolicy policy = BackoffPolicy.exponential(s.minBackoff(), s.maxBackoff()).withJitter(jitter);
-      @SuppressWarnings("unchecked")
-      Iterator<Duration>[] delays = new Iterator[s.cells()];
+      List<Iterator<Duration>> delays = new ArrayList<>(Collections.nCopies(s.cells(), null));
       return Optional.of(
           (index, attempt, failedAt) -> {
-            if (delays[index] == null) {
-              delays[index] = policy.delays(randomFor(s.seed(), index)).iterator();
+            Iterator<Duration> cell = delays.get(index);
+            if (cell == null) {
+              cell = policy.delays(randomFor(s.seed(), index)).iterator();
+              delays.set(index, cell);
             }
-            return delays[index].next().toNanos();
+            return cell.next().toNanos();
           });
     }
   }
