@@ -95,9 +95,8 @@ public final class RealHerd {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    String outcome;
+    StrategyResult result;
     String summary = "";
-    long wallMillis;
     ActorSystem<Strike> system = ActorSystem.create(guardian, "herd-" + strategy.id().replace('.', '_'), config());
     try {
       awaitStarted(resource, cells);
@@ -115,7 +114,8 @@ public final class RealHerd {
         progress.update(row, rows, strategy.id(), resource.modelNanosSinceStrike() / 1_000_000,
             trace.recovered(), cells, trace.calls());
       }
-      wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
+      long wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
+      String outcome;
       if (shutdown.getShutdownReason().isPresent() && trace.recovered() < cells) {
         outcome = "the ActorSystem began to shut down " + resource.modelNanosSinceStrike() / 1_000_000
             + " ms after the outage began";
@@ -124,18 +124,25 @@ public final class RealHerd {
       } else {
         outcome = "all recovered";
       }
+      // measured now: what cells do while their ActorSystem terminates is not the strategy's doing
+      result = trace.result(strategy.id(), strategy.description(), wallMillis, outcome);
     } finally {
       shutdown(system);
       summary = log.finish();
       if (!summary.isEmpty()) {
-        System.err.print("\r" + " ".repeat(100) + "\r");
+        if (System.console() != null) {
+          System.err.print("\r" + " ".repeat(100) + "\r"); // clear the progress line
+        }
         System.err.println("herd: " + strategy.id() + ": " + summary);
       }
     }
-    if (!summary.isEmpty()) {
-      outcome += "; " + summary;
+    if (summary.isEmpty()) {
+      return result;
     }
-    return trace.result(strategy.id(), strategy.description(), wallMillis, outcome);
+    return new StrategyResult(result.strategy(), result.description(), result.cells(), result.calls(),
+        result.callsDuringOutage(), result.recoveryPeakPerSecond(), result.p50RecoveredMs(),
+        result.p99RecoveredMs(), result.allRecoveredMs(), result.recovered(),
+        result.outcome() + "; " + summary, result.wallMillis(), result.callsPer100ms());
   }
 
   private static void shutdown(ActorSystem<?> system) {
