@@ -56,6 +56,8 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
 
   private final Behavior<T> initial;
   private final BackoffPolicy policy;
+  /** Whether anyone wants events (listeners or the event stream): events are built only then. */
+  private final boolean listening;
 
   private boolean inBackoff;
   private boolean restartDue;
@@ -78,6 +80,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     super(Object.class);
     this.initial = initial;
     this.policy = policy;
+    this.listening = !policy.getListeners().isEmpty() || policy.isEventStreamPublishing();
   }
 
   /** The restart and reset timers' message. */
@@ -201,7 +204,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     }
     restartTimer = jctx.scheduleOnce(delay, jctx.getSelf(), new Tick(this, ++generation, false));
     logFailure(jctx, failure, delay);
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.RestartScheduled(jctx.getSelf(), restarts, delay, failure));
     }
     return Behaviors.empty();
@@ -218,7 +221,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
           "Supervised actor [{}] stopped after {} restarts ({}): {}",
           jctx.getSelf().path(), restarts, reason, failure.toString(), failure);
     }
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason));
     }
     if (failedForPostStop != null) {
@@ -299,7 +302,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     if (policy.isLoggingEnabled()) {
       jctx.getLog().debug("Supervised actor [{}] restarted (attempt {})", jctx.getSelf().path(), restarts);
     }
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.Restarted(jctx.getSelf(), restarts));
     }
     return replayStash(ctx, started);
@@ -349,7 +352,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       jctx.getLog().debug("Supervised actor [{}] ran {} without failing: backoff reset after {} restarts",
           jctx.getSelf().path(), policy.getResetAfter(), before);
     }
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.BackoffReset(jctx.getSelf(), before));
     }
     return Behaviors.same();
@@ -364,7 +367,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       jctx.getLog().debug("Supervised actor [{}] stopped during its backoff; {} stashed messages dropped",
           jctx.getSelf().path(), dropped);
     }
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.StoppedDuringBackoff(jctx.getSelf(), restarts, dropped));
     }
   }
@@ -465,6 +468,9 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
         }
         jctx.getLog().warn("BackoffListener [{}] threw on {}; ignored", listener, event, t);
       }
+    }
+    if (policy.isEventStreamPublishing()) {
+      jctx.getSystem().eventStream().tell(new EventStream.Publish<>(event));
     }
   }
 
