@@ -143,6 +143,28 @@ final class BackoffPolicyFromConfigTest {
   }
 
   @Test
+  void referenceConfHasExactlyTheKeysTheParserReads() {
+    Config reference =
+        ConfigFactory.defaultReference().getConfig("supervision-backoff.default-policy");
+    assertEquals(
+        new java.util.TreeSet<>(dev.supervision.backoff.internal.PolicyConfig.KEYS),
+        new java.util.TreeSet<>(reference.root().keySet()));
+  }
+
+  @Test
+  void everyKeyButBudgetRejectsNullNamingWhatIsAllowed() {
+    for (String key : dev.supervision.backoff.internal.PolicyConfig.KEYS) {
+      if (key.equals("budget")) {
+        continue;
+      }
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> read(key + " = null"), key);
+      assertTrue(e.getMessage().startsWith(PATH + "." + key + ": null is not "), e.getMessage());
+      assertFalse(e.getMessage().endsWith("null"), e.getMessage());
+    }
+  }
+
+  @Test
   void systemConfigIncludesTheDefaults() {
     // what an actor sees in context.getSystem().settings().config()
     Config system = ConfigFactory.load(ConfigFactory.parseString(PATH + " { max-backoff = 3s }"));
@@ -189,7 +211,10 @@ final class BackoffPolicyFromConfigTest {
       value = {
         "min-backoff = fast | min-backoff: \"fast\" is not a duration (for example 100ms, 2s, 1m)",
         "min-backoff = 0ms | min-backoff: \"0ms\" is not allowed: minBackoff must be > 0 but was PT0S",
-        "min-backoff = null | min-backoff: null is not allowed",
+        "min-backoff = null | min-backoff: null is not a duration > 0",
+        "jitter = null | jitter: null is not one of full, equal, decorrelated, none",
+        "max-restarts = null | max-restarts: null is not off or a whole number >= 0",
+        "publish-events = null | publish-events: null is not one of on, off, true, false, yes, no",
         "max-backoff = 50ms | max-backoff: \"50ms\" is not allowed: maxBackoff must be >= minBackoff (PT0.1S) but was PT0.05S",
         "max-backoff = 181d | max-backoff: \"181d\" is not allowed: maxBackoff must be <= PT4320H but was PT4344H",
         "max-backoff = [1s] | max-backoff: [\"1s\"] is not a duration (for example 100ms, 2s, 1m)",

@@ -94,10 +94,9 @@ final class EventStreamPublishingTest {
     probe.expectMessage("started");
     actor.tell("fail");
     assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
-    actor.tell("kept-1");
-    actor.tell("kept-2");
+    // no messages sent meanwhile: a stop (a system message) could overtake them in the mailbox
     testKit.stop(actor);
-    assertEquals(new BackoffEvent.StoppedDuringBackoff(actor, 1, 2), events.receiveMessage());
+    assertEquals(new BackoffEvent.StoppedDuringBackoff(actor, 1, 0), events.receiveMessage());
   }
 
   @Test

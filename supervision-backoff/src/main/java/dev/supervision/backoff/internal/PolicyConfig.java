@@ -11,6 +11,7 @@ import dev.supervision.backoff.Jitter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -53,6 +54,24 @@ public final class PolicyConfig {
           "logging-enabled",
           "publish-events",
           "budget");
+
+  /** What each key that must not be null allows, for the message about a null value. */
+  private static final Map<String, String> NON_NULL =
+      Map.ofEntries(
+          Map.entry("min-backoff", "a duration > 0"),
+          Map.entry("max-backoff", "a duration >= min-backoff and <= 180d"),
+          Map.entry("multiplier", "a finite number >= 1.0"),
+          Map.entry("jitter", "one of full, equal, decorrelated, none"),
+          Map.entry("reset-after", "auto or a duration > 0"),
+          Map.entry("max-restarts", "off or a whole number >= 0"),
+          Map.entry("stash-capacity", "a whole number >= 0"),
+          Map.entry("random-seed", "off or a whole number"),
+          Map.entry("max-retry-after", "a duration > 0"),
+          Map.entry("log-level", "one of error, warn, info, debug, trace"),
+          Map.entry("critical-log-level", "one of error, warn, info, debug, trace"),
+          Map.entry("critical-log-level-after", "off or a whole number >= 1"),
+          Map.entry("logging-enabled", "one of on, off, true, false, yes, no"),
+          Map.entry("publish-events", "one of on, off, true, false, yes, no"));
 
   private static final List<String> JITTERS = List.of("full", "equal", "decorrelated", "none");
   private static final List<String> LEVELS = List.of("error", "warn", "info", "debug", "trace");
@@ -219,7 +238,7 @@ public final class PolicyConfig {
   private ConfigValue raw(String key) {
     Config source = source(key);
     if (source.getIsNull(key)) {
-      throw new IllegalArgumentException(where(key, source) + ": null is not allowed");
+      throw new IllegalArgumentException(where(key, source) + ": null is not " + NON_NULL.get(key));
     }
     return source.getValue(key);
   }
