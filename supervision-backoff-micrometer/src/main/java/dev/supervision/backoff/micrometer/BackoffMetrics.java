@@ -95,6 +95,10 @@ public final class BackoffMetrics {
    * policies made in many places (for example one per actor in {@code Behaviors.setup}) share the
    * meters and the gauges count every actor of the name.
    *
+   * <p>The name should have few values (a kind of actor, such as {@code "orders-worker"}, not an
+   * entity id): each name is a set of time series, and each listener is kept as long as its
+   * registry.
+   *
    * @param registry where the meters are registered
    * @param name the value of the {@value #NAME_TAG} tag, for example the kind of actor
    * @return the listener
