@@ -289,6 +289,15 @@ final class BackoffPolicyFromConfigTest {
   }
 
   @Test
+  void invalidPathIsRejected() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> BackoffPolicy.fromConfig(ConfigFactory.empty(), "a..b"));
+    assertTrue(e.getMessage().startsWith("\"a..b\" is not a valid config path: "), e.getMessage());
+  }
+
+  @Test
   void singleArgumentFormNamesKeyAndOrigin() {
     Config block = ConfigFactory.parseString("min-backoff = 1s\njitter = fulll");
     IllegalArgumentException e =

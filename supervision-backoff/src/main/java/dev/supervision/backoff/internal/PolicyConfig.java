@@ -126,6 +126,8 @@ public final class PolicyConfig {
     Config block;
     try {
       block = root.getConfig(path);
+    } catch (ConfigException.BadPath e) {
+      throw new IllegalArgumentException("\"" + path + "\" is not a valid config path: " + e.getMessage(), e);
     } catch (ConfigException.Missing e) {
       throw new IllegalArgumentException(path + ": missing; expected a backoff policy block { ... }", e);
     } catch (ConfigException e) {
