@@ -289,6 +289,16 @@ final class BackoffPolicyFromConfigTest {
   }
 
   @Test
+  void applicationDefaultsThatAreNotABlockAreRejected() {
+    Config root =
+        ConfigFactory.parseString("supervision-backoff.default-policy = 5\n" + PATH + " {}");
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> BackoffPolicy.fromConfig(root, PATH));
+    assertEquals(
+        "supervision-backoff.default-policy: 5 is not a backoff policy block { ... }", e.getMessage());
+  }
+
+  @Test
   void invalidPathIsRejected() {
     IllegalArgumentException e =
         assertThrows(

@@ -123,22 +123,27 @@ public final class PolicyConfig {
   public static Parsed read(Config root, String path) {
     Objects.requireNonNull(root, "root must not be null");
     Objects.requireNonNull(path, "path must not be null");
-    Config block;
+    Config block = block(root, path);
+    Config defaults = libraryDefaults();
+    if (root.hasPathOrNull(DEFAULTS_PATH)) {
+      defaults = block(root, DEFAULTS_PATH).withFallback(defaults);
+    }
+    return new PolicyConfig(block, defaults, path + ".").parse();
+  }
+
+  private static Config block(Config root, String path) {
     try {
-      block = root.getConfig(path);
+      return root.getConfig(path);
     } catch (ConfigException.BadPath e) {
       throw new IllegalArgumentException("\"" + path + "\" is not a valid config path: " + e.getMessage(), e);
+    } catch (ConfigException.Null e) {
+      throw new IllegalArgumentException(path + ": null is not a backoff policy block { ... }", e);
     } catch (ConfigException.Missing e) {
       throw new IllegalArgumentException(path + ": missing; expected a backoff policy block { ... }", e);
     } catch (ConfigException e) {
       throw new IllegalArgumentException(
           path + ": " + render(root.getValue(path)) + " is not a backoff policy block { ... }", e);
     }
-    Config defaults = libraryDefaults();
-    if (root.hasPath(DEFAULTS_PATH)) {
-      defaults = root.getConfig(DEFAULTS_PATH).withFallback(defaults);
-    }
-    return new PolicyConfig(block, defaults, path + ".").parse();
   }
 
   private static Config libraryDefaults() {
