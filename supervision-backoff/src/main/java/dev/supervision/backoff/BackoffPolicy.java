@@ -44,6 +44,7 @@ import org.slf4j.event.Level;
  *   <tr><td>criticalLogLevel, after</td><td>ERROR after {@code Integer.MAX_VALUE} failures (never)</td><td>{@code after >= 1}</td></tr>
  *   <tr><td>loggingEnabled</td><td>true</td><td></td></tr>
  *   <tr><td>listeners</td><td>none</td><td>non-null</td></tr>
+ *   <tr><td>budget</td><td>none</td><td>a {@link RestartBudget}</td></tr>
  *   <tr><td>eventStreamPublishing</td><td>false</td><td></td></tr>
  * </table>
  *
@@ -75,8 +76,8 @@ public final class BackoffPolicy {
   private final int criticalLogLevelAfter;
   private final boolean loggingEnabled;
   private final List<BackoffListener> listeners;
+  private final RestartBudget budget;
   private final boolean publishEvents;
-  private final String budget;
 
   private BackoffPolicy(Settings s) {
     this.minBackoff = s.minBackoff;
@@ -95,8 +96,8 @@ public final class BackoffPolicy {
     this.criticalLogLevelAfter = s.criticalLogLevelAfter;
     this.loggingEnabled = s.loggingEnabled;
     this.listeners = s.listeners;
-    this.publishEvents = s.publishEvents;
     this.budget = s.budget;
+    this.publishEvents = s.publishEvents;
   }
 
   /** Returns a copy of this policy with one change applied; validation happens before. */
@@ -124,8 +125,8 @@ public final class BackoffPolicy {
     int criticalLogLevelAfter;
     boolean loggingEnabled;
     List<BackoffListener> listeners;
+    RestartBudget budget;
     boolean publishEvents;
-    String budget;
 
     Settings() {}
 
@@ -146,8 +147,8 @@ public final class BackoffPolicy {
       criticalLogLevelAfter = p.criticalLogLevelAfter;
       loggingEnabled = p.loggingEnabled;
       listeners = p.listeners;
-      publishEvents = p.publishEvents;
       budget = p.budget;
+      publishEvents = p.publishEvents;
     }
   }
 
@@ -214,8 +215,14 @@ public final class BackoffPolicy {
    * of all its policies), else from {@code reference.conf}. Listeners, {@link #withStopOn stopOn}
    * and custom jitters are code, not configuration: add them to the returned policy.
    *
-   * <p>{@code budget} names a restart budget shared by a group of actors. It is read and validated
-   * (a non-empty string or {@code null}) but has no effect until restart budgets exist.
+   * <p>{@code budget} names a {@link RestartBudget} whose limits are defined in {@code root} at
+   * {@code supervision-backoff.budgets.<name>} ({@code permits}, {@code period}, optional {@code
+   * burst} and {@code cluster-wide}), so that the policies of many actors can name one budget:
+   *
+   * <pre>{@code
+   * supervision-backoff.budgets.orders-db { permits = 200, period = 1s }
+   * my-service.worker-backoff.budget = orders-db
+   * }</pre>
    *
    * @param root the whole config
    * @param path the path of the policy block in {@code root}, for example {@code
@@ -223,13 +230,13 @@ public final class BackoffPolicy {
    * @return a new policy
    * @throws NullPointerException if an argument is {@code null}
    * @throws IllegalArgumentException if there is no block at {@code path}, the block has a key that
-   *     is not a setting, or a value is not allowed; the message starts with the full path of the
+   *     is not a setting, a value is not allowed, or the budget it names is not defined or not
+   *     valid; the message starts with the full path of the
    *     setting, then the value and what is allowed, for example {@code
    *     my-service.worker-backoff.jitter: "fulll" is not one of full, equal, decorrelated, none}
    */
   public static BackoffPolicy fromConfig(Config root, String path) {
-    PolicyConfig.Parsed parsed = PolicyConfig.read(root, path);
-    return parsed.policy().with(s -> s.budget = parsed.budget().orElse(null));
+    return PolicyConfig.read(root, path);
   }
 
   /**
@@ -238,17 +245,18 @@ public final class BackoffPolicy {
    * that missing keys take their values from the library's {@code reference.conf} only, and that
    * error messages name the key relative to the block followed by where its value was written (file
    * and line), for example {@code jitter (application.conf @ file:/app/application.conf: 4):
-   * "fulll" is not one of full, equal, decorrelated, none}. Prefer the two-argument form.
+   * "fulll" is not one of full, equal, decorrelated, none}. It cannot see {@code
+   * supervision-backoff.budgets}, so a block that names a {@code budget} is rejected. Prefer the
+   * two-argument form.
    *
    * @param config the policy block
    * @return a new policy
    * @throws NullPointerException if {@code config} is {@code null}
-   * @throws IllegalArgumentException if the block has a key that is not a setting or a value is not
-   *     allowed
+   * @throws IllegalArgumentException if the block has a key that is not a setting, a value is not
+   *     allowed, or it names a budget
    */
   public static BackoffPolicy fromConfig(Config config) {
-    PolicyConfig.Parsed parsed = PolicyConfig.read(config);
-    return parsed.policy().with(s -> s.budget = parsed.budget().orElse(null));
+    return PolicyConfig.read(config);
   }
 
   /**
@@ -453,6 +461,38 @@ public final class BackoffPolicy {
   }
 
   /**
+   * Makes every actor of this policy ask {@code budget} for a permit before it restarts, once its
+   * backoff delay has passed. Actors of one actor system whose policies name the same budget share
+   * it. See {@link RestartBudget}.
+   *
+   * @param budget the budget
+   * @return a new policy
+   * @throws NullPointerException if {@code budget} is {@code null}
+   */
+  public BackoffPolicy withBudget(RestartBudget budget) {
+    Require.nonNull(budget, "budget");
+    return with(s -> s.budget = budget);
+  }
+
+  /**
+   * Removes the restart budget (the default).
+   *
+   * @return a new policy
+   */
+  public BackoffPolicy withoutBudget() {
+    return with(s -> s.budget = null);
+  }
+
+  /**
+   * The restart budget that actors of this policy share.
+   *
+   * @return the budget, or empty if restarts are limited only by the backoff
+   */
+  public Optional<RestartBudget> getBudget() {
+    return Optional.ofNullable(budget);
+  }
+
+  /**
    * Also publishes every {@link BackoffEvent} of every actor supervised with the new policy on the
    * actor system's event stream, so that any actor can subscribe to them:
    *
@@ -638,16 +678,6 @@ public final class BackoffPolicy {
   }
 
   /**
-   * The name of the restart budget that the policy's {@code budget} setting names. Package-private
-   * until restart budgets exist: the setting is read and kept, but not applied yet.
-   *
-   * @return the budget's name, or empty for none
-   */
-  Optional<String> getBudgetName() {
-    return Optional.ofNullable(budget);
-  }
-
-  /**
    * Whether a throwable is permanent under this policy: it, or a cause in its chain, is an instance
    * of one of {@link #getStopOn()}.
    *
@@ -696,15 +726,15 @@ public final class BackoffPolicy {
         && logLevel == that.logLevel
         && criticalLogLevel == that.criticalLogLevel
         && listeners.equals(that.listeners)
-        && publishEvents == that.publishEvents
-        && Objects.equals(budget, that.budget);
+        && Objects.equals(budget, that.budget)
+        && publishEvents == that.publishEvents;
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(minBackoff, maxBackoff, multiplier, jitter, resetAfter, maxRestarts,
         stashCapacity, stopOn, seeded, randomSeed, maxRetryAfter, logLevel, criticalLogLevel,
-        criticalLogLevelAfter, loggingEnabled, listeners, publishEvents, budget);
+        criticalLogLevelAfter, loggingEnabled, listeners, budget, publishEvents);
   }
 
   @Override
@@ -724,8 +754,8 @@ public final class BackoffPolicy {
         + ", criticalLogLevelAfter=" + criticalLogLevelAfter
         + ", loggingEnabled=" + loggingEnabled
         + ", listeners=" + listeners.size()
+        + ", budget=" + (budget == null ? "none" : budget.toString())
         + ", eventStreamPublishing=" + publishEvents
-        + (budget == null ? "" : ", budget=" + budget)
         + "}";
   }
 }

@@ -29,6 +29,13 @@ final class BackoffPolicyFromConfigTest {
     return BackoffPolicy.fromConfig(root(block), PATH);
   }
 
+  /** Reads the policy block {@code block} next to budget definitions {@code budgets}. */
+  private static BackoffPolicy read(String block, String budgets) {
+    return BackoffPolicy.fromConfig(
+        ConfigFactory.parseString("supervision-backoff.budgets {\n" + budgets + "\n}").withFallback(root(block)),
+        PATH);
+  }
+
   @Test
   void readsEveryKey() {
     BackoffPolicy p =
@@ -49,7 +56,8 @@ final class BackoffPolicyFromConfigTest {
                 "critical-log-level-after = 3",
                 "logging-enabled = off",
                 "publish-events = on",
-                "budget = orders-db"));
+                "budget = orders-db"),
+            "orders-db { permits = 50, period = 2s, burst = 7, cluster-wide = on }");
     assertEquals(Duration.ofMillis(250), p.getMinBackoff());
     assertEquals(Duration.ofSeconds(20), p.getMaxBackoff());
     assertEquals(3.5, p.getMultiplier());
@@ -64,7 +72,9 @@ final class BackoffPolicyFromConfigTest {
     assertEquals(3, p.getCriticalLogLevelAfter());
     assertFalse(p.isLoggingEnabled());
     assertTrue(p.isEventStreamPublishing());
-    assertEquals(Optional.of("orders-db"), p.getBudgetName());
+    assertEquals(
+        Optional.of(RestartBudget.of("orders-db", 50, Duration.ofSeconds(2)).withBurst(7).clusterWide()),
+        p.getBudget());
   }
 
   @ParameterizedTest
@@ -94,7 +104,23 @@ final class BackoffPolicyFromConfigTest {
     assertEquals(OptionalInt.empty(), p.getMaxRestarts());
     assertEquals(OptionalLong.empty(), p.getRandomSeed());
     assertEquals(Integer.MAX_VALUE, p.getCriticalLogLevelAfter());
-    assertEquals(Optional.empty(), p.getBudgetName());
+    assertEquals(Optional.empty(), p.getBudget());
+  }
+
+  @Test
+  void budgetDefaultsAreAutoBurstAndLocal() {
+    RestartBudget expected = RestartBudget.of("db", 200, Duration.ofSeconds(1));
+    assertEquals(Optional.of(expected), read("budget = db", "db { permits = 200, period = 1s }").getBudget());
+    assertEquals(20, expected.getBurst());
+    assertFalse(expected.isClusterWide());
+  }
+
+  @Test
+  void budgetNamesWithDotsAreQuoted() {
+    assertEquals(
+        "orders.db",
+        read("budget = \"orders.db\"", "\"orders.db\" { permits = 1, period = 1s }")
+            .getBudget().orElseThrow().getName());
   }
 
   @Test
@@ -117,7 +143,7 @@ final class BackoffPolicyFromConfigTest {
     assertEquals(expected, p);
     assertEquals(Duration.ofMillis(5050), p.getResetAfter());
     assertFalse(p.isEventStreamPublishing());
-    assertEquals(Optional.empty(), p.getBudgetName());
+    assertEquals(Optional.empty(), p.getBudget());
   }
 
   @Test
@@ -149,6 +175,11 @@ final class BackoffPolicyFromConfigTest {
     assertEquals(
         new java.util.TreeSet<>(dev.supervision.backoff.internal.PolicyConfig.KEYS),
         new java.util.TreeSet<>(reference.root().keySet()));
+    Config budgetDefaults =
+        ConfigFactory.defaultReference().getConfig(dev.supervision.backoff.internal.PolicyConfig.BUDGET_DEFAULTS_PATH);
+    assertTrue(
+        dev.supervision.backoff.internal.PolicyConfig.BUDGET_KEYS.containsAll(budgetDefaults.root().keySet()),
+        budgetDefaults.root().keySet().toString());
   }
 
   @Test
@@ -188,18 +219,58 @@ final class BackoffPolicyFromConfigTest {
 
   @Test
   void singleArgumentFormReadsTheBlockItself() {
-    Config block = root("max-restarts = 2\nbudget = \"orders db\"").getConfig(PATH);
+    Config block = root("max-restarts = 2").getConfig(PATH);
     BackoffPolicy p = BackoffPolicy.fromConfig(block);
     assertEquals(OptionalInt.of(2), p.getMaxRestarts());
-    assertEquals(Optional.of("orders db"), p.getBudgetName());
   }
 
   @Test
-  void budgetIsPartOfEqualsAndToString() {
-    BackoffPolicy a = read("budget = a");
-    BackoffPolicy b = read("budget = b");
-    assertFalse(a.equals(b));
-    assertTrue(a.toString().contains("budget=a"), a.toString());
+  void singleArgumentFormRejectsABudgetItCannotLookUp() {
+    Config block = ConfigFactory.parseString("budget = db");
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> BackoffPolicy.fromConfig(block));
+    assertEquals(
+        "budget (String: 1): \"db\" cannot be looked up: budgets are defined at supervision-backoff.budgets.<name>,"
+            + " which only BackoffPolicy.fromConfig(root, path) can see",
+        e.getMessage());
+  }
+
+  @Test
+  void sameBudgetBlockGivesEqualPolicies() {
+    String budgets = "a { permits = 1, period = 1s }\nb { permits = 1, period = 1s }";
+    assertEquals(read("budget = a", budgets), read("budget = a", budgets));
+    assertFalse(read("budget = a", budgets).equals(read("budget = b", budgets)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '`',
+      value = {
+        "permits = 0, period = 1s | supervision-backoff.budgets.db.permits: 0 is not allowed: permits must be >= 1 but was 0",
+        "permits = many, period = 1s | supervision-backoff.budgets.db.permits: \"many\" is not a whole number >= 1",
+        "period = 1s | supervision-backoff.budgets.db.permits: missing; expected a whole number >= 1",
+        "permits = 1 | supervision-backoff.budgets.db.period: missing; expected a duration >= 10ms",
+        "permits = 1, period = 1ms | supervision-backoff.budgets.db.period: \"1ms\" is not allowed: period must be >= PT0.01S but was PT0.001S",
+        "permits = 1, period = 1s, burst = 0 | supervision-backoff.budgets.db.burst: 0 is not allowed: burst must be >= 1 but was 0",
+        "permits = 1, period = 1s, burst = lots | supervision-backoff.budgets.db.burst: \"lots\" is not auto or a whole number >= 1",
+        "permits = 1, period = 1s, cluster-wide = maybe | supervision-backoff.budgets.db.cluster-wide: \"maybe\" is not one of on, off, true, false, yes, no",
+        "permits = 1, period = 1s, rate = 5 | supervision-backoff.budgets.db.rate: unknown setting; a restart budget block has only permits, period, burst, cluster-wide",
+      })
+  void badBudgetValueNamesItsFullPath(String budget, String message) {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> read("budget = db", "db { " + budget + " }"));
+    assertEquals(message, e.getMessage());
+  }
+
+  @Test
+  void undefinedBudgetIsRejected() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> read("budget = orders-db", "other { permits = 1, period = 1s }"));
+    assertEquals(
+        PATH + ".budget: \"orders-db\" is not defined: expected supervision-backoff.budgets.orders-db"
+            + " { permits = ..., period = ... }",
+        e.getMessage());
   }
 
   // ---------------------------------------------------------------- bad values

@@ -102,7 +102,7 @@ final class BackoffPolicyTest {
         "BackoffPolicy{minBackoff=PT0.1S, maxBackoff=PT1S, multiplier=2.0, jitter=full, resetAfter=PT0.55S,"
             + " maxRestarts=3, stashCapacity=1000, stopOn=[], randomSeed=1, maxRetryAfter=PT1H,"
             + " logLevel=WARN, criticalLogLevel=ERROR, criticalLogLevelAfter=2147483647,"
-            + " loggingEnabled=true, listeners=0, eventStreamPublishing=false}",
+            + " loggingEnabled=true, listeners=0, budget=none, eventStreamPublishing=false}",
         a.toString());
   }
 

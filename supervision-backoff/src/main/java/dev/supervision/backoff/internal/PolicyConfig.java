@@ -4,16 +4,17 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigRenderOptions;
+import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.Jitter;
+import dev.supervision.backoff.RestartBudget;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.Function;
 import org.slf4j.event.Level;
@@ -30,11 +31,24 @@ import org.slf4j.event.Level;
  * value as written in HOCON, then what is allowed; for example {@code
  * my-service.worker-backoff.jitter: "fulll" is not one of full, equal, decorrelated, none}. Keys
  * that are not settings are rejected too, since they are almost always typos.
+ *
+ * <p>{@code budget} names a {@link RestartBudget} defined at {@value #BUDGETS_PATH}{@code .<name>}
+ * in the root config, with defaults from {@value #BUDGET_DEFAULTS_PATH}; its values are checked the
+ * same way.
  */
 public final class PolicyConfig {
 
   /** Where the library's defaults live, in {@code reference.conf} and, optionally, overridden. */
   public static final String DEFAULTS_PATH = "supervision-backoff.default-policy";
+
+  /** Where restart budgets are defined, one block per name. */
+  public static final String BUDGETS_PATH = "supervision-backoff.budgets";
+
+  /** The defaults of every budget block. */
+  public static final String BUDGET_DEFAULTS_PATH = "supervision-backoff.default-budget";
+
+  /** Every key of a budget block. */
+  public static final List<String> BUDGET_KEYS = List.of("permits", "period", "burst", "cluster-wide");
 
   /** Every key of a policy block, in the order of {@code reference.conf}. */
   public static final List<String> KEYS =
@@ -71,41 +85,46 @@ public final class PolicyConfig {
           Map.entry("critical-log-level", "one of error, warn, info, debug, trace"),
           Map.entry("critical-log-level-after", "off or a whole number >= 1"),
           Map.entry("logging-enabled", "one of on, off, true, false, yes, no"),
-          Map.entry("publish-events", "one of on, off, true, false, yes, no"));
+          Map.entry("publish-events", "one of on, off, true, false, yes, no"),
+          Map.entry("permits", "a whole number >= 1"),
+          Map.entry("period", "a duration >= 10ms"),
+          Map.entry("burst", "auto or a whole number >= 1"),
+          Map.entry("cluster-wide", "one of on, off, true, false, yes, no"));
 
   private static final List<String> JITTERS = List.of("full", "equal", "decorrelated", "none");
   private static final List<String> LEVELS = List.of("error", "warn", "info", "debug", "trace");
 
+  /** The whole config, where budgets are defined; null when only a block was given. */
+  private final Config root;
   private final Config block;
   private final Config defaults;
   private final String prefix;
+  private final String defaultsPath;
+  private final List<String> keys;
 
-  private PolicyConfig(Config block, Config defaults, String prefix) {
+  private PolicyConfig(
+      Config root, Config block, Config defaults, String prefix, String defaultsPath, List<String> keys) {
+    this.root = root;
     this.block = block;
     this.defaults = defaults;
     this.prefix = prefix;
+    this.defaultsPath = defaultsPath;
+    this.keys = keys;
   }
-
-  /**
-   * What a policy block says: the policy, and the budget name that the policy type cannot hold yet.
-   *
-   * @param policy the policy, with every setting of the block applied
-   * @param budget the value of {@code budget}, or empty if it is {@code null} or absent
-   */
-  public record Parsed(BackoffPolicy policy, Optional<String> budget) {}
 
   /**
    * Reads a block whose path in the application's config is not known: messages name the key
    * relative to the block and where its value came from (file and line when it came from a file).
    *
    * @param block the policy block
-   * @return the parsed block
+   * @return the policy
    * @throws NullPointerException if {@code block} is {@code null}
-   * @throws IllegalArgumentException if a key is unknown or a value is not allowed
+   * @throws IllegalArgumentException if a key is unknown, a value is not allowed, or the block
+   *     names a budget (which only the root config can define)
    */
-  public static Parsed read(Config block) {
+  public static BackoffPolicy read(Config block) {
     Objects.requireNonNull(block, "config must not be null");
-    return new PolicyConfig(block, libraryDefaults(), "").parse();
+    return new PolicyConfig(null, block, library(DEFAULTS_PATH), "", DEFAULTS_PATH, KEYS).parse();
   }
 
   /**
@@ -115,20 +134,26 @@ public final class PolicyConfig {
    *
    * @param root the whole config, for example {@code system.settings().config()}
    * @param path the path of the policy block in {@code root}
-   * @return the parsed block
+   * @return the policy
    * @throws NullPointerException if an argument is {@code null}
-   * @throws IllegalArgumentException if there is no block at {@code path}, a key is unknown or a
-   *     value is not allowed
+   * @throws IllegalArgumentException if there is no block at {@code path}, a key is unknown, a
+   *     value is not allowed, or the budget it names is not defined or not valid
    */
-  public static Parsed read(Config root, String path) {
+  public static BackoffPolicy read(Config root, String path) {
     Objects.requireNonNull(root, "root must not be null");
     Objects.requireNonNull(path, "path must not be null");
     Config block = block(root, path);
-    Config defaults = libraryDefaults();
-    if (root.hasPathOrNull(DEFAULTS_PATH)) {
-      defaults = block(root, DEFAULTS_PATH).withFallback(defaults);
+    return new PolicyConfig(root, block, defaults(root, DEFAULTS_PATH), path + ".", DEFAULTS_PATH, KEYS)
+        .parse();
+  }
+
+  /** The defaults at {@code path}: the root's, if it has them, over the library's. */
+  private static Config defaults(Config root, String path) {
+    Config defaults = library(path);
+    if (root.hasPathOrNull(path)) {
+      defaults = block(root, path).withFallback(defaults);
     }
-    return new PolicyConfig(block, defaults, path + ".").parse();
+    return defaults;
   }
 
   private static Config block(Config root, String path) {
@@ -146,21 +171,25 @@ public final class PolicyConfig {
     }
   }
 
-  private static Config libraryDefaults() {
+  private static Config library(String path) {
     // cached by ConfigFactory per class loader
-    return ConfigFactory.defaultReference(PolicyConfig.class.getClassLoader()).getConfig(DEFAULTS_PATH);
+    return ConfigFactory.defaultReference(PolicyConfig.class.getClassLoader()).getConfig(path);
   }
 
   // ---------------------------------------------------------------- parsing
 
-  private Parsed parse() {
+  private void rejectUnknownKeys(String what) {
     TreeSet<String> unknown = new TreeSet<>(block.root().keySet());
-    KEYS.forEach(unknown::remove);
+    keys.forEach(unknown::remove);
     if (!unknown.isEmpty()) {
       String key = unknown.first();
       throw new IllegalArgumentException(
-          where(key, block) + ": unknown setting; a backoff policy block has only " + String.join(", ", KEYS));
+          where(key, block) + ": unknown setting; " + what + " has only " + String.join(", ", keys));
     }
+  }
+
+  private BackoffPolicy parse() {
+    rejectUnknownKeys("a backoff policy block");
     Duration min = duration("min-backoff");
     Duration max = duration("max-backoff");
     BackoffPolicy policy;
@@ -200,20 +229,51 @@ public final class PolicyConfig {
     }
     policy = policy.withLoggingEnabled(bool("logging-enabled"));
     policy = policy.withEventStreamPublishing(bool("publish-events"));
-    return new Parsed(policy, budget());
+    RestartBudget budget = budget();
+    return budget == null ? policy : policy.withBudget(budget);
   }
 
-  private Optional<String> budget() {
+  private RestartBudget budget() {
     Config source = source("budget");
     if (!source.hasPath("budget")) {
-      return Optional.empty(); // absent or null
+      return null; // absent or null
     }
     ConfigValue value = source.getValue("budget");
     Object raw = value.unwrapped();
     if (value.valueType() != ConfigValueType.STRING || ((String) raw).isBlank()) {
       throw bad("budget", "is not a restart budget's name (a non-empty string) or null");
     }
-    return Optional.of(((String) raw).trim());
+    String name = ((String) raw).trim();
+    if (root == null) {
+      throw bad("budget", "cannot be looked up: budgets are defined at " + BUDGETS_PATH
+          + ".<name>, which only BackoffPolicy.fromConfig(root, path) can see");
+    }
+    String path = ConfigUtil.joinPath("supervision-backoff", "budgets", name);
+    if (!root.hasPathOrNull(path)) {
+      throw bad("budget", "is not defined: expected " + path + " { permits = ..., period = ... }");
+    }
+    return new PolicyConfig(
+            root, block(root, path), defaults(root, BUDGET_DEFAULTS_PATH), path + ".",
+            BUDGET_DEFAULTS_PATH, BUDGET_KEYS)
+        .parseBudget(name);
+  }
+
+  private RestartBudget parseBudget(String name) {
+    rejectUnknownKeys("a restart budget block");
+    int permits = integer("permits", "a whole number >= 1");
+    Duration period = duration("period");
+    RestartBudget budget;
+    try {
+      budget = RestartBudget.of(name, permits, period);
+    } catch (IllegalArgumentException e) {
+      // Require names the parameter first: "permits must be ..." or "period must be ..."
+      throw invalid(e.getMessage().startsWith("permits") ? "permits" : "period", e);
+    }
+    if (!isWord("burst", "auto")) {
+      int burst = integer("burst", "auto or a whole number >= 1");
+      budget = apply(budget, "burst", b -> b.withBurst(burst));
+    }
+    return bool("cluster-wide") ? budget.clusterWide() : budget;
   }
 
   // ---------------------------------------------------------------- one value
@@ -226,14 +286,13 @@ public final class PolicyConfig {
     if (defaults.hasPathOrNull(key)) {
       return defaults;
     }
-    throw new IllegalArgumentException(
-        where(key, block) + ": missing, and " + DEFAULTS_PATH + "." + key + " has no default either");
+    throw new IllegalArgumentException(where(key, block) + ": missing; expected " + NON_NULL.get(key));
   }
 
   /** The full path of {@code key} as the message should name it. */
   private String where(String key, Config source) {
     if (source != block) {
-      return DEFAULTS_PATH + "." + key;
+      return defaultsPath + "." + key;
     }
     if (!prefix.isEmpty()) {
       return prefix + key;
@@ -262,9 +321,9 @@ public final class PolicyConfig {
     return e;
   }
 
-  private BackoffPolicy apply(BackoffPolicy policy, String key, Function<BackoffPolicy, BackoffPolicy> change) {
+  private <T> T apply(T value, String key, Function<T, T> change) {
     try {
-      return change.apply(policy);
+      return change.apply(value);
     } catch (IllegalArgumentException e) {
       throw invalid(key, e);
     }
