@@ -52,10 +52,19 @@ import org.apache.pekko.actor.typed.ActorRef;
  *       {@code resetAfter} without failure ({@link BackoffEvent.BackoffReset})</td></tr>
  *   <tr><td>{@value #STOPPED_DURING_BACKOFF}</td><td>counter</td><td>actors stopped from outside
  *       while they waited ({@link BackoffEvent.StoppedDuringBackoff})</td></tr>
+ *   <tr><td>{@value #BUDGET_WAITS}</td><td>counter, tag {@value #BUDGET_TAG}</td><td>restarts that
+ *       asked a {@link dev.supervision.backoff.RestartBudget} for a permit ({@link
+ *       BackoffEvent.WaitingForPermit})</td></tr>
+ *   <tr><td>{@value #BUDGET_WAITING}</td><td>gauge, tag {@value #BUDGET_TAG}</td><td>actors waiting
+ *       for a permit right now</td></tr>
+ *   <tr><td>{@value #BUDGET_WAIT}</td><td>timer, tag {@value #BUDGET_TAG}</td><td>how long each
+ *       granted permit was waited for, from {@link BackoffEvent.WaitingForPermit} to {@link
+ *       BackoffEvent.PermitGranted}, by the registry's clock</td></tr>
  * </table>
  *
- * <p>Every meter is registered when the listener is made, so dashboards see zeros rather than
- * missing series. Budget-wait meters will join when restart budgets exist.
+ * <p>Every meter but the budget meters is registered when the listener is made, so dashboards see
+ * zeros rather than missing series; the budget meters are registered when an actor first asks a
+ * budget for a permit, since only then is the budget's name known.
  *
  * <p>Thread-safe. The listener is called on the actors' threads; it does a few atomic updates per
  * event and never blocks.
@@ -78,6 +87,14 @@ public final class BackoffMetrics {
   public static final String RESETS = "supervision.backoff.resets";
   /** Counter of actors stopped from outside during their backoff. */
   public static final String STOPPED_DURING_BACKOFF = "supervision.backoff.stopped.during.backoff";
+  /** Counter of restarts that asked a restart budget for a permit, tagged by {@value #BUDGET_TAG}. */
+  public static final String BUDGET_WAITS = "supervision.backoff.budget.waits";
+  /** Gauge of the actors waiting for a permit of a restart budget, tagged by {@value #BUDGET_TAG}. */
+  public static final String BUDGET_WAITING = "supervision.backoff.budget.waiting";
+  /** Timer of the waits for a permit of a restart budget, tagged by {@value #BUDGET_TAG}. */
+  public static final String BUDGET_WAIT = "supervision.backoff.budget.wait";
+  /** The tag of the budget meters that carries the budget's name. */
+  public static final String BUDGET_TAG = "budget";
   /** The tag that carries the name given to {@link #listener(MeterRegistry, String)}. */
   public static final String NAME_TAG = "name";
   /** The tag of {@value #GIVE_UPS} that carries the reason. */
@@ -114,8 +131,8 @@ public final class BackoffMetrics {
    *
    * @param registry where the meters are registered
    * @param name the value of the {@value #NAME_TAG} tag
-   * @param tags more tags, for example the service; must not use the keys {@value #NAME_TAG} or
-   *     {@value #REASON_TAG}
+   * @param tags more tags, for example the service; must not use the keys {@value #NAME_TAG},
+   *     {@value #REASON_TAG} or {@value #BUDGET_TAG}
    * @return the listener
    * @throws NullPointerException if an argument is {@code null}
    * @throws IllegalArgumentException if {@code name} is blank or {@code tags} uses a reserved key
@@ -128,7 +145,7 @@ public final class BackoffMetrics {
       throw new IllegalArgumentException("name must not be blank but was \"" + name + "\"");
     }
     for (Tag tag : tags) {
-      if (tag.getKey().equals(NAME_TAG) || tag.getKey().equals(REASON_TAG)) {
+      if (tag.getKey().equals(NAME_TAG) || tag.getKey().equals(REASON_TAG) || tag.getKey().equals(BUDGET_TAG)) {
         throw new IllegalArgumentException(
             "tags must not use the key " + tag.getKey() + " (reserved) but had " + tag);
       }
@@ -153,9 +170,42 @@ public final class BackoffMetrics {
     private final Map<BackoffEvent.Reason, Counter> giveUps = new EnumMap<>(BackoffEvent.Reason.class);
     private final Counter resets;
     private final Counter stoppedDuringBackoff;
+    private final MeterRegistry registry;
+    private final Tags tags;
+    private final Map<String, BudgetMeters> budgets = new ConcurrentHashMap<>();
+    /** When each waiting actor asked for its permit, by the registry's clock. */
+    private final Map<ActorRef<?>, Long> waitingSince = new ConcurrentHashMap<>();
+
+    /** The meters of one restart budget, registered when an actor first asks it for a permit. */
+    private final class BudgetMeters {
+      final Counter waits;
+      final Timer wait;
+      final Set<ActorRef<?>> waiting = ConcurrentHashMap.newKeySet();
+
+      BudgetMeters(String budget) {
+        Tags budgetTags = tags.and(BUDGET_TAG, budget);
+        waits =
+            Counter.builder(BUDGET_WAITS)
+                .description("Restarts that asked a restart budget for a permit")
+                .tags(budgetTags)
+                .register(registry);
+        wait =
+            Timer.builder(BUDGET_WAIT)
+                .description("Waits for a permit of a restart budget")
+                .tags(budgetTags)
+                .register(registry);
+        Gauge.builder(BUDGET_WAITING, waiting, Set::size)
+            .description("Supervised actors waiting for a permit of a restart budget")
+            .tags(budgetTags)
+            .strongReference(true)
+            .register(registry);
+      }
+    }
 
     MetricsListener(MeterRegistry registry, Tags tags, String name) {
       this.name = name;
+      this.registry = registry;
+      this.tags = tags;
       restartsScheduled =
           Counter.builder(RESTARTS_SCHEDULED)
               .description("Failures of supervised actors that scheduled a restart")
@@ -214,12 +264,31 @@ public final class BackoffMetrics {
         inBackoff.remove(event.actor());
       } else if (event instanceof BackoffEvent.GaveUp e) {
         giveUps.get(e.reason()).increment();
-        inBackoff.remove(e.actor()); // a restart that failed in setup gives up from the backoff
+        leftBackoff(e.actor()); // a restart that failed in setup gives up from the backoff
       } else if (event instanceof BackoffEvent.StoppedDuringBackoff) {
         stoppedDuringBackoff.increment();
-        inBackoff.remove(event.actor());
+        leftBackoff(event.actor());
       } else if (event instanceof BackoffEvent.BackoffReset) {
         resets.increment();
+      } else if (event instanceof BackoffEvent.WaitingForPermit e) {
+        BudgetMeters meters = budgets.computeIfAbsent(e.budget(), BudgetMeters::new);
+        meters.waits.increment();
+        meters.waiting.add(e.actor());
+        waitingSince.put(e.actor(), registry.config().clock().monotonicTime());
+      } else if (event instanceof BackoffEvent.PermitGranted e) {
+        BudgetMeters meters = budgets.computeIfAbsent(e.budget(), BudgetMeters::new);
+        meters.waiting.remove(e.actor());
+        Long since = waitingSince.remove(e.actor());
+        if (since != null) {
+          meters.wait.record(registry.config().clock().monotonicTime() - since, TimeUnit.NANOSECONDS);
+        }
+      }
+    }
+
+    private void leftBackoff(ActorRef<?> actor) {
+      inBackoff.remove(actor);
+      if (waitingSince.remove(actor) != null) {
+        budgets.values().forEach(m -> m.waiting.remove(actor));
       }
     }
 

@@ -10,6 +10,9 @@ import dev.supervision.backoff.BackoffListener;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
+import dev.supervision.backoff.RestartBudget;
+import io.micrometer.core.instrument.MockClock;
+import io.micrometer.core.instrument.simple.SimpleConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -163,6 +166,66 @@ final class BackoffMetricsTest {
   }
 
   @Test
+  void budgetWaitsAreCountedAndTimedByTheRegistryClock() {
+    MockClock clock = new MockClock();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry(SimpleConfig.DEFAULT, clock);
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    // one restart per second, one at a time: the second of two actors waits a whole second
+    RestartBudget budget = RestartBudget.of("metrics-db", 1, Duration.ofSeconds(1)).withBurst(1);
+    BackoffPolicy policy =
+        POLICY.withBudget(budget)
+            .withListener(BackoffMetrics.listener(registry, "budgeted"))
+            .withListener(events.ref()::tell);
+    TestProbe<String> pa = testKit.createTestProbe();
+    TestProbe<String> pb = testKit.createTestProbe();
+    ActorRef<String> a = testKit.spawn(BackoffSupervisor.wrap(worker(pa.ref()), policy));
+    ActorRef<String> b = testKit.spawn(BackoffSupervisor.wrap(worker(pb.ref()), policy));
+    pa.expectMessage("started");
+    pb.expectMessage("started");
+    a.tell("fail");
+    b.tell("fail");
+    pa.expectMessage("preRestart");
+    pb.expectMessage("preRestart");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+
+    clock.add(Duration.ofMillis(100));
+    time.timePasses(Duration.ofMillis(100));
+    // both ask; the first is granted at once and restarts (events of two actors, in any order)
+    java.util.Map<Class<?>, Integer> kinds = new java.util.HashMap<>();
+    for (int i = 0; i < 4; i++) {
+      kinds.merge(events.receiveMessage().getClass(), 1, Integer::sum);
+    }
+    assertEquals(
+        java.util.Map.of(
+            BackoffEvent.WaitingForPermit.class, 2,
+            BackoffEvent.PermitGranted.class, 1,
+            BackoffEvent.Restarted.class, 1),
+        kinds);
+    var waits = registry.get(BackoffMetrics.BUDGET_WAITS).tag(BackoffMetrics.BUDGET_TAG, "metrics-db").counter();
+    var waiting = registry.get(BackoffMetrics.BUDGET_WAITING).tag(BackoffMetrics.BUDGET_TAG, "metrics-db").gauge();
+    var wait = registry.get(BackoffMetrics.BUDGET_WAIT).tag(BackoffMetrics.BUDGET_TAG, "metrics-db").timer();
+    assertEquals(2.0, waits.count());
+    assertEquals(1.0, waiting.value());
+    assertEquals(1, wait.count());
+    assertEquals(0.0, wait.totalTime(TimeUnit.MILLISECONDS));
+    assertEquals(1.0, gauge(registry, BackoffMetrics.IN_BACKOFF, "budgeted"));
+
+    clock.add(Duration.ofSeconds(1));
+    time.timePasses(Duration.ofSeconds(1));
+    events.expectMessageClass(BackoffEvent.PermitGranted.class);
+    events.expectMessageClass(BackoffEvent.Restarted.class);
+    assertEquals(0.0, waiting.value());
+    assertEquals(2, wait.count());
+    assertEquals(1000.0, wait.totalTime(TimeUnit.MILLISECONDS));
+    assertEquals(1000.0, wait.max(TimeUnit.MILLISECONDS));
+    assertEquals(0.0, gauge(registry, BackoffMetrics.IN_BACKOFF, "budgeted"));
+    assertEquals("budgeted", wait.getId().getTag(BackoffMetrics.NAME_TAG));
+    testKit.stop(a);
+    testKit.stop(b);
+  }
+
+  @Test
   void resetIsCounted() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     TestProbe<BackoffEvent> events = testKit.createTestProbe();
@@ -216,6 +279,9 @@ final class BackoffMetricsTest {
         assertThrows(NullPointerException.class, () -> BackoffMetrics.listener(registry, null)).getMessage());
     assertEquals("name must not be blank but was \" \"",
         assertThrows(IllegalArgumentException.class, () -> BackoffMetrics.listener(registry, " ")).getMessage());
+    assertEquals("tags must not use the key budget (reserved) but had tag(budget=x)",
+        assertThrows(IllegalArgumentException.class,
+            () -> BackoffMetrics.listener(registry, "w", Tags.of("budget", "x"))).getMessage());
     assertEquals("tags must not use the key name (reserved) but had tag(name=x)",
         assertThrows(IllegalArgumentException.class,
             () -> BackoffMetrics.listener(registry, "w", Tags.of("name", "x"))).getMessage());

@@ -330,7 +330,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       log(jctx, Level.DEBUG, null, "Supervised actor [{}] waits for a permit of restart budget [{}] (attempt {})",
           jctx.getSelf().path(), budget, restarts);
     }
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.WaitingForPermit(jctx.getSelf(), restarts, budget));
     }
     return Behaviors.same();
@@ -338,7 +338,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
 
   private Behavior<T> onPermit(TypedActorContext<Object> ctx) {
     permitRequested = false;
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       ActorContext<Object> jctx = ctx.asJava();
       emit(jctx, new BackoffEvent.PermitGranted(jctx.getSelf(), restarts, policy.getBudget().get().getName()));
     }
