@@ -122,6 +122,26 @@ final class EventStreamPublishingTest {
   }
 
   @Test
+  void publishesBudgetEvents() {
+    TestProbe<BackoffEvent> events = subscriber();
+    TestProbe<String> probe = testKit.createTestProbe();
+    BackoffPolicy policy =
+        POLICY.withBudget(RestartBudget.of("event-stream-db", 10, Duration.ofSeconds(1)))
+            .withEventStreamPublishing(true);
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    probe.expectMessage("preRestart");
+    assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    assertEquals(new BackoffEvent.WaitingForPermit(actor, 1, "event-stream-db"), events.receiveMessage());
+    assertEquals(new BackoffEvent.PermitGranted(actor, 1, "event-stream-db"), events.receiveMessage());
+    assertEquals(new BackoffEvent.Restarted(actor, 1), events.receiveMessage());
+    testKit.stop(actor);
+  }
+
+  @Test
   void offByDefault() {
     assertFalse(POLICY.isEventStreamPublishing());
     assertTrue(POLICY.withEventStreamPublishing(true).isEventStreamPublishing());
