@@ -22,7 +22,9 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  *   max-backoff = 5s
  *   jitter = full
  *   publish-events = on
+ *   budget = worker-db
  * }
+ * supervision-backoff.budgets.worker-db { permits = 50, period = 1s }
  * }</pre>
  */
 public final class ConfiguredWorkerExample {

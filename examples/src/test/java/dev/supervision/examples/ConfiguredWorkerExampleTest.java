@@ -83,6 +83,9 @@ final class ConfiguredWorkerExampleTest {
 
     worker.tell(new Process("b", replies.ref())); // stashed during the backoff
     time.timePasses(scheduled.delay());
+    // the policy names the budget worker-db, which has permits to spare: granted at once
+    assertEquals(new BackoffEvent.WaitingForPermit(worker, 1, "worker-db"), events.receiveMessage());
+    assertEquals(new BackoffEvent.PermitGranted(worker, 1, "worker-db"), events.receiveMessage());
     assertEquals(new BackoffEvent.Restarted(worker, 1), events.receiveMessage());
     replies.expectMessage("done:b");
 
