@@ -49,6 +49,7 @@ final class ConfiguredWorkerExampleTest {
     BackoffEvent.RestartScheduled marker =
         new BackoffEvent.RestartScheduled(alerts.ref(), 0, Duration.ZERO, new RuntimeException("marker"));
     alerts.awaitAssert(
+        Duration.ofSeconds(10),
         () -> {
           testKit.system().eventStream().tell(new EventStream.Publish<>(marker));
           alerts.expectMessage(Duration.ofMillis(100), "[" + alerts.ref().path() + "] restart 0 in 0 ms after "
