@@ -46,18 +46,20 @@ final class RowLog implements AutoCloseable {
   }
 
   /**
-   * Restores standard error, deletes the file if nothing was written, and summarises it otherwise.
+   * Restores standard error, deletes the file if nothing (or only SLF4J's start-up notice) was
+   * written, and summarises it otherwise.
    *
    * @return a one-line summary, or an empty string if the row printed nothing
    */
   String finish() {
     close();
     try {
-      if (Files.size(file) == 0) {
+      String text = Files.readString(file, StandardCharsets.UTF_8);
+      // SLF4J's notice that it replayed the calls made while it initialised is not worth a line
+      if (text.lines().allMatch(line -> line.isBlank() || line.startsWith("SLF4J(W): "))) {
         Files.delete(file);
         return "";
       }
-      String text = Files.readString(file, StandardCharsets.UTF_8);
       Matcher m = FATAL.matcher(text);
       int fatal = 0;
       String kind = null;
