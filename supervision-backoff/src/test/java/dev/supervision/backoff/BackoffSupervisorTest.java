@@ -1,45 +1,305 @@
 package dev.supervision.backoff;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.ChildFailed;
+import org.apache.pekko.actor.typed.Terminated;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
-/** Behaviour point 1 and 2: restarts come after the policy's delays, timed by ManualTime. */
+/**
+ * Behaviour points 1-4 and 7-9 of the core issue: when restarts happen, under ManualTime. Each test
+ * advances time to one millisecond before a deadline, waits in real time to prove nothing happened,
+ * then crosses the deadline.
+ */
 final class BackoffSupervisorTest {
 
   static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
   static final ManualTime time = ManualTime.get(testKit.system());
+  static final Duration QUIET = Duration.ofMillis(150);
 
   @AfterAll
   static void shutdown() {
     testKit.shutdownTestKit();
   }
 
+  static BackoffPolicy unjittered() {
+    return BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+        .withJitter(Jitter.none())
+        .withResetAfter(Duration.ofHours(1));
+  }
+
+  /** Advances to 1 ms before {@code delay}, proves silence, then crosses it and expects a start. */
+  static void expectRestartAfter(TestProbe<String> probe, Duration delay, String startMessage) {
+    time.timePasses(delay.minusMillis(1));
+    probe.expectNoMessage(QUIET);
+    time.timePasses(Duration.ofMillis(1));
+    probe.expectMessage(startMessage);
+  }
+
   @Test
   void restartsExactlyAfterEachUnjitteredDelay() {
     TestProbe<String> probe = testKit.createTestProbe();
-    BackoffPolicy policy =
-        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
-            .withJitter(Jitter.none())
-            .withResetAfter(Duration.ofHours(1));
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
     probe.expectMessage("started");
-    long[] expected = {100, 200, 400, 800, 1000, 1000};
-    for (long ms : expected) {
+    for (long ms : new long[] {100, 200, 400, 800, 1000, 1000}) {
       actor.tell("fail");
       probe.expectMessage("preRestart");
-      time.timePasses(Duration.ofMillis(ms - 1));
-      probe.expectNoMessage(Duration.ofMillis(150));
-      time.timePasses(Duration.ofMillis(1));
-      probe.expectMessage("started");
+      expectRestartAfter(probe, Duration.ofMillis(ms), "started");
     }
     actor.tell("hello");
-    assertEquals("got:hello", probe.receiveMessage());
+    probe.expectMessage("got:hello");
+  }
+
+  @Test
+  void restartsAFailedSetupWithBackoff() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    AtomicInteger failStarts = new AtomicInteger(2);
+    testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref(), failStarts), unjittered()));
+    probe.expectMessage("setup-failed"); // the first start
+    time.timePasses(Duration.ofMillis(99));
+    probe.expectNoMessage(QUIET);
+    time.timePasses(Duration.ofMillis(1));
+    probe.expectMessage("setup-failed"); // restart 1 fails too: next delay is 200 ms
+    time.timePasses(Duration.ofMillis(199));
+    probe.expectNoMessage(QUIET);
+    time.timePasses(Duration.ofMillis(1));
+    probe.expectMessage("started");
+  }
+
+  @Test
+  void restartsAfterAFailureInSignalHandling() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    ActorRef<String> watched = testKit.spawn(Behaviors.<String>empty());
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx -> {
+              probe.ref().tell("started");
+              ctx.watch(watched);
+              return Behaviors.receive(String.class)
+                  .onSignal(Terminated.class, t -> {
+                    throw new TestChild.Boom("signal");
+                  })
+                  .build();
+            });
+    testKit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    probe.expectMessage("started");
+    testKit.stop(watched);
+    expectRestartAfter(probe, Duration.ofMillis(100), "started");
+  }
+
+  @Test
+  void resetsTheCountAfterRunningResetAfterWithoutFailure() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    BackoffPolicy policy = unjittered().withResetAfter(Duration.ofMillis(500));
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    probe.expectMessage("preRestart");
+    expectRestartAfter(probe, Duration.ofMillis(100), "started");
+    actor.tell("fail");
+    probe.expectMessage("preRestart");
+    expectRestartAfter(probe, Duration.ofMillis(200), "started");
+    // runs 499 ms: not enough, the next delay is still the third one
+    time.timePasses(Duration.ofMillis(499));
+    actor.tell("fail");
+    probe.expectMessage("preRestart");
+    expectRestartAfter(probe, Duration.ofMillis(400), "started");
+    // runs 500 ms: the count resets, the next delay is the first one again
+    time.timePasses(Duration.ofMillis(500));
+    actor.tell("ping");
+    probe.expectMessage("got:ping");
+    actor.tell("fail");
+    probe.expectMessage("preRestart");
+    expectRestartAfter(probe, Duration.ofMillis(100), "started");
+  }
+
+  record SignalSeen(Terminated signal) {}
+
+  @Test
+  void stopsOnTheFailureAfterMaxRestartsAndTheParentSeesIt() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<Object> parentProbe = testKit.createTestProbe();
+    BackoffPolicy policy = unjittered().withMaxRestarts(2);
+    Behavior<Void> parent =
+        Behaviors.setup(
+            ctx -> {
+              ActorRef<String> child = ctx.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "child");
+              ctx.watch(child);
+              parentProbe.ref().tell(child);
+              return Behaviors.<Void>receive(Void.class)
+                  .onSignal(Terminated.class, t -> {
+                    parentProbe.ref().tell(new SignalSeen(t)); // a Signal sent as a message would arrive as a signal
+                    return Behaviors.same();
+                  })
+                  .build();
+            });
+    testKit.spawn(parent);
+    @SuppressWarnings("unchecked")
+    ActorRef<String> child = (ActorRef<String>) parentProbe.receiveMessage();
+    probe.expectMessage("started");
+    child.tell("fail");
+    probe.expectMessage("preRestart");
+    expectRestartAfter(probe, Duration.ofMillis(100), "started");
+    child.tell("fail");
+    probe.expectMessage("preRestart");
+    expectRestartAfter(probe, Duration.ofMillis(200), "started");
+    child.tell("fail"); // the failure after 2 restarts
+    probe.expectMessage("postStop");
+    Object terminated = ((SignalSeen) parentProbe.receiveMessage()).signal();
+    assertTrue(terminated instanceof ChildFailed, "parent sees ChildFailed but got " + terminated);
+    assertEquals(child, ((ChildFailed) terminated).getRef());
+    assertTrue(((ChildFailed) terminated).getCause() instanceof TestChild.Boom);
+    time.timePasses(Duration.ofSeconds(2));
+    probe.expectNoMessage(QUIET);
+  }
+
+  @Test
+  void maxRestartsZeroStopsOnTheFirstFailure() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered().withMaxRestarts(0)));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    probe.expectMessage("postStop");
+    probe.expectTerminated(actor);
+  }
+
+  @Test
+  void stopsAtOnceOnAPermanentFailure() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    BackoffPolicy policy = unjittered().withStopOn(IllegalArgumentException.class);
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    probe.expectMessage("started");
+    actor.tell("fail"); // transient: restarted
+    probe.expectMessage("preRestart");
+    expectRestartAfter(probe, Duration.ofMillis(100), "started");
+    actor.tell("illegal"); // permanent: no PreRestart, no restart
+    probe.expectMessage("postStop");
+    probe.expectTerminated(actor);
+    time.timePasses(Duration.ofSeconds(2));
+    probe.expectNoMessage(QUIET);
+  }
+
+  @Test
+  void stopsOnAPermanentFailureFoundInTheCauseChain() {
+    BackoffPolicy policy = unjittered().withStopOn(IllegalArgumentException.class);
+    assertTrue(policy.isPermanent(new RuntimeException(new IllegalArgumentException("inner"))));
+    assertTrue(policy.isPermanent(new NumberFormatException("subclass")));
+    assertTrue(!policy.isPermanent(new IllegalStateException("other")));
+  }
+
+  @Test
+  void waitsAtLeastTheRetryAfterHint() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    probe.expectMessage("started");
+    actor.tell("retry-after:PT3S"); // above the 1 s cap: the hint wins
+    probe.expectMessage("preRestart");
+    expectRestartAfter(probe, Duration.ofSeconds(3), "started");
+    actor.tell("retry-after:PT0.05S"); // below the policy's delay (200 ms): the policy wins
+    probe.expectMessage("preRestart");
+    expectRestartAfter(probe, Duration.ofMillis(200), "started");
+  }
+
+  @Test
+  void limitsTheRetryAfterHintToMaxRetryAfter() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    BackoffPolicy policy = unjittered().withMaxRetryAfter(Duration.ofSeconds(2));
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    probe.expectMessage("started");
+    actor.tell("retry-after:PT10H");
+    probe.expectMessage("preRestart");
+    expectRestartAfter(probe, Duration.ofSeconds(2), "started");
+  }
+
+  @Test
+  void stoppingDuringTheBackoffStopsCleanly() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    List<BackoffEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    BackoffPolicy policy = unjittered().withListener(events::add);
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    probe.expectMessage("preRestart");
+    testKit.stop(actor);
+    time.timePasses(Duration.ofSeconds(5));
+    probe.expectNoMessage(QUIET); // no restart, and the failed behavior got PreRestart, not PostStop
+    assertTrue(events.get(events.size() - 1) instanceof BackoffEvent.StoppedDuringBackoff, events.toString());
+  }
+
+  @Test
+  void nestedSupervisorsEachKeepTheirOwnSchedule() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    BackoffPolicy outer = BackoffPolicy.exponential(Duration.ofSeconds(5), Duration.ofSeconds(5)).withJitter(Jitter.none());
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()), outer));
+    probe.expectMessage("started");
+    actor.tell("fail"); // handled by the inner supervisor: 100 ms
+    probe.expectMessage("preRestart");
+    expectRestartAfter(probe, Duration.ofMillis(100), "started");
+    actor.tell("ping");
+    probe.expectMessage("got:ping");
+  }
+
+  @Test
+  void rejectsAnAbstractBehaviorInstance() {
+    Behavior<String> instance =
+        Behaviors.setup(ctx -> new AbstractBehavior<String>(ctx) {
+          @Override
+          public Receive<String> createReceive() {
+            return newReceiveBuilder().build();
+          }
+        });
+    // a setup is fine; the instance itself is not
+    BackoffSupervisor.wrap(instance, unjittered());
+    class Direct extends AbstractBehavior<String> {
+      Direct(ActorContext<String> ctx) {
+        super(ctx);
+      }
+
+      @Override
+      public Receive<String> createReceive() {
+        return newReceiveBuilder().build();
+      }
+    }
+    List<Behavior<String>> direct = new ArrayList<>();
+    testKit.spawn(Behaviors.<String>setup(ctx -> {
+      direct.add(new Direct(ctx));
+      return Behaviors.empty();
+    }));
+    TestProbe<String> waitForSetup = testKit.createTestProbe();
+    waitForSetup.awaitAssert(() -> {
+      assertEquals(1, direct.size());
+      return null;
+    });
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> BackoffSupervisor.wrap(direct.get(0), unjittered()));
+    assertTrue(e.getMessage().startsWith("child must not be an AbstractBehavior instance"), e.getMessage());
+  }
+
+  @Test
+  void rejectsNullArguments() {
+    NullPointerException child =
+        assertThrows(NullPointerException.class, () -> BackoffSupervisor.wrap(null, unjittered()));
+    assertEquals("child must not be null", child.getMessage());
+    NullPointerException policy =
+        assertThrows(NullPointerException.class, () -> BackoffSupervisor.wrap(Behaviors.empty(), null));
+    assertEquals("policy must not be null", policy.getMessage());
   }
 }

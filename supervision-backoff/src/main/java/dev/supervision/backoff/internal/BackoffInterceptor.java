@@ -28,6 +28,8 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 import org.slf4j.event.Level;
 import scala.util.control.NonFatal;
 
@@ -53,6 +55,14 @@ import scala.util.control.NonFatal;
  * @param <T> the child's message type
  */
 public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> {
+
+  /**
+   * The supervisor's own logger. Not {@code ctx.getLog()}: Pekko names an actor's logger after the
+   * first class on the stack that asks for it, so asking from here would rename the user's logger
+   * for the rest of the actor's life. Every line names the actor's path and sets the {@code
+   * pekkoSource} MDC key as Pekko's actor loggers do.
+   */
+  static final Logger LOG = LoggerFactory.getLogger("dev.supervision.backoff.BackoffSupervisor");
 
   private final Behavior<T> initial;
   private final BackoffPolicy policy;
@@ -184,7 +194,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
         if (!NonFatal.apply(t)) {
           throw sneaky(t);
         }
-        jctx.getLog().error("Supervised actor [{}] failed in PreRestart", jctx.getSelf().path(), t);
+        log(jctx, Level.ERROR, t, "Supervised actor [{}] failed in PreRestart", jctx.getSelf().path());
       }
     }
     stopChildren(jctx);
@@ -214,9 +224,8 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     cancelOwnTimers();
     dropStash(ctx, "actor stopped by its backoff supervisor: " + reason);
     if (policy.isLoggingEnabled()) {
-      jctx.getLog().error(
-          "Supervised actor [{}] stopped after {} restarts ({}): {}",
-          jctx.getSelf().path(), restarts, reason, failure.toString(), failure);
+      log(jctx, Level.ERROR, failure, "Supervised actor [{}] stopped after {} restarts ({}): {}",
+          jctx.getSelf().path(), restarts, reason, failure.toString());
     }
     if (!policy.getListeners().isEmpty()) {
       emit(jctx, new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason));
@@ -228,7 +237,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
         if (!NonFatal.apply(t)) {
           throw sneaky(t);
         }
-        jctx.getLog().error("Supervised actor [{}] failed in PostStop", jctx.getSelf().path(), t);
+        log(jctx, Level.ERROR, t, "Supervised actor [{}] failed in PostStop", jctx.getSelf().path());
       }
     }
     return sneaky(failure);
@@ -297,7 +306,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     restartDue = false;
     resetTimer = jctx.scheduleOnce(policy.getResetAfter(), jctx.getSelf(), new Tick(this, ++generation, true));
     if (policy.isLoggingEnabled()) {
-      jctx.getLog().debug("Supervised actor [{}] restarted (attempt {})", jctx.getSelf().path(), restarts);
+      log(jctx, Level.DEBUG, null, "Supervised actor [{}] restarted (attempt {})", jctx.getSelf().path(), restarts);
     }
     if (!policy.getListeners().isEmpty()) {
       emit(jctx, new BackoffEvent.Restarted(jctx.getSelf(), restarts));
@@ -346,7 +355,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       schedule.reset();
     }
     if (policy.isLoggingEnabled()) {
-      jctx.getLog().debug("Supervised actor [{}] ran {} without failing: backoff reset after {} restarts",
+      log(jctx, Level.DEBUG, null, "Supervised actor [{}] ran {} without failing: backoff reset after {} restarts",
           jctx.getSelf().path(), policy.getResetAfter(), before);
     }
     if (!policy.getListeners().isEmpty()) {
@@ -361,7 +370,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     cancelOwnTimers();
     int dropped = dropStash(ctx, "actor stopped during its backoff");
     if (policy.isLoggingEnabled()) {
-      jctx.getLog().debug("Supervised actor [{}] stopped during its backoff; {} stashed messages dropped",
+      log(jctx, Level.DEBUG, null, "Supervised actor [{}] stopped during its backoff; {} stashed messages dropped",
           jctx.getSelf().path(), dropped);
     }
     if (!policy.getListeners().isEmpty()) {
@@ -448,11 +457,25 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       return;
     }
     Level level = restarts > policy.getCriticalLogLevelAfter() ? policy.getCriticalLogLevel() : policy.getLogLevel();
-    Logger log = jctx.getLog();
-    log.atLevel(level)
-        .setCause(failure)
-        .log("Supervised actor [{}] failed (attempt {}), restarting in {} ms: {}",
-            jctx.getSelf().path(), restarts, delay.toMillis(), failure.toString());
+    log(jctx, level, failure, "Supervised actor [{}] failed (attempt {}), restarting in {} ms: {}",
+        jctx.getSelf().path(), restarts, delay.toMillis(), failure.toString());
+  }
+
+  private static void log(ActorContext<Object> jctx, Level level, Throwable cause, String format, Object... args) {
+    if (!LOG.isEnabledForLevel(level)) {
+      return;
+    }
+    String previous = MDC.get("pekkoSource");
+    MDC.put("pekkoSource", jctx.getSelf().path().toString());
+    try {
+      LOG.atLevel(level).setCause(cause).log(format, args);
+    } finally {
+      if (previous == null) {
+        MDC.remove("pekkoSource");
+      } else {
+        MDC.put("pekkoSource", previous);
+      }
+    }
   }
 
   private void emit(ActorContext<Object> jctx, BackoffEvent event) {
@@ -463,7 +486,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
         if (!NonFatal.apply(t)) {
           throw sneaky(t);
         }
-        jctx.getLog().warn("BackoffListener [{}] threw on {}; ignored", listener, event, t);
+        log(jctx, Level.WARN, t, "BackoffListener [{}] threw on {}; ignored", listener, event);
       }
     }
   }

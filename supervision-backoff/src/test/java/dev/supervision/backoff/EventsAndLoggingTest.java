@@ -1,0 +1,213 @@
+package dev.supervision.backoff;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.event.Level;
+
+/** Behaviour point 10: events to listeners and log lines; and reproducible delays for a seed. */
+final class EventsAndLoggingTest {
+
+  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
+  static final ManualTime time = ManualTime.get(testKit.system());
+
+  @AfterAll
+  static void shutdown() {
+    testKit.shutdownTestKit();
+  }
+
+  static BackoffPolicy unjittered() {
+    return BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+        .withJitter(Jitter.none())
+        .withResetAfter(Duration.ofMillis(500));
+  }
+
+  @Test
+  void listenersSeeScheduledRestartedResetAndGaveUpInOrder() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    List<BackoffEvent> events = new CopyOnWriteArrayList<>();
+    BackoffPolicy policy = unjittered().withMaxRestarts(1).withListener(events::add);
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    probe.expectMessage("preRestart");
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    time.timePasses(Duration.ofMillis(500)); // reset
+    actor.tell("fail"); // attempt 1 again
+    probe.expectMessage("preRestart");
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    actor.tell("fail"); // after 1 restart: gives up
+    probe.expectMessage("postStop");
+    probe.expectTerminated(actor);
+
+    assertEquals(
+        List.of("RestartScheduled", "Restarted", "BackoffReset", "RestartScheduled", "Restarted", "GaveUp"),
+        events.stream().map(e -> e.getClass().getSimpleName()).collect(Collectors.toList()));
+    BackoffEvent.RestartScheduled first = (BackoffEvent.RestartScheduled) events.get(0);
+    assertEquals(actor, first.actor());
+    assertEquals(1, first.attempt());
+    assertEquals(Duration.ofMillis(100), first.delay());
+    assertTrue(first.cause() instanceof TestChild.Boom);
+    assertEquals(1, ((BackoffEvent.Restarted) events.get(1)).attempt());
+    assertEquals(1, ((BackoffEvent.BackoffReset) events.get(2)).attempts());
+    BackoffEvent.GaveUp gaveUp = (BackoffEvent.GaveUp) events.get(5);
+    assertEquals(BackoffEvent.Reason.MAX_RESTARTS_REACHED, gaveUp.reason());
+    assertEquals(1, gaveUp.restarts());
+  }
+
+  @Test
+  void aPermanentFailureIsReportedAsGaveUpWithItsReason() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    List<BackoffEvent> events = new CopyOnWriteArrayList<>();
+    BackoffPolicy policy = unjittered().withStopOn(IllegalArgumentException.class).withListener(events::add);
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    probe.expectMessage("started");
+    actor.tell("illegal");
+    probe.expectTerminated(actor);
+    assertEquals(1, events.size(), events.toString());
+    assertEquals(BackoffEvent.Reason.PERMANENT_FAILURE, ((BackoffEvent.GaveUp) events.get(0)).reason());
+  }
+
+  @Test
+  void aListenerThatThrowsNeverHarmsTheActorNorOtherListeners() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    List<BackoffEvent> events = new CopyOnWriteArrayList<>();
+    BackoffPolicy policy =
+        unjittered()
+            .withListener(e -> {
+              throw new IllegalStateException("listener bug");
+            })
+            .withListener(events::add);
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    probe.expectMessage("started");
+    LoggingTestKit.warn("BackoffListener")
+        .withCause(IllegalStateException.class)
+        .expect(testKit.system(), () -> {
+          actor.tell("fail");
+          probe.expectMessage("preRestart");
+          return null;
+        });
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    actor.tell("ping");
+    probe.expectMessage("got:ping");
+    assertEquals(2, events.size(), events.toString());
+  }
+
+  @Test
+  void aRestartIsLoggedAtWarnWithActorAttemptDelayAndCause() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()), "logged");
+    probe.expectMessage("started");
+    LoggingTestKit.warn("Supervised actor [pekko://EventsAndLoggingTest/user/logged] failed (attempt 1), restarting in 100 ms")
+        .withCause(TestChild.Boom.class)
+        .withLoggerName("dev.supervision.backoff.BackoffSupervisor")
+        .expect(testKit.system(), () -> {
+          actor.tell("fail");
+          probe.expectMessage("preRestart");
+          return null;
+        });
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+  }
+
+  @Test
+  void theRestartLogLevelCanBeTurnedDown() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    BackoffPolicy policy = unjittered().withLogLevel(Level.DEBUG);
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "turned-down");
+    probe.expectMessage("started");
+    LoggingTestKit.debug("[pekko://EventsAndLoggingTest/user/turned-down] failed (attempt 1)")
+        .expect(testKit.system(), () -> {
+          actor.tell("fail");
+          probe.expectMessage("preRestart");
+          return null;
+        });
+    LoggingTestKit.warn("[pekko://EventsAndLoggingTest/user/turned-down] failed (attempt 2)")
+        .withOccurrences(0)
+        .expect(testKit.system(), () -> {
+          time.timePasses(Duration.ofMillis(100));
+          probe.expectMessage("started");
+          actor.tell("fail");
+          probe.expectMessage("preRestart");
+          return null;
+        });
+  }
+
+  @Test
+  void resetAndFinalStopAreLogged() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    BackoffPolicy policy = unjittered().withMaxRestarts(1);
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "reset-logged");
+    probe.expectMessage("started");
+    actor.tell("fail");
+    probe.expectMessage("preRestart");
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    LoggingTestKit.debug("[pekko://EventsAndLoggingTest/user/reset-logged] ran PT0.5S without failing: backoff reset after 1 restarts")
+        .expect(testKit.system(), () -> {
+          time.timePasses(Duration.ofMillis(500));
+          return null;
+        });
+    actor.tell("fail");
+    probe.expectMessage("preRestart");
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    LoggingTestKit.error("[pekko://EventsAndLoggingTest/user/reset-logged] stopped after 1 restarts (MAX_RESTARTS_REACHED)")
+        .expect(testKit.system(), () -> {
+          actor.tell("fail");
+          probe.expectTerminated(actor);
+          return null;
+        });
+  }
+
+  @Test
+  void aSeedGivesTheSameDelaysToTheSameActorAndOthersToAnother() {
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(10))
+            .withResetAfter(Duration.ofHours(1))
+            .withRandomSeed(42);
+    List<Duration> first = delaysOf(policy, "seeded");
+    List<Duration> again = delaysOf(policy, "seeded");
+    List<Duration> other = delaysOf(policy, "seeded-other");
+    assertEquals(first, again);
+    assertNotEquals(first, other);
+  }
+
+  /** Spawns an actor under {@code name}, makes it fail 3 times, returns the 3 scheduled delays. */
+  private static List<Duration> delaysOf(BackoffPolicy policy, String name) {
+    TestProbe<String> probe = testKit.createTestProbe();
+    List<BackoffEvent> events = new CopyOnWriteArrayList<>();
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy.withListener(events::add)), name);
+    probe.expectMessage("started");
+    for (int i = 0; i < 3; i++) {
+      actor.tell("fail");
+      probe.expectMessage("preRestart");
+      time.timePasses(Duration.ofSeconds(10));
+      probe.expectMessage("started");
+    }
+    testKit.stop(actor);
+    return events.stream()
+        .filter(e -> e instanceof BackoffEvent.RestartScheduled)
+        .map(e -> ((BackoffEvent.RestartScheduled) e).delay())
+        .collect(Collectors.toList());
+  }
+}

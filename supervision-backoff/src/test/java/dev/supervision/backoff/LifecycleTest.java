@@ -1,0 +1,239 @@
+package dev.supervision.backoff;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.Dropped;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.PreRestart;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/** Behaviour points 5 and 6: what a restart does to the failed incarnation, and the stash. */
+final class LifecycleTest {
+
+  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
+  static final ManualTime time = ManualTime.get(testKit.system());
+  static final Duration QUIET = Duration.ofMillis(150);
+
+  @AfterAll
+  static void shutdown() {
+    testKit.shutdownTestKit();
+  }
+
+  static BackoffPolicy unjittered() {
+    return BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+        .withJitter(Jitter.none())
+        .withResetAfter(Duration.ofHours(1));
+  }
+
+  @Test
+  void theFailedBehaviorGetsPreRestartBeforeTheNewIncarnationStarts() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    probe.expectMessage("preRestart"); // delivered at the failure, before the backoff
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+  }
+
+  @Test
+  void childrenAreStoppedBeforeTheNewIncarnationSoItCanReuseTheirNames() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    AtomicInteger incarnation = new AtomicInteger();
+    Behavior<String> kid =
+        Behaviors.receive(String.class)
+            .onSignal(PostStop.class, s -> {
+              probe.ref().tell("kid-stopped");
+              return Behaviors.same();
+            })
+            .build();
+    Behavior<String> parent =
+        Behaviors.setup(ctx -> {
+          ctx.spawn(kid, "kid"); // throws InvalidActorNameException if the old kid still lived
+          probe.ref().tell("started-" + incarnation.incrementAndGet());
+          return Behaviors.receive(String.class)
+              .onMessageEquals("fail", () -> {
+                throw new TestChild.Boom("fail");
+              })
+              .build();
+        });
+    // max restarts 1: a start failure caused by the name would end in a stop, not in started-2
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, unjittered().withMaxRestarts(1)));
+    probe.expectMessage("started-1");
+    actor.tell("fail");
+    probe.expectMessage("kid-stopped");
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started-2");
+  }
+
+  @Test
+  void theRestartWaitsForChildrenThatAreSlowToStop() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    AtomicInteger incarnation = new AtomicInteger();
+    // the kid keeps a grandchild; stopping the kid completes only after the grandchild stopped
+    Behavior<String> parent =
+        Behaviors.setup(ctx -> {
+          ctx.spawn(Behaviors.<String>setup(k -> {
+            k.spawn(Behaviors.<String>empty(), "grandchild");
+            return Behaviors.empty();
+          }), "kid");
+          probe.ref().tell("started-" + incarnation.incrementAndGet());
+          return Behaviors.receive(String.class)
+              .onMessageEquals("fail", () -> {
+                throw new TestChild.Boom("fail");
+              })
+              .build();
+        });
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, unjittered().withMaxRestarts(1)));
+    probe.expectMessage("started-1");
+    actor.tell("fail");
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started-2");
+  }
+
+  @Test
+  void timersOfTheFailedIncarnationAreCancelled() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    AtomicInteger incarnation = new AtomicInteger();
+    Behavior<String> child =
+        Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
+          if (incarnation.incrementAndGet() == 1) {
+            timers.startSingleTimer("tick", "tick", Duration.ofMillis(500));
+          }
+          probe.ref().tell("started");
+          return Behaviors.receive(String.class)
+              .onMessageEquals("fail", () -> {
+                throw new TestChild.Boom("fail");
+              })
+              .onMessage(String.class, m -> {
+                probe.ref().tell("got:" + m);
+                return Behaviors.same();
+              })
+              .build();
+        }));
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    time.timePasses(Duration.ofSeconds(1)); // the old timer would have fired at 500 ms
+    probe.expectNoMessage(QUIET);
+    // control: the same timer does fire when nothing fails
+    actor.tell("control");
+    probe.expectMessage("got:control");
+  }
+
+  @Test
+  void messagesDuringTheBackoffAreStashedAndDeliveredInOrder() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<Dropped> dropped = testKit.createTestProbe();
+    testKit.system().eventStream().tell(new EventStream.Subscribe<>(Dropped.class, dropped.ref()));
+    BackoffPolicy policy = unjittered().withStashCapacity(3);
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    for (int i = 1; i <= 5; i++) {
+      actor.tell("m" + i);
+    }
+    probe.expectMessage("preRestart");
+    Dropped d4 = dropped.receiveMessage();
+    Dropped d5 = dropped.receiveMessage();
+    assertEquals("m4", d4.message());
+    assertEquals("m5", d5.message());
+    assertEquals(actor.path(), d4.recipient().path());
+    probe.expectNoMessage(QUIET); // nothing is delivered before the restart
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectMessage("got:m1");
+    probe.expectMessage("got:m2");
+    probe.expectMessage("got:m3");
+    actor.tell("after");
+    probe.expectMessage("got:after");
+  }
+
+  @Test
+  void aStashedMessageThatFailsAgainRestartsAndTheRestIsKept() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    actor.tell("a");
+    actor.tell("fail"); // replayed after the restart: fails again, PreRestart to the new incarnation
+    actor.tell("b");
+    probe.expectMessage("preRestart");
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectMessage("got:a");
+    probe.expectMessage("preRestart");
+    time.timePasses(Duration.ofMillis(199));
+    probe.expectNoMessage(QUIET);
+    time.timePasses(Duration.ofMillis(1));
+    probe.expectMessage("started");
+    probe.expectMessage("got:b");
+  }
+
+  @Test
+  void aZeroStashDropsEveryMessageOfTheBackoff() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<Dropped> dropped = testKit.createTestProbe();
+    testKit.system().eventStream().tell(new EventStream.Subscribe<>(Dropped.class, dropped.ref()));
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered().withStashCapacity(0)));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    actor.tell("lost");
+    assertEquals("lost", dropped.receiveMessage().message());
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("preRestart");
+    probe.expectMessage("started");
+    probe.expectNoMessage(QUIET);
+  }
+
+  @Test
+  void stashedMessagesOfAnActorStoppedDuringItsBackoffGoToTheEventStream() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<Dropped> dropped = testKit.createTestProbe();
+    testKit.system().eventStream().tell(new EventStream.Subscribe<>(Dropped.class, dropped.ref()));
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    actor.tell("kept-1");
+    actor.tell("kept-2");
+    probe.expectMessage("preRestart");
+    testKit.stop(actor);
+    assertEquals("kept-1", dropped.receiveMessage().message());
+    assertEquals("kept-2", dropped.receiveMessage().message());
+  }
+
+  @Test
+  void preRestartThatThrowsDoesNotPreventTheRestart() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    Behavior<String> child =
+        Behaviors.setup(ctx -> {
+          probe.ref().tell("started");
+          return Behaviors.receive(String.class)
+              .onMessageEquals("fail", () -> {
+                throw new TestChild.Boom("fail");
+              })
+              .onSignal(PreRestart.class, s -> {
+                throw new TestChild.Boom("in PreRestart");
+              })
+              .build();
+        });
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+  }
+}
