@@ -16,7 +16,9 @@ final class Pekko {
     return ConfigFactory.parseString(
             "pekko.loglevel = WARNING\n"
                 + "pekko.log-dead-letters = off\n"
-                + "pekko.log-dead-letters-during-shutdown = off\n")
+                + "pekko.log-dead-letters-during-shutdown = off\n"
+                // stopping a million actors on 2 busy cores takes longer than the default 10 s
+                + "pekko.coordinated-shutdown.phases.actor-system-terminate.timeout = 120 s\n")
         .withFallback(ConfigFactory.load());
   }
 
