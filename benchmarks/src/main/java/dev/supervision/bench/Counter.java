@@ -4,7 +4,9 @@ import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import java.time.Duration;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.BehaviorInterceptor;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.TypedActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
@@ -39,7 +41,7 @@ public final class Counter {
 
   static final double PEKKO_RANDOM_FACTOR = 0.2;
 
-  /** The three ways to run the counter. */
+  /** The ways to run the counter: three compared, one for reference. */
   public enum Kind {
     /** {@code Behaviors.setup} + {@code Behaviors.receive}, no supervision. */
     BARE {
@@ -62,6 +64,16 @@ public final class Counter {
       Behavior<Msg> behavior() {
         return BackoffSupervisor.wrap(counting(), BackoffPolicy.exponential(MIN, MAX));
       }
+    },
+    /**
+     * Not a supervisor: the counter under a pass-through {@code Behaviors.intercept}, the mechanism
+     * both supervisors are built on. Shows how much of their cost is Pekko's interceptor machinery.
+     */
+    INTERCEPT {
+      @Override
+      Behavior<Msg> behavior() {
+        return Behaviors.intercept(PassThrough::new, counting());
+      }
     };
 
     /**
@@ -70,6 +82,18 @@ public final class Counter {
      * @return the behavior
      */
     abstract Behavior<Msg> behavior();
+  }
+
+  /** An interceptor that does nothing but pass messages and signals on. */
+  static final class PassThrough extends BehaviorInterceptor<Msg, Msg> {
+    PassThrough() {
+      super(Msg.class);
+    }
+
+    @Override
+    public Behavior<Msg> aroundReceive(TypedActorContext<Msg> ctx, Msg msg, ReceiveTarget<Msg> target) {
+      return target.apply(ctx, msg);
+    }
   }
 
   /** The bare counting behavior, state in a one-element array captured by the lambda. */

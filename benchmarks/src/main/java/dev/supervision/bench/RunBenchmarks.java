@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.openjdk.jmh.results.BenchmarkResult;
+import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.results.format.ResultFormatType;
@@ -62,18 +64,20 @@ public final class RunBenchmarks {
     System.out.println();
     System.out.println("Settings: " + (full ? "full (3 forks, 5 x 2 s warm-up, 10 x 2 s)" : "short (1 fork, 3 x 1 s warm-up, 5 x 1 s)")
         + "; JSON in " + json);
-    printThroughput(results, "MailboxThroughputBenchmark.tellBatch",
-        "Message throughput through the mailbox (" + MailboxThroughputBenchmark.BATCH + " tells + 1 reply per invocation)");
-    printThroughput(results, "DirectDispatchBenchmark.interpretOne",
-        "Supervisor cost per message without mailbox (Behavior.interpretMessage on an idle actor's context)");
+    printThroughput(results, "MailboxThroughputBenchmark.tellBatch", MailboxThroughputBenchmark.BATCH,
+        "Message throughput through the mailbox (" + MailboxThroughputBenchmark.BATCH + " tells + 1 reply per sample)");
+    printThroughput(results, "DirectDispatchBenchmark.interpretBatch", DirectDispatchBenchmark.BATCH,
+        "Supervisor cost per message without mailbox (" + DirectDispatchBenchmark.BATCH
+            + " x Behavior.interpretMessage per sample, on an idle actor's context)");
     printDelays(results);
   }
 
-  private static void printThroughput(Collection<RunResult> results, String benchmark, String title) {
-    Map<String, Result<?>> byKind = new LinkedHashMap<>();
+  private static void printThroughput(
+      Collection<RunResult> results, String benchmark, int batch, String title) {
+    Map<String, RunResult> byKind = new LinkedHashMap<>();
     for (RunResult r : results) {
       if (r.getParams().getBenchmark().endsWith(benchmark)) {
-        byKind.put(r.getParams().getParam("kind"), r.getPrimaryResult());
+        byKind.put(r.getParams().getParam("kind"), r);
       }
     }
     if (byKind.isEmpty()) {
@@ -81,24 +85,49 @@ public final class RunBenchmarks {
     }
     System.out.println();
     System.out.println(title);
-    System.out.printf(Locale.ROOT, "%-6s %20s %10s %16s %16s%n", "kind", "msgs/us (99.9% CI)", "ns/msg", "ratio to BARE", "ratio to PEKKO");
-    Result<?> bare = byKind.get("BARE");
-    Result<?> pekko = byKind.get("PEKKO");
-    for (Map.Entry<String, Result<?>> e : byKind.entrySet()) {
-      Result<?> r = e.getValue();
-      System.out.printf(Locale.ROOT, "%-6s %11.3f ± %6.3f %10.2f %16s %16s%n",
-          e.getKey(), r.getScore(), err(r), 1000.0 / r.getScore(), ratio(r, bare), ratio(r, pekko));
+    System.out.println("ns per message: median of all samples; best (lowest) and worst per-iteration median; mean ± 99.9% CI.");
+    System.out.println("Relative throughput = base's ns / this kind's ns, by the overall median and by the best iteration");
+    System.out.println("(the best iteration is the one least disturbed by other processes on a busy machine).");
+    System.out.printf(Locale.ROOT, "%-9s %8s %8s %8s %17s | %-17s | %-17s%n",
+        "kind", "median", "best", "worst", "mean", "vs BARE med/best", "vs PEKKO med/best");
+    RunResult bare = byKind.get("BARE");
+    RunResult pekko = byKind.get("PEKKO");
+    for (Map.Entry<String, RunResult> e : byKind.entrySet()) {
+      RunResult r = e.getValue();
+      double[] range = iterationMedianRange(r);
+      Result<?> mean = r.getPrimaryResult();
+      System.out.printf(Locale.ROOT, "%-9s %8.2f %8.2f %8.2f %8.2f ± %6.2f | %7s / %7s | %7s / %7s%n",
+          e.getKey(), median(r) / batch, range[0] / batch, range[1] / batch, mean.getScore() / batch,
+          err(mean) / batch,
+          relative(median(bare), median(r)), relative(best(bare), best(r)),
+          relative(median(pekko), median(r)), relative(best(pekko), best(r)));
     }
   }
 
-  /** The ratio of two scores with its error propagated from both 99.9 % intervals (first order). */
-  private static String ratio(Result<?> r, Result<?> base) {
-    if (base == null) {
-      return "n/a";
+  private static double best(RunResult r) {
+    return r == null ? Double.NaN : iterationMedianRange(r)[0];
+  }
+
+  private static double median(RunResult r) {
+    return r == null ? Double.NaN : r.getPrimaryResult().getStatistics().getPercentile(50.0);
+  }
+
+  private static double[] iterationMedianRange(RunResult r) {
+    double lo = Double.POSITIVE_INFINITY;
+    double hi = Double.NEGATIVE_INFINITY;
+    for (BenchmarkResult fork : r.getBenchmarkResults()) {
+      for (IterationResult it : fork.getIterationResults()) {
+        double m = it.getPrimaryResult().getStatistics().getPercentile(50.0);
+        lo = Math.min(lo, m);
+        hi = Math.max(hi, m);
+      }
     }
-    double q = r.getScore() / base.getScore();
-    double rel = Math.sqrt(Math.pow(err(r) / r.getScore(), 2) + Math.pow(err(base) / base.getScore(), 2));
-    return String.format(Locale.ROOT, "%.3f ± %.3f", q, q * rel);
+    return new double[] {lo, hi};
+  }
+
+  /** Throughput of a kind relative to a base, from their times per message. */
+  private static String relative(double baseNanos, double nanos) {
+    return Double.isNaN(baseNanos) ? "n/a" : String.format(Locale.ROOT, "%.3f", baseNanos / nanos);
   }
 
   private static double err(Result<?> r) {
