@@ -66,10 +66,10 @@ public final class MemoryPerActor {
         n, rounds - 1);
     double bare = median(perActor.get(Kind.BARE));
     double pekko = median(perActor.get(Kind.PEKKO));
-    System.out.printf(Locale.ROOT, "%-6s %12s %14s %12s%n", "kind", "bytes/actor", "over bare", "vs PEKKO");
+    System.out.printf(Locale.ROOT, "%-9s %12s %14s %12s%n", "kind", "bytes/actor", "over bare", "vs PEKKO");
     for (Kind kind : Kind.values()) {
       double b = median(perActor.get(kind));
-      System.out.printf(Locale.ROOT, "%-6s %12.1f %14.1f %11.1f%%%n", kind, b, b - bare, 100.0 * b / pekko);
+      System.out.printf(Locale.ROOT, "%-9s %12.1f %14.1f %11.1f%%%n", kind, b, b - bare, 100.0 * b / pekko);
     }
   }
 
