@@ -24,7 +24,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * its {@code PostStop} (which comes after all children have stopped). All kinds in one JVM, in
  * rounds; the first round only warms up (class loading, JIT, dispatcher threads) and is not
  * reported. The figure includes everything an actor costs (cell, mailbox, ref, path, the parent's
- * child entry and the behavior); the difference to the bare kind is the supervisor's.
+ * child entry and the behavior); the difference to the bare kind is the supervisor's. Each kind's
+ * behavior is built once and spawned N times, so a policy or strategy is shared, as in real use.
  *
  * <p>Usage: {@code MemoryPerActor [actors per kind, default 100000] [rounds, default 3]}.
  */
@@ -78,12 +79,14 @@ public final class MemoryPerActor {
     CountDownLatch answered = new CountDownLatch(n);
     CompletableFuture<ActorRef<ParentMsg>> spawned = new CompletableFuture<>();
     CompletableFuture<Void> stopped = new CompletableFuture<>();
+    // one behavior value spawned n times, as users do: the policy (or Pekko's strategy) is shared
+    Behavior<Msg> behavior = kind.behavior();
     Behavior<ParentMsg> parent =
         Behaviors.setup(
             ctx -> {
               Flush flush = new Flush(count -> answered.countDown());
               for (int i = 0; i < n; i++) {
-                ActorRef<Msg> child = ctx.spawnAnonymous(kind.behavior());
+                ActorRef<Msg> child = ctx.spawnAnonymous(behavior);
                 child.tell(flush);
               }
               spawned.complete(ctx.getSelf());
