@@ -15,9 +15,11 @@ import java.util.Objects;
  * it waits gives up its place.
  *
  * <p>The budget is a token bucket. It starts full with {@link #getBurst()} permits and is refilled
- * at {@code permits / period}, in equal slices of at least 10 ms (the scheduler's resolution), up to
- * {@code burst}. So in any window of one {@code period}, at most {@code burst + permits} restarts are
- * granted. The default burst is {@code max(1, permits / 10)}.
+ * at {@code permits / period}, in equal slices of at least 100 ms, up to {@code burst}. So in any
+ * window of one {@code period}, at most {@code burst + permits} restarts are granted. The refill
+ * timer uses a fixed delay, so a busy machine can only lower the rate (by up to about 10 % from the
+ * scheduler's rounding in real time), never raise it. The default burst is {@code max(1, permits /
+ * 10)}.
  *
  * <p>Budgets are identified by {@link #getName()} within one {@code ActorSystem}: all actors of a
  * system whose policies name the same budget share one gate actor (owned by the {@link

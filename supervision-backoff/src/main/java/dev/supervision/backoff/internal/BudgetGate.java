@@ -15,11 +15,19 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * timer (so {@code ManualTime} drives it), with a FIFO queue of waiting actors. The refill timer runs
  * only while the bucket is not full; an idle budget costs nothing.
  *
- * <p>The refill period is cut into {@code k = min(permits, period / 10 ms)} equal slices (at least
- * one), each adding {@code permits / k} tokens, so a window of one period sees at most {@code
- * permits} new tokens on top of the {@code burst} the bucket may hold.
+ * <p>The refill period is cut into {@code k = min(permits, period / 100 ms)} equal slices (at least
+ * one), each adding {@code permits / k} tokens. The refill timer runs with a fixed <em>delay</em>,
+ * not a fixed rate: on a busy machine a fixed-rate timer catches up with missed ticks back to back,
+ * which would grant more than {@code permits} in a period; with a fixed delay, ticks are never closer
+ * than one slice, so a window of one period sees at most {@code permits} new tokens on top of the
+ * {@code burst} the bucket may hold, and a slow machine can only lower the rate. The price is that
+ * the scheduler's rounding of each delay (10 ms ticks by default) lowers the rate by up to about
+ * 10 % in real time; under {@code ManualTime} it is exact.
  */
 public final class BudgetGate {
+
+  /** The shortest refill slice. */
+  static final Duration MIN_SLICE = Duration.ofMillis(100);
 
   private BudgetGate() {}
 
@@ -85,7 +93,7 @@ public final class BudgetGate {
       this.timers = timers;
       this.budget = budget;
       long periodNanos = budget.getPeriod().toNanos();
-      this.slices = Math.max(1, Math.min(budget.getPermits(), periodNanos / Duration.ofMillis(10).toNanos()));
+      this.slices = Math.max(1, Math.min(budget.getPermits(), periodNanos / MIN_SLICE.toNanos()));
       this.slice = Duration.ofNanos(periodNanos / slices);
       share(1);
       this.tokens = burst;
@@ -132,7 +140,7 @@ public final class BudgetGate {
     }
 
     private Behavior<Command> onRefill() {
-      tokens = Math.min(burst, tokens + tokensPerSlice);
+      tokens += tokensPerSlice; // may exceed the burst for a moment: waiting actors get the full rate
       grantWhilePossible();
       return Behaviors.same();
     }
@@ -143,11 +151,12 @@ public final class BudgetGate {
         Acquire next = queue.poll();
         next.requester().tell(next.grant());
       }
+      tokens = Math.min(tokens, burst); // only what is left over is capped
       boolean full = tokens >= burst;
       if (full) {
         timers.cancel(Refill.TICK);
       } else if (!timers.isTimerActive(Refill.TICK)) {
-        timers.startTimerAtFixedRate(Refill.TICK, Refill.TICK, slice);
+        timers.startTimerWithFixedDelay(Refill.TICK, Refill.TICK, slice);
       }
     }
   }
