@@ -224,6 +224,9 @@ final class ClusterWideBudgetMultiNodeTest {
       System.out.printf("multi-node: node %d busiest 1 s window after the removal: %d%n", node,
           busiestWindow(grants.stream().filter(g -> g.node() == n && g.nanos() > removedAt).map(Grant::nanos).toList(), PERIOD));
     }
+    long betweenCrashAndRemoval = grants.stream().filter(g -> g.nanos() >= crashAt && g.nanos() < removedAt).count();
+    System.out.printf("multi-node: %d permits in the %d ms from the crash to the removal (2 survivors, a third each)%n",
+        betweenCrashAndRemoval, TimeUnit.NANOSECONDS.toMillis(removedAt - crashAt));
     System.out.println("multi-node: phases (ms) " + phaseMillis);
     System.out.printf(
         "multi-node: %d permits granted (per node %s); busiest 1 s window %d; recovered %d ms after the outage%n",
