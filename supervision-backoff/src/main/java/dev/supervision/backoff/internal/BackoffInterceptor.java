@@ -67,6 +67,8 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
 
   private final Behavior<T> initial;
   private final BackoffPolicy policy;
+  /** Whether anyone wants events (listeners or the event stream): events are built only then. */
+  private final boolean listening;
 
   private boolean inBackoff;
   private boolean restartDue;
@@ -90,6 +92,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     super(Object.class);
     this.initial = initial;
     this.policy = policy;
+    this.listening = !policy.getListeners().isEmpty() || policy.isEventStreamPublishing();
   }
 
   /** The restart and reset timers' message. */
@@ -231,7 +234,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     }
     restartTimer = jctx.scheduleOnce(delay, jctx.getSelf(), new Tick(this, ++generation, false));
     logFailure(jctx, failure, delay);
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.RestartScheduled(jctx.getSelf(), restarts, delay, failure));
     }
     return Behaviors.empty();
@@ -247,7 +250,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       log(jctx, Level.ERROR, failure, "Supervised actor [{}] stopped after {} restarts ({}): {}",
           jctx.getSelf().path(), restarts, reason, failure.toString());
     }
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason));
     }
     if (failedForPostStop != null) {
@@ -327,7 +330,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       log(jctx, Level.DEBUG, null, "Supervised actor [{}] waits for a permit of restart budget [{}] (attempt {})",
           jctx.getSelf().path(), budget, restarts);
     }
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.WaitingForPermit(jctx.getSelf(), restarts, budget));
     }
     return Behaviors.same();
@@ -335,7 +338,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
 
   private Behavior<T> onPermit(TypedActorContext<Object> ctx) {
     permitRequested = false;
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       ActorContext<Object> jctx = ctx.asJava();
       emit(jctx, new BackoffEvent.PermitGranted(jctx.getSelf(), restarts, policy.getBudget().get().getName()));
     }
@@ -367,7 +370,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     if (policy.isLoggingEnabled()) {
       log(jctx, Level.DEBUG, null, "Supervised actor [{}] restarted (attempt {})", jctx.getSelf().path(), restarts);
     }
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.Restarted(jctx.getSelf(), restarts));
     }
     return replayStash(ctx, started);
@@ -417,7 +420,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       log(jctx, Level.DEBUG, null, "Supervised actor [{}] ran {} without failing: backoff reset after {} restarts",
           jctx.getSelf().path(), policy.getResetAfter(), before);
     }
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.BackoffReset(jctx.getSelf(), before));
     }
     return Behaviors.same();
@@ -433,7 +436,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       log(jctx, Level.DEBUG, null, "Supervised actor [{}] stopped during its backoff; {} stashed messages dropped",
           jctx.getSelf().path(), dropped);
     }
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.StoppedDuringBackoff(jctx.getSelf(), restarts, dropped));
     }
   }
@@ -548,6 +551,9 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
         }
         log(jctx, Level.WARN, t, "BackoffListener [{}] threw on {}; ignored", listener, event);
       }
+    }
+    if (policy.isEventStreamPublishing()) {
+      jctx.getSystem().eventStream().tell(new EventStream.Publish<>(event));
     }
   }
 
