@@ -11,6 +11,7 @@ import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.RestartBudgets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -48,7 +49,9 @@ import org.junit.jupiter.api.Test;
  * budget. The scenario runs once, in real time: the database goes down, every entity fails and keeps
  * failing on restart, one node crashes in the middle of the outage and is downed from a survivor,
  * the database comes back, and every entity is messaged until it answers. The tests then check the
- * recorded facts, one rule each.
+ * recorded facts, one rule each. Node 0 uses the budget before the others join, so its gate starts
+ * with the whole budget and must lower its share as they join; the survivors must raise theirs when
+ * the crashed node is removed.
  *
  * <p>Restarts are counted from {@link BackoffEvent.PermitGranted} events with their time of arrival
  * (test code may read the clock; the library does not). Messages cross nodes, so they are {@link
@@ -171,6 +174,16 @@ final class ClusterWideBudgetMultiNodeTest {
     Cluster.get(nodes.get(0)).manager().tell(Join.create(first)); // the first node forms the cluster
     await(Duration.ofSeconds(30), () -> upMembers(nodes.get(0)) == 1);
     phase("first node up");
+    // node 0 uses the budget while it is alone: its gate starts with the whole budget and must lower
+    // its share as the others join (checked by eachNodeTakesItsShare...)
+    java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+    nodes.get(0).systemActorOf(BackoffSupervisor.wrap(Behaviors.<Void>setup(ctx -> {
+      started.countDown(); // the supervisor has registered the budget before it starts the child
+      return Behaviors.empty();
+    }), policy(0)), "early-user", Props.empty());
+    assertTrue(started.await(30, TimeUnit.SECONDS));
+    // a round trip through the gate: it has run its setup and read the membership (node 0 alone)
+    RestartBudgets.get(nodes.get(0)).waiting(BUDGET.getName()).toCompletableFuture().get(30, TimeUnit.SECONDS);
     for (ActorSystem<Void> node : nodes.subList(1, NODES)) {
       Cluster.get(node).manager().tell(Join.create(first));
     }
