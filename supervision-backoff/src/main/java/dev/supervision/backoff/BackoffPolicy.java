@@ -399,7 +399,7 @@ public final class BackoffPolicy {
 
   /**
    * Sets the level at which a failure that is restarted is logged (with its cause), through the
-   * actor's own logger. Default WARN.
+   * SLF4J logger {@code dev.supervision.backoff.BackoffSupervisor}. Default WARN.
    *
    * @param logLevel the level
    * @return a new policy
