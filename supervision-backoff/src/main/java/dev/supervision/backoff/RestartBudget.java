@@ -80,8 +80,9 @@ public final class RestartBudget {
   /**
    * Makes the limit hold for the sum of restarts on all nodes of a Pekko Cluster, instead of per
    * actor system. Each node enforces its share, {@code 1/N} of the permits and of the burst (at least
-   * one permit of capacity), where {@code N} is the number of members that are up, and adjusts it as
-   * members come and go. Needs the {@code supervision-backoff-cluster} module on the classpath (found
+   * one permit of capacity), where {@code N} is the number of cluster members that may be running
+   * supervised actors (every member from joining until it is removed, reachable or not, and at least
+   * this node), and adjusts it as members come and go. Needs the {@code supervision-backoff-cluster} module on the classpath (found
    * with {@link java.util.ServiceLoader}); without it, an actor using the budget fails to start with
    * a message saying so.
    *

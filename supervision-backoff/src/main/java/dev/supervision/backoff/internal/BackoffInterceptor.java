@@ -184,6 +184,13 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       stoppedDuringBackoff(ctx);
       return Behaviors.same();
     }
+    if (signal instanceof org.apache.pekko.actor.typed.internal.PoisonPill) {
+      // Cluster Sharding (passivation, hand-off) and Cluster Singleton without a stop message stop an
+      // actor with PoisonPill: their interceptor, outside ours, stops it if the signal is unhandled.
+      // Stashed, the signal would be swallowed by the restarted behavior and the actor would never
+      // stop, while sharding buffers its messages until it does. Unhandled, it stops the actor now.
+      return Behaviors.unhandled();
+    }
     stashOrDrop(ctx, new StashedSignal(signal));
     return Behaviors.same();
   }

@@ -76,7 +76,21 @@ public final class BudgetGate {
    * @return the behavior
    */
   public static Behavior<Command> create(RestartBudget budget) {
-    return Behaviors.withTimers(timers -> new Gate(budget, timers).behavior());
+    return create(budget, 1);
+  }
+
+  /**
+   * The gate's behavior, starting with the share of {@code members} nodes: a full bucket of {@code
+   * max(1, burst / members)} permits, refilled at {@code permits / members} per period. A cluster-wide
+   * budget's gate starts with the membership it knows when it is created, so that a node never
+   * starts with more than its share of the burst.
+   *
+   * @param budget the budget it enforces
+   * @param members how many nodes share the budget at the start; values below 1 count as 1
+   * @return the behavior
+   */
+  public static Behavior<Command> create(RestartBudget budget, int members) {
+    return Behaviors.withTimers(timers -> new Gate(budget, Math.max(1, members), timers).behavior());
   }
 
   private static final class Gate {
@@ -89,13 +103,13 @@ public final class BudgetGate {
     private final ArrayDeque<Acquire> queue = new ArrayDeque<>();
     private double tokens;
 
-    Gate(RestartBudget budget, TimerScheduler<Command> timers) {
+    Gate(RestartBudget budget, int members, TimerScheduler<Command> timers) {
       this.timers = timers;
       this.budget = budget;
       long periodNanos = budget.getPeriod().toNanos();
       this.slices = Math.max(1, Math.min(budget.getPermits(), periodNanos / MIN_SLICE.toNanos()));
       this.slice = Duration.ofNanos(periodNanos / slices);
-      share(1);
+      share(members);
       this.tokens = burst;
     }
 
