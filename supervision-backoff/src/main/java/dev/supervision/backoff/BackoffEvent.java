@@ -15,6 +15,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  *   <li>{@link GaveUp}: the actor was stopped because of a failure (restart limit or a permanent
  *       failure).
  *   <li>{@link StoppedDuringBackoff}: the actor was stopped from outside while waiting to restart.
+ *   <li>{@link WaitingForPermit}: the backoff delay has passed; the actor asks its {@link
+ *       RestartBudget} for a permit.
+ *   <li>{@link PermitGranted}: the budget granted the permit; the restart follows at once.
  * </ul>
  */
 public sealed interface BackoffEvent {
@@ -74,6 +77,24 @@ public sealed interface BackoffEvent {
    */
   record StoppedDuringBackoff(ActorRef<?> actor, int attempt, int droppedMessages)
       implements BackoffEvent {}
+
+  /**
+   * The backoff delay has passed and the actor asked its restart budget for a permit.
+   *
+   * @param actor the supervised actor
+   * @param attempt the restart attempt that waits
+   * @param budget the budget's name
+   */
+  record WaitingForPermit(ActorRef<?> actor, int attempt, String budget) implements BackoffEvent {}
+
+  /**
+   * The restart budget granted the permit the actor asked for.
+   *
+   * @param actor the supervised actor
+   * @param attempt the restart attempt that may now happen
+   * @param budget the budget's name
+   */
+  record PermitGranted(ActorRef<?> actor, int attempt, String budget) implements BackoffEvent {}
 
   /** Why a supervisor gave up on an actor. */
   enum Reason {

@@ -1,6 +1,8 @@
 package dev.supervision.backoff;
 
+import com.typesafe.config.Config;
 import dev.supervision.backoff.internal.DelaySchedule;
+import dev.supervision.backoff.internal.PolicyConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -8,6 +10,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -41,7 +44,12 @@ import org.slf4j.event.Level;
  *   <tr><td>criticalLogLevel, after</td><td>ERROR after {@code Integer.MAX_VALUE} failures (never)</td><td>{@code after >= 1}</td></tr>
  *   <tr><td>loggingEnabled</td><td>true</td><td></td></tr>
  *   <tr><td>listeners</td><td>none</td><td>non-null</td></tr>
+ *   <tr><td>budget</td><td>none</td><td>a {@link RestartBudget}</td></tr>
+ *   <tr><td>eventStreamPublishing</td><td>false</td><td></td></tr>
  * </table>
+ *
+ * <p>A policy can also be read from HOCON with {@link #fromConfig(Config, String)}, so that
+ * operators can change it in {@code application.conf} without a rebuild.
  *
  * <p>Every setter throws {@link NullPointerException} naming the parameter for a {@code null}
  * argument and {@link IllegalArgumentException} naming the parameter and the rejected value for a
@@ -68,6 +76,8 @@ public final class BackoffPolicy {
   private final int criticalLogLevelAfter;
   private final boolean loggingEnabled;
   private final List<BackoffListener> listeners;
+  private final RestartBudget budget;
+  private final boolean publishEvents;
 
   private BackoffPolicy(Settings s) {
     this.minBackoff = s.minBackoff;
@@ -86,6 +96,8 @@ public final class BackoffPolicy {
     this.criticalLogLevelAfter = s.criticalLogLevelAfter;
     this.loggingEnabled = s.loggingEnabled;
     this.listeners = s.listeners;
+    this.budget = s.budget;
+    this.publishEvents = s.publishEvents;
   }
 
   /** Returns a copy of this policy with one change applied; validation happens before. */
@@ -113,6 +125,8 @@ public final class BackoffPolicy {
     int criticalLogLevelAfter;
     boolean loggingEnabled;
     List<BackoffListener> listeners;
+    RestartBudget budget;
+    boolean publishEvents;
 
     Settings() {}
 
@@ -133,6 +147,8 @@ public final class BackoffPolicy {
       criticalLogLevelAfter = p.criticalLogLevelAfter;
       loggingEnabled = p.loggingEnabled;
       listeners = p.listeners;
+      budget = p.budget;
+      publishEvents = p.publishEvents;
     }
   }
 
@@ -171,6 +187,76 @@ public final class BackoffPolicy {
     s.loggingEnabled = true;
     s.listeners = List.of();
     return new BackoffPolicy(s);
+  }
+
+  /**
+   * Reads a policy from the HOCON block at {@code path} in {@code root}, typically {@code
+   * context.getSystem().settings().config()}:
+   *
+   * <pre>{@code
+   * my-service.worker-backoff {
+   *   min-backoff = 100ms
+   *   max-backoff = 20s
+   *   multiplier = 2.0
+   *   jitter = full          # full | equal | decorrelated | none
+   *   reset-after = 30s      # or auto: (min-backoff + max-backoff) / 2
+   *   max-restarts = off     # or a number
+   *   stash-capacity = 1000
+   * }
+   * }</pre>
+   *
+   * <p>The keys are those of {@code supervision-backoff.default-policy} in the library's {@code
+   * reference.conf}, which documents each: {@code min-backoff}, {@code max-backoff}, {@code
+   * multiplier}, {@code jitter}, {@code reset-after}, {@code max-restarts}, {@code stash-capacity},
+   * {@code random-seed}, {@code max-retry-after}, {@code log-level}, {@code critical-log-level},
+   * {@code critical-log-level-after}, {@code logging-enabled}, {@code publish-events} and {@code
+   * budget}. A key the block leaves out takes its value from {@code
+   * supervision-backoff.default-policy} in {@code root} (so an application can change the defaults
+   * of all its policies), else from {@code reference.conf}. Listeners, {@link #withStopOn stopOn}
+   * and custom jitters are code, not configuration: add them to the returned policy.
+   *
+   * <p>{@code budget} names a {@link RestartBudget} whose limits are defined in {@code root} at
+   * {@code supervision-backoff.budgets.<name>} ({@code permits}, {@code period}, optional {@code
+   * burst} and {@code cluster-wide}), so that the policies of many actors can name one budget:
+   *
+   * <pre>{@code
+   * supervision-backoff.budgets.orders-db { permits = 200, period = 1s }
+   * my-service.worker-backoff.budget = orders-db
+   * }</pre>
+   *
+   * @param root the whole config
+   * @param path the path of the policy block in {@code root}, for example {@code
+   *     "my-service.worker-backoff"}
+   * @return a new policy
+   * @throws NullPointerException if an argument is {@code null}
+   * @throws IllegalArgumentException if there is no block at {@code path}, the block has a key that
+   *     is not a setting, a value is not allowed, or the budget it names is not defined or not
+   *     valid; the message starts with the full path of the
+   *     setting, then the value and what is allowed, for example {@code
+   *     my-service.worker-backoff.jitter: "fulll" is not one of full, equal, decorrelated, none}
+   */
+  public static BackoffPolicy fromConfig(Config root, String path) {
+    return PolicyConfig.read(root, path);
+  }
+
+  /**
+   * Reads a policy from a HOCON block whose path is not known, for example one obtained with {@code
+   * config.getConfig("my-service.worker-backoff")}. As {@link #fromConfig(Config, String)}, except
+   * that missing keys take their values from the library's {@code reference.conf} only, and that
+   * error messages name the key relative to the block followed by where its value was written (file
+   * and line), for example {@code jitter (application.conf @ file:/app/application.conf: 4):
+   * "fulll" is not one of full, equal, decorrelated, none}. It cannot see {@code
+   * supervision-backoff.budgets}, so a block that names a {@code budget} is rejected. Prefer the
+   * two-argument form.
+   *
+   * @param config the policy block
+   * @return a new policy
+   * @throws NullPointerException if {@code config} is {@code null}
+   * @throws IllegalArgumentException if the block has a key that is not a setting, a value is not
+   *     allowed, or it names a budget
+   */
+  public static BackoffPolicy fromConfig(Config config) {
+    return PolicyConfig.read(config);
   }
 
   /**
@@ -313,7 +399,7 @@ public final class BackoffPolicy {
 
   /**
    * Sets the level at which a failure that is restarted is logged (with its cause), through the
-   * actor's own logger. Default WARN.
+   * SLF4J logger {@code dev.supervision.backoff.BackoffSupervisor}. Default WARN.
    *
    * @param logLevel the level
    * @return a new policy
@@ -372,6 +458,61 @@ public final class BackoffPolicy {
     copy.add(listener);
     return with(
         s -> s.listeners = Collections.unmodifiableList(copy));
+  }
+
+  /**
+   * Makes every actor of this policy ask {@code budget} for a permit before it restarts, once its
+   * backoff delay has passed. Actors of one actor system whose policies name the same budget share
+   * it. See {@link RestartBudget}.
+   *
+   * @param budget the budget
+   * @return a new policy
+   * @throws NullPointerException if {@code budget} is {@code null}
+   */
+  public BackoffPolicy withBudget(RestartBudget budget) {
+    Require.nonNull(budget, "budget");
+    return with(s -> s.budget = budget);
+  }
+
+  /**
+   * Removes the restart budget (the default).
+   *
+   * @return a new policy
+   */
+  public BackoffPolicy withoutBudget() {
+    return with(s -> s.budget = null);
+  }
+
+  /**
+   * The restart budget that actors of this policy share.
+   *
+   * @return the budget, or empty if restarts are limited only by the backoff
+   */
+  public Optional<RestartBudget> getBudget() {
+    return Optional.ofNullable(budget);
+  }
+
+  /**
+   * Also publishes every {@link BackoffEvent} of every actor supervised with the new policy on the
+   * actor system's event stream, so that any actor can subscribe to them:
+   *
+   * <pre>{@code
+   * system.eventStream().tell(new EventStream.Subscribe<>(BackoffEvent.class, monitor));
+   * }</pre>
+   *
+   * <p>Off by default. When off it costs nothing: events are built only when a listener or the
+   * event stream wants them. When on, each event is one message to the event stream's actor, sent
+   * only when a supervised actor fails, restarts, resets or stops; messages that the actor handles
+   * without failing never pay for it. The event stream is local to one actor system (in a cluster,
+   * each node sees the events of its own actors). Events hold the failure ({@code cause}), so a
+   * subscriber that keeps them keeps the exceptions alive.
+   *
+   * @param enabled whether to publish
+   * @return a new policy
+   */
+  public BackoffPolicy withEventStreamPublishing(boolean enabled) {
+    return with(
+        s -> s.publishEvents = enabled);
   }
 
   /**
@@ -528,6 +669,15 @@ public final class BackoffPolicy {
   }
 
   /**
+   * Whether every event is also published on the actor system's event stream.
+   *
+   * @return {@code true} if events are published
+   */
+  public boolean isEventStreamPublishing() {
+    return publishEvents;
+  }
+
+  /**
    * Whether a throwable is permanent under this policy: it, or a cause in its chain, is an instance
    * of one of {@link #getStopOn()}.
    *
@@ -575,14 +725,16 @@ public final class BackoffPolicy {
         && maxRetryAfter.equals(that.maxRetryAfter)
         && logLevel == that.logLevel
         && criticalLogLevel == that.criticalLogLevel
-        && listeners.equals(that.listeners);
+        && listeners.equals(that.listeners)
+        && Objects.equals(budget, that.budget)
+        && publishEvents == that.publishEvents;
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(minBackoff, maxBackoff, multiplier, jitter, resetAfter, maxRestarts,
         stashCapacity, stopOn, seeded, randomSeed, maxRetryAfter, logLevel, criticalLogLevel,
-        criticalLogLevelAfter, loggingEnabled, listeners);
+        criticalLogLevelAfter, loggingEnabled, listeners, budget, publishEvents);
   }
 
   @Override
@@ -602,6 +754,8 @@ public final class BackoffPolicy {
         + ", criticalLogLevelAfter=" + criticalLogLevelAfter
         + ", loggingEnabled=" + loggingEnabled
         + ", listeners=" + listeners.size()
+        + ", budget=" + (budget == null ? "none" : budget.toString())
+        + ", eventStreamPublishing=" + publishEvents
         + "}";
   }
 }

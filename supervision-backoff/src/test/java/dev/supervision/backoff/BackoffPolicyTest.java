@@ -97,11 +97,12 @@ final class BackoffPolicyTest {
     assertEquals(a.hashCode(), b.hashCode());
     assertNotEquals(a, b.withRandomSeed(2));
     assertNotEquals(a, b.withMultiplier(3));
+    assertNotEquals(a, b.withEventStreamPublishing(true));
     assertEquals(
         "BackoffPolicy{minBackoff=PT0.1S, maxBackoff=PT1S, multiplier=2.0, jitter=full, resetAfter=PT0.55S,"
             + " maxRestarts=3, stashCapacity=1000, stopOn=[], randomSeed=1, maxRetryAfter=PT1H,"
             + " logLevel=WARN, criticalLogLevel=ERROR, criticalLogLevelAfter=2147483647,"
-            + " loggingEnabled=true, listeners=0}",
+            + " loggingEnabled=true, listeners=0, budget=none, eventStreamPublishing=false}",
         a.toString());
   }
 

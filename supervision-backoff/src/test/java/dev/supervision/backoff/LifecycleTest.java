@@ -204,13 +204,16 @@ final class LifecycleTest {
     TestProbe<String> probe = testKit.createTestProbe();
     TestProbe<Dropped> dropped = testKit.createTestProbe();
     testKit.system().eventStream().tell(new EventStream.Subscribe<>(Dropped.class, dropped.ref()));
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered().withStashCapacity(2)));
     probe.expectMessage("started");
     actor.tell("fail");
     actor.tell("kept-1");
     actor.tell("kept-2");
+    actor.tell("overflow"); // dropped at once: proves the two before it are in the stash
     probe.expectMessage("preRestart");
-    testKit.stop(actor);
+    assertEquals("overflow", dropped.receiveMessage().message());
+    testKit.stop(actor); // a stop overtakes messages still in the mailbox, hence the proof above
     assertEquals("kept-1", dropped.receiveMessage().message());
     assertEquals("kept-2", dropped.receiveMessage().message());
   }

@@ -3,6 +3,7 @@ package dev.supervision.backoff.internal;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffListener;
 import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.RestartBudgets;
 import dev.supervision.backoff.RetryAfter;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -66,9 +67,12 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
 
   private final Behavior<T> initial;
   private final BackoffPolicy policy;
+  /** Whether anyone wants events (listeners or the event stream): events are built only then. */
+  private final boolean listening;
 
   private boolean inBackoff;
   private boolean restartDue;
+  private boolean permitRequested;
   private int restarts;
   private long generation;
   private DelaySchedule schedule;
@@ -88,11 +92,15 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     super(Object.class);
     this.initial = initial;
     this.policy = policy;
+    this.listening = !policy.getListeners().isEmpty() || policy.isEventStreamPublishing();
   }
 
   /** The restart and reset timers' message. */
   private record Tick(BackoffInterceptor<?> owner, long generation, boolean reset)
       implements Signal, DeadLetterSuppression {}
+
+  /** A restart budget's permit, sent by its gate. */
+  private record Permit(BackoffInterceptor<?> owner, long generation) implements Signal, DeadLetterSuppression {}
 
   /** A signal kept in the stash, told apart from messages. */
   private record StashedSignal(Signal signal) {}
@@ -101,6 +109,11 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
 
   @Override
   public Behavior<T> aroundStart(TypedActorContext<Object> ctx, PreStartTarget<T> target) {
+    if (policy.getBudget().isPresent()) {
+      // registers the budget now, so that a conflicting one fails the start with a clear message
+      // instead of failing later, in the middle of a restart
+      RestartBudgets.get(ctx.asJava().getSystem()).gate(policy.getBudget().get());
+    }
     try {
       return target.start(ctx);
     } catch (Throwable t) {
@@ -134,6 +147,16 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       }
       return tick.reset ? onResetDue(ctx) : onRestartDue(ctx);
     }
+    if (signal instanceof Permit) {
+      Permit permit = (Permit) signal;
+      if (permit.owner != this) {
+        return target.apply(ctx, signal);
+      }
+      if (permit.generation != generation || !permitRequested) {
+        return Behaviors.same(); // granted after we stopped waiting
+      }
+      return onPermit(ctx);
+    }
     if (inBackoff) {
       return signalDuringBackoff(ctx, signal);
     }
@@ -155,11 +178,18 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     if (signal instanceof Terminated
         && stoppingChildren != null
         && stoppingChildren.remove(((Terminated) signal).getRef())) {
-      return restartDue && stoppingChildren.isEmpty() ? restart(ctx) : Behaviors.same();
+      return restartDue && stoppingChildren.isEmpty() ? restartOrAskBudget(ctx) : Behaviors.same();
     }
     if (signal == PostStop.instance()) {
       stoppedDuringBackoff(ctx);
       return Behaviors.same();
+    }
+    if (signal instanceof org.apache.pekko.actor.typed.internal.PoisonPill) {
+      // Cluster Sharding (passivation, hand-off) and Cluster Singleton without a stop message stop an
+      // actor with PoisonPill: their interceptor, outside ours, stops it if the signal is unhandled.
+      // Stashed, the signal would be swallowed by the restarted behavior and the actor would never
+      // stop, while sharding buffers its messages until it does. Unhandled, it stops the actor now.
+      return Behaviors.unhandled();
     }
     stashOrDrop(ctx, new StashedSignal(signal));
     return Behaviors.same();
@@ -211,7 +241,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     }
     restartTimer = jctx.scheduleOnce(delay, jctx.getSelf(), new Tick(this, ++generation, false));
     logFailure(jctx, failure, delay);
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.RestartScheduled(jctx.getSelf(), restarts, delay, failure));
     }
     return Behaviors.empty();
@@ -227,7 +257,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       log(jctx, Level.ERROR, failure, "Supervised actor [{}] stopped after {} restarts ({}): {}",
           jctx.getSelf().path(), restarts, reason, failure.toString());
     }
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason));
     }
     if (failedForPostStop != null) {
@@ -290,7 +320,46 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     if (stoppingChildren != null && !stoppingChildren.isEmpty()) {
       return Behaviors.same(); // waits for the children's Terminated
     }
+    return restartOrAskBudget(ctx);
+  }
+
+  /** The delay has passed and the children are gone: restart, or ask the budget first. */
+  private Behavior<T> restartOrAskBudget(TypedActorContext<Object> ctx) {
+    if (policy.getBudget().isEmpty()) {
+      return restart(ctx);
+    }
+    ActorContext<Object> jctx = ctx.asJava();
+    String budget = policy.getBudget().get().getName();
+    permitRequested = true;
+    RestartBudgets.get(jctx.getSystem()).gate(policy.getBudget().get())
+        .tell(new BudgetGate.Acquire(jctx.getSelf(), new Permit(this, generation)));
+    if (policy.isLoggingEnabled()) {
+      log(jctx, Level.DEBUG, null, "Supervised actor [{}] waits for a permit of restart budget [{}] (attempt {})",
+          jctx.getSelf().path(), budget, restarts);
+    }
+    if (listening) {
+      emit(jctx, new BackoffEvent.WaitingForPermit(jctx.getSelf(), restarts, budget));
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<T> onPermit(TypedActorContext<Object> ctx) {
+    permitRequested = false;
+    if (listening) {
+      ActorContext<Object> jctx = ctx.asJava();
+      emit(jctx, new BackoffEvent.PermitGranted(jctx.getSelf(), restarts, policy.getBudget().get().getName()));
+    }
     return restart(ctx);
+  }
+
+  /** Leaves the budget's queue, if the actor waits in it. */
+  private void cancelPermitRequest(TypedActorContext<Object> ctx) {
+    if (permitRequested) {
+      permitRequested = false;
+      ActorContext<Object> jctx = ctx.asJava();
+      RestartBudgets.get(jctx.getSystem()).gate(policy.getBudget().get())
+          .tell(new BudgetGate.Cancel(jctx.getSelf()));
+    }
   }
 
   private Behavior<T> restart(TypedActorContext<Object> ctx) {
@@ -309,7 +378,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     if (policy.isLoggingEnabled()) {
       log(jctx, Level.DEBUG, null, "Supervised actor [{}] restarted (attempt {})", jctx.getSelf().path(), restarts);
     }
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.Restarted(jctx.getSelf(), restarts));
     }
     return replayStash(ctx, started);
@@ -364,7 +433,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       log(jctx, Level.DEBUG, null, "Supervised actor [{}] ran {} without failing: backoff reset after {} restarts",
           jctx.getSelf().path(), policy.getResetAfter(), before);
     }
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.BackoffReset(jctx.getSelf(), before));
     }
     return Behaviors.same();
@@ -374,12 +443,13 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     ActorContext<Object> jctx = ctx.asJava();
     inBackoff = false;
     cancelOwnTimers();
+    cancelPermitRequest(ctx);
     int dropped = dropStash(ctx, "actor stopped during its backoff");
     if (policy.isLoggingEnabled()) {
       log(jctx, Level.DEBUG, null, "Supervised actor [{}] stopped during its backoff; {} stashed messages dropped",
           jctx.getSelf().path(), dropped);
     }
-    if (!policy.getListeners().isEmpty()) {
+    if (listening) {
       emit(jctx, new BackoffEvent.StoppedDuringBackoff(jctx.getSelf(), restarts, dropped));
     }
   }
@@ -494,6 +564,9 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
         }
         log(jctx, Level.WARN, t, "BackoffListener [{}] threw on {}; ignored", listener, event);
       }
+    }
+    if (policy.isEventStreamPublishing()) {
+      jctx.getSystem().eventStream().tell(new EventStream.Publish<>(event));
     }
   }
 

@@ -1,0 +1,52 @@
+package dev.supervision.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/** Runs the policy-in-setup example: the children it supervises are restarted by its policy. */
+final class PolicyInSetupExampleTest {
+
+  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
+  static final ManualTime time = ManualTime.get(testKit.system());
+
+  @AfterAll
+  static void shutdown() {
+    testKit.shutdownTestKit();
+  }
+
+  @Test
+  void thePolicyGrowsWithThePoolButStaysBounded() {
+    assertEquals(Duration.ofSeconds(5), PolicyInSetupExample.policyFor(10).getMaxBackoff());
+    assertEquals(Duration.ofSeconds(20), PolicyInSetupExample.policyFor(2_000).getMaxBackoff());
+    assertEquals(Duration.ofSeconds(60), PolicyInSetupExample.policyFor(1_000_000).getMaxBackoff());
+  }
+
+  @Test
+  void aChildThatFailsIsRestartedWithinTheCap() {
+    FlakyDatabase db = new FlakyDatabase();
+    ActorRef<PolicyInSetupExample.Command> parent = testKit.spawn(PolicyInSetupExample.create(db, 3));
+    TestProbe<String> replies = testKit.createTestProbe();
+    parent.tell(new PolicyInSetupExample.Forward(1, new Worker.Query("before", replies.ref())));
+    replies.expectMessage("result of before");
+
+    int callsBefore = db.calls();
+    db.setUp(false);
+    parent.tell(new PolicyInSetupExample.Forward(1, new Worker.Query("fails", replies.ref())));
+    parent.tell(new PolicyInSetupExample.Forward(1, new Worker.Query("kept", replies.ref())));
+    replies.awaitAssert(() -> {
+      assertEquals(callsBefore + 1, db.calls());
+      return null;
+    }); // the failing call was made
+    db.setUp(true);
+    // full jitter: the first delay is somewhere in [0, 100 ms); after 100 ms it has surely passed
+    time.timePasses(Duration.ofMillis(100));
+    replies.expectMessage("result of kept");
+  }
+}

@@ -1,0 +1,83 @@
+package dev.supervision.herd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+final class HerdCommandTest {
+
+  private record Run(int status, String out, String err) {}
+
+  private static Run run(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status = HerdCommand.run(args,
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void help_listsEveryOption_andExitsZero() {
+    Run r = run("--help");
+    assertEquals(0, r.status);
+    for (String option : List.of("--cells", "--outage", "--min", "--max", "--scale", "--seed", "--exact",
+        "--strategies", "--out")) {
+      assertTrue(r.out.contains(option), option + " missing from\n" + r.out);
+    }
+  }
+
+  @Test
+  void badOptions_getOneLineError_andExitTwo() {
+    List<String[]> bad = List.of(
+        new String[] {"--cells", "many"},
+        new String[] {"--cells", "0"},
+        new String[] {"--outage", "2"},
+        new String[] {"--min", "-5ms"},
+        new String[] {"--min", "2s", "--max", "1s"},
+        new String[] {"--scale", "0"},
+        new String[] {"--strategies", "full,bogus"},
+        new String[] {"--exact", "--strategies", "pekko-restart"},
+        new String[] {"--no-such-option"});
+    for (String[] args : bad) {
+      Run r = run(args);
+      assertEquals(2, r.status, String.join(" ", args));
+      assertEquals(1, r.err.strip().lines().count(), String.join(" ", args) + " gave:\n" + r.err);
+      assertTrue(r.err.startsWith("herd: "), r.err);
+      assertEquals("", r.out, String.join(" ", args));
+    }
+  }
+
+  @Test
+  void exactRun_writesResultsJsonWithEveryKey_andAChart(@TempDir Path dir) throws Exception {
+    Run r = run("--exact", "--cells", "200", "--strategies", "none,full", "--out", dir.toString());
+    assertEquals(0, r.status, r.err);
+    assertTrue(r.out.contains("full jitter's recovery peak is"), r.out);
+    JsonNode json = new ObjectMapper().readTree(dir.resolve("results.json").toFile());
+    assertEquals(200, json.get("scenario").get("cells").asInt());
+    assertEquals("exact", json.get("scenario").get("mode").asText());
+    assertEquals(2000, json.get("scenario").get("outageMs").asInt());
+    assertEquals(2, json.get("results").size());
+    for (JsonNode result : json.get("results")) {
+      for (String key : List.of("strategy", "cells", "calls", "callsDuringOutage", "recoveryPeakPerSecond",
+          "busiestSecondAfterOutage",
+          "p50RecoveredMs", "p99RecoveredMs", "allRecoveredMs")) {
+        assertTrue(result.hasNonNull(key), key + " missing in " + result);
+      }
+    }
+    assertEquals("full", json.get("results").get(1).get("strategy").asText());
+    Path png = dir.resolve("herd.png");
+    assertTrue(Files.size(png) > 10_000);
+    assertEquals(1200, ImageIO.read(png.toFile()).getWidth());
+  }
+}

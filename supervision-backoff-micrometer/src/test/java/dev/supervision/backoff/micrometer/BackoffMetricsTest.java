@@ -1,0 +1,289 @@
+package dev.supervision.backoff.micrometer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.supervision.backoff.BackoffEvent;
+import dev.supervision.backoff.BackoffListener;
+import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.Jitter;
+import dev.supervision.backoff.RestartBudget;
+import io.micrometer.core.instrument.MockClock;
+import io.micrometer.core.instrument.simple.SimpleConfig;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PreRestart;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/** BackoffMetrics: the meters' exact values after a scripted sequence of failures under ManualTime. */
+final class BackoffMetricsTest {
+
+  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
+  static final ManualTime time = ManualTime.get(testKit.system());
+
+  @AfterAll
+  static void shutdown() {
+    testKit.shutdownTestKit();
+  }
+
+  /** "started" on start, "preRestart" on restart; "fail" throws IllegalStateException, "bad" IllegalArgumentException. */
+  private static Behavior<String> worker(ActorRef<String> probe) {
+    return Behaviors.setup(
+        ctx -> {
+          probe.tell("started");
+          return Behaviors.receive(String.class)
+              .onMessageEquals("fail", () -> {
+                throw new IllegalStateException("transient");
+              })
+              .onMessageEquals("bad", () -> {
+                throw new IllegalArgumentException("permanent");
+              })
+              .onSignal(PreRestart.class, s -> {
+                probe.tell("preRestart");
+                return Behaviors.same();
+              })
+              .build();
+        });
+  }
+
+  private static final BackoffPolicy POLICY =
+      BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+          .withJitter(Jitter.none())
+          .withResetAfter(Duration.ofSeconds(5))
+          .withMaxRestarts(2)
+          .withStopOn(IllegalArgumentException.class)
+          .withLoggingEnabled(false);
+
+  private static double count(MeterRegistry r, String meter, String name) {
+    return r.get(meter).tag(BackoffMetrics.NAME_TAG, name).counter().count();
+  }
+
+  private static double gauge(MeterRegistry r, String meter, String name) {
+    return r.get(meter).tag(BackoffMetrics.NAME_TAG, name).gauge().value();
+  }
+
+  private static double lastDelayMillis(MeterRegistry r, String name) {
+    return r.get(BackoffMetrics.DELAY_LAST).tag(BackoffMetrics.NAME_TAG, name).timeGauge().value(TimeUnit.MILLISECONDS);
+  }
+
+  private static double giveUps(MeterRegistry r, String name, String reason) {
+    return r.get(BackoffMetrics.GIVE_UPS)
+        .tag(BackoffMetrics.NAME_TAG, name)
+        .tag(BackoffMetrics.REASON_TAG, reason)
+        .counter()
+        .count();
+  }
+
+  @Test
+  void metersCountAScriptedSequenceOfFailures() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    String name = "orders";
+    // listeners run in order, so an event on this probe has already been recorded in the meters
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    BackoffPolicy policy =
+        POLICY.withListener(BackoffMetrics.listener(registry, name)).withListener(events.ref()::tell);
+    TestProbe<String> pa = testKit.createTestProbe();
+    TestProbe<String> pb = testKit.createTestProbe();
+    TestProbe<String> pc = testKit.createTestProbe();
+    ActorRef<String> a = testKit.spawn(BackoffSupervisor.wrap(worker(pa.ref()), policy));
+    ActorRef<String> b = testKit.spawn(BackoffSupervisor.wrap(worker(pb.ref()), policy));
+    ActorRef<String> c = testKit.spawn(BackoffSupervisor.wrap(worker(pc.ref()), policy));
+    pa.expectMessage("started");
+    pb.expectMessage("started");
+    pc.expectMessage("started");
+
+    // every meter exists, at zero, before anything fails
+    assertEquals(0.0, count(registry, BackoffMetrics.RESTARTS_SCHEDULED, name));
+    assertEquals(0.0, gauge(registry, BackoffMetrics.IN_BACKOFF, name));
+    assertEquals(0.0, giveUps(registry, name, "permanent_failure"));
+
+    // a and b fail: both wait 100 ms
+    a.tell("fail");
+    b.tell("fail");
+    pa.expectMessage("preRestart");
+    pb.expectMessage("preRestart");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    assertEquals(2.0, count(registry, BackoffMetrics.RESTARTS_SCHEDULED, name));
+    assertEquals(2.0, gauge(registry, BackoffMetrics.IN_BACKOFF, name));
+    assertEquals(100.0, lastDelayMillis(registry, name));
+
+    time.timePasses(Duration.ofMillis(100));
+    pa.expectMessage("started");
+    pb.expectMessage("started");
+    events.expectMessageClass(BackoffEvent.Restarted.class);
+    events.expectMessageClass(BackoffEvent.Restarted.class);
+    assertEquals(2.0, count(registry, BackoffMetrics.RESTARTS, name));
+    assertEquals(0.0, gauge(registry, BackoffMetrics.IN_BACKOFF, name));
+
+    // a fails again (200 ms), c fails once (100 ms) and is stopped while it waits
+    // one after the other, so that c's delay is the last one
+    a.tell("fail");
+    pa.expectMessage("preRestart");
+    assertEquals(Duration.ofMillis(200), events.expectMessageClass(BackoffEvent.RestartScheduled.class).delay());
+    c.tell("fail");
+    pc.expectMessage("preRestart");
+    assertEquals(Duration.ofMillis(100), events.expectMessageClass(BackoffEvent.RestartScheduled.class).delay());
+    assertEquals(2.0, gauge(registry, BackoffMetrics.IN_BACKOFF, name));
+    assertEquals(100.0, lastDelayMillis(registry, name));
+    testKit.stop(c);
+    events.expectMessageClass(BackoffEvent.StoppedDuringBackoff.class);
+    time.timePasses(Duration.ofMillis(200));
+    pa.expectMessage("started");
+    events.expectMessageClass(BackoffEvent.Restarted.class);
+    assertEquals(1.0, count(registry, BackoffMetrics.STOPPED_DURING_BACKOFF, name));
+    assertEquals(0.0, gauge(registry, BackoffMetrics.IN_BACKOFF, name));
+
+    // a's third failure exceeds maxRestarts = 2; b's permanent failure stops it at once
+    a.tell("fail");
+    b.tell("bad");
+    events.expectMessageClass(BackoffEvent.GaveUp.class);
+    events.expectMessageClass(BackoffEvent.GaveUp.class);
+    events.expectNoMessage(Duration.ofMillis(100));
+    assertEquals(1.0, giveUps(registry, name, "max_restarts_reached"));
+    assertEquals(1.0, giveUps(registry, name, "permanent_failure"));
+
+    assertEquals(4.0, count(registry, BackoffMetrics.RESTARTS_SCHEDULED, name));
+    assertEquals(3.0, count(registry, BackoffMetrics.RESTARTS, name));
+    assertEquals(0.0, count(registry, BackoffMetrics.RESETS, name));
+    var delays = registry.get(BackoffMetrics.DELAY).tag(BackoffMetrics.NAME_TAG, name).timer();
+    assertEquals(4, delays.count());
+    assertEquals(100.0 + 100.0 + 200.0 + 100.0, delays.totalTime(TimeUnit.MILLISECONDS));
+    assertEquals(200.0, delays.max(TimeUnit.MILLISECONDS));
+  }
+
+  @Test
+  void budgetWaitsAreCountedAndTimedByTheRegistryClock() {
+    MockClock clock = new MockClock();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry(SimpleConfig.DEFAULT, clock);
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    // one restart per second, one at a time: the second of two actors waits a whole second
+    RestartBudget budget = RestartBudget.of("metrics-db", 1, Duration.ofSeconds(1)).withBurst(1);
+    BackoffPolicy policy =
+        POLICY.withBudget(budget)
+            .withListener(BackoffMetrics.listener(registry, "budgeted"))
+            .withListener(events.ref()::tell);
+    TestProbe<String> pa = testKit.createTestProbe();
+    TestProbe<String> pb = testKit.createTestProbe();
+    ActorRef<String> a = testKit.spawn(BackoffSupervisor.wrap(worker(pa.ref()), policy));
+    ActorRef<String> b = testKit.spawn(BackoffSupervisor.wrap(worker(pb.ref()), policy));
+    pa.expectMessage("started");
+    pb.expectMessage("started");
+    a.tell("fail");
+    b.tell("fail");
+    pa.expectMessage("preRestart");
+    pb.expectMessage("preRestart");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+
+    clock.add(Duration.ofMillis(100));
+    time.timePasses(Duration.ofMillis(100));
+    // both ask; the first is granted at once and restarts (events of two actors, in any order)
+    java.util.Map<Class<?>, Integer> kinds = new java.util.HashMap<>();
+    for (int i = 0; i < 4; i++) {
+      kinds.merge(events.receiveMessage().getClass(), 1, Integer::sum);
+    }
+    assertEquals(
+        java.util.Map.of(
+            BackoffEvent.WaitingForPermit.class, 2,
+            BackoffEvent.PermitGranted.class, 1,
+            BackoffEvent.Restarted.class, 1),
+        kinds);
+    var waits = registry.get(BackoffMetrics.BUDGET_WAITS).tag(BackoffMetrics.BUDGET_TAG, "metrics-db").counter();
+    var waiting = registry.get(BackoffMetrics.BUDGET_WAITING).tag(BackoffMetrics.BUDGET_TAG, "metrics-db").gauge();
+    var wait = registry.get(BackoffMetrics.BUDGET_WAIT).tag(BackoffMetrics.BUDGET_TAG, "metrics-db").timer();
+    assertEquals(2.0, waits.count());
+    assertEquals(1.0, waiting.value());
+    assertEquals(1, wait.count());
+    assertEquals(0.0, wait.totalTime(TimeUnit.MILLISECONDS));
+    assertEquals(1.0, gauge(registry, BackoffMetrics.IN_BACKOFF, "budgeted"));
+
+    clock.add(Duration.ofSeconds(1));
+    time.timePasses(Duration.ofSeconds(1));
+    events.expectMessageClass(BackoffEvent.PermitGranted.class);
+    events.expectMessageClass(BackoffEvent.Restarted.class);
+    assertEquals(0.0, waiting.value());
+    assertEquals(2, wait.count());
+    assertEquals(1000.0, wait.totalTime(TimeUnit.MILLISECONDS));
+    assertEquals(1000.0, wait.max(TimeUnit.MILLISECONDS));
+    assertEquals(0.0, gauge(registry, BackoffMetrics.IN_BACKOFF, "budgeted"));
+    assertEquals("budgeted", wait.getId().getTag(BackoffMetrics.NAME_TAG));
+    testKit.stop(a);
+    testKit.stop(b);
+  }
+
+  @Test
+  void resetIsCounted() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    BackoffPolicy policy =
+        POLICY.withListener(BackoffMetrics.listener(registry, "resets")).withListener(events.ref()::tell);
+    TestProbe<String> p = testKit.createTestProbe();
+    ActorRef<String> a = testKit.spawn(BackoffSupervisor.wrap(worker(p.ref()), policy));
+    p.expectMessage("started");
+    a.tell("fail");
+    p.expectMessage("preRestart");
+    time.timePasses(Duration.ofMillis(100));
+    p.expectMessage("started");
+    assertEquals(0.0, count(registry, BackoffMetrics.RESETS, "resets"));
+    time.timePasses(Duration.ofSeconds(5));
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    events.expectMessageClass(BackoffEvent.Restarted.class);
+    events.expectMessageClass(BackoffEvent.BackoffReset.class);
+    assertEquals(1.0, count(registry, BackoffMetrics.RESETS, "resets"));
+    testKit.stop(a);
+  }
+
+  @Test
+  void sameRegistryAndNameGiveTheSameListenerAndMeters() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    BackoffListener one = BackoffMetrics.listener(registry, "w");
+    assertSame(one, BackoffMetrics.listener(registry, "w"));
+    assertNotSame(one, BackoffMetrics.listener(registry, "v"));
+    assertNotSame(one, BackoffMetrics.listener(new SimpleMeterRegistry(), "w"));
+    assertNotSame(one, BackoffMetrics.listener(registry, "w", Tags.of("service", "s")));
+    // one in-backoff gauge per distinct listener: w, v and w with service=s
+    assertEquals(3, registry.find(BackoffMetrics.IN_BACKOFF).gauges().size());
+  }
+
+  @Test
+  void extraTagsAreOnEveryMeter() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    BackoffMetrics.listener(registry, "w", Tags.of("service", "shop"));
+    registry.getMeters().forEach(m -> {
+      assertEquals("shop", m.getId().getTag("service"), m.getId().toString());
+      assertEquals("w", m.getId().getTag(BackoffMetrics.NAME_TAG), m.getId().toString());
+    });
+    assertEquals(9, registry.getMeters().size());
+  }
+
+  @Test
+  void badArgumentsAreNamed() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    assertEquals("registry must not be null",
+        assertThrows(NullPointerException.class, () -> BackoffMetrics.listener(null, "w")).getMessage());
+    assertEquals("name must not be null",
+        assertThrows(NullPointerException.class, () -> BackoffMetrics.listener(registry, null)).getMessage());
+    assertEquals("name must not be blank but was \" \"",
+        assertThrows(IllegalArgumentException.class, () -> BackoffMetrics.listener(registry, " ")).getMessage());
+    assertEquals("tags must not use the key budget (reserved) but had tag(budget=x)",
+        assertThrows(IllegalArgumentException.class,
+            () -> BackoffMetrics.listener(registry, "w", Tags.of("budget", "x"))).getMessage());
+    assertEquals("tags must not use the key name (reserved) but had tag(name=x)",
+        assertThrows(IllegalArgumentException.class,
+            () -> BackoffMetrics.listener(registry, "w", Tags.of("name", "x"))).getMessage());
+  }
+}

@@ -1,0 +1,307 @@
+package dev.supervision.backoff;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/** Restart budgets: validation, the rate across many actors, fairness, isolation, transparency. */
+final class RestartBudgetTest {
+
+  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
+  static final ManualTime time = ManualTime.get(testKit.system());
+  static final Duration QUIET = Duration.ofMillis(150);
+  static final AtomicInteger names = new AtomicInteger();
+
+  @AfterAll
+  static void shutdown() {
+    testKit.shutdownTestKit();
+  }
+
+  /** A fresh budget name per test, since budgets live as long as the actor system. */
+  static String fresh(String prefix) {
+    return prefix + "-" + names.incrementAndGet();
+  }
+
+  static BackoffPolicy tinyBackoff() {
+    return BackoffPolicy.exponential(Duration.ofMillis(1), Duration.ofMillis(1))
+        .withJitter(Jitter.none())
+        .withResetAfter(Duration.ofHours(1));
+  }
+
+  static int waiting(String budget) throws Exception {
+    return RestartBudgets.get(testKit.system()).waiting(budget).toCompletableFuture().get(5, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void of_validatesEverySetting() {
+    assertEquals("name must not be null",
+        assertThrows(NullPointerException.class, () -> RestartBudget.of(null, 1, Duration.ofSeconds(1))).getMessage());
+    assertEquals("name must be non-blank but was \" \"",
+        assertThrows(IllegalArgumentException.class, () -> RestartBudget.of(" ", 1, Duration.ofSeconds(1))).getMessage());
+    assertEquals("permits must be >= 1 but was 0",
+        assertThrows(IllegalArgumentException.class, () -> RestartBudget.of("db", 0, Duration.ofSeconds(1))).getMessage());
+    assertEquals("period must be > 0 but was PT0S",
+        assertThrows(IllegalArgumentException.class, () -> RestartBudget.of("db", 1, Duration.ZERO)).getMessage());
+    assertEquals("period must be >= PT0.01S but was PT0.001S",
+        assertThrows(IllegalArgumentException.class, () -> RestartBudget.of("db", 1, Duration.ofMillis(1))).getMessage());
+    assertEquals("burst must be >= 1 but was 0",
+        assertThrows(IllegalArgumentException.class, () -> RestartBudget.of("db", 1, Duration.ofSeconds(1)).withBurst(0)).getMessage());
+    assertEquals("budget must not be null",
+        assertThrows(NullPointerException.class, () -> tinyBackoff().withBudget(null)).getMessage());
+  }
+
+  @Test
+  void defaultsAndValueSemantics() {
+    RestartBudget b = RestartBudget.of("orders-db", 200, Duration.ofSeconds(1));
+    assertEquals(20, b.getBurst());
+    assertEquals(1, RestartBudget.of("x", 5, Duration.ofSeconds(1)).getBurst());
+    assertEquals(b, RestartBudget.of("orders-db", 200, Duration.ofSeconds(1)));
+    assertNotEquals(b, b.withBurst(21));
+    assertEquals("RestartBudget{name=orders-db, permits=200, period=PT1S, burst=20}", b.toString());
+    assertEquals(b, tinyBackoff().withBudget(b).getBudget().orElseThrow());
+    assertTrue(tinyBackoff().withBudget(b).withoutBudget().getBudget().isEmpty());
+  }
+
+  @Test
+  void twoBudgetsWithTheSameNameAndOtherLimitsAreAnError() {
+    String name = fresh("conflict");
+    RestartBudgets budgets = RestartBudgets.get(testKit.system());
+    budgets.gate(RestartBudget.of(name, 10, Duration.ofSeconds(1)));
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> budgets.gate(RestartBudget.of(name, 20, Duration.ofSeconds(1))));
+    assertEquals("restart budget \"" + name + "\" is already in use with other limits: "
+        + "RestartBudget{name=" + name + ", permits=10, period=PT1S, burst=1} (in use) vs "
+        + "RestartBudget{name=" + name + ", permits=20, period=PT1S, burst=2} (requested); one name, one set of limits",
+        e.getMessage());
+  }
+
+  @Test
+  void anActorWhosePolicyConflictsFailsToStartWithTheMessage() {
+    String name = fresh("conflict-actor");
+    RestartBudgets.get(testKit.system()).gate(RestartBudget.of(name, 10, Duration.ofSeconds(1)));
+    TestProbe<String> probe = testKit.createTestProbe();
+    BackoffPolicy conflicting = tinyBackoff().withBudget(RestartBudget.of(name, 99, Duration.ofSeconds(1)));
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), conflicting));
+    probe.expectTerminated(actor);
+    probe.expectNoMessage(QUIET); // never started
+  }
+
+  @Test
+  void theRateHoldsOverManyWindowsWithAThousandFailingActors() {
+    RestartBudget budget = RestartBudget.of(fresh("rate"), 100, Duration.ofSeconds(1)).withBurst(10);
+    AtomicInteger restarted = new AtomicInteger();
+    BackoffPolicy policy = tinyBackoff().withBudget(budget).withListener(e -> {
+      if (e instanceof BackoffEvent.Restarted) {
+        restarted.incrementAndGet();
+      }
+    });
+    TestProbe<String> probe = testKit.createTestProbe();
+    Behavior<String> cell = Behaviors.setup(ctx -> Behaviors.receive(String.class)
+        .onMessageEquals("fail", () -> {
+          throw new TestChild.Boom("outage");
+        })
+        .build());
+    List<ActorRef<String>> cells = new ArrayList<>();
+    for (int i = 0; i < 1000; i++) {
+      cells.add(testKit.spawn(BackoffSupervisor.wrap(cell, policy)));
+    }
+    cells.forEach(c -> c.tell("fail"));
+    // all fail at once; their 1 ms backoff passes; then the budget meters them out
+    List<Integer> perWindow = new ArrayList<>();
+    int before = 0;
+    for (int window = 0; window < 11 && before < 1000; window++) {
+      time.timePasses(Duration.ofSeconds(1));
+      int total = awaitStable(restarted);
+      perWindow.add(total - before);
+      before = total;
+    }
+    assertEquals(1000, before, "every cell restarted; per window: " + perWindow);
+    for (int i = 0; i < perWindow.size(); i++) {
+      assertTrue(perWindow.get(i) <= 100 + 10, "window " + i + " had " + perWindow.get(i) + ": " + perWindow);
+    }
+    // and the budget is used, not just respected: 1000 restarts need 9 or 10 windows
+    assertTrue(perWindow.size() >= 9, perWindow.toString());
+    probe.expectNoMessage(Duration.ofMillis(1));
+  }
+
+  /** Waits until the counter stops moving (the actors process their grants asynchronously). */
+  private static int awaitStable(AtomicInteger counter) {
+    TestProbe<String> p = testKit.createTestProbe();
+    int last = -1;
+    while (counter.get() != last) {
+      last = counter.get();
+      p.expectNoMessage(Duration.ofMillis(100));
+    }
+    return last;
+  }
+
+  @Test
+  void waitingActorsAreServedInOrderAndAStoppedOneLeavesTheQueue() throws Exception {
+    String name = fresh("fifo");
+    RestartBudget budget = RestartBudget.of(name, 1, Duration.ofSeconds(1)).withBurst(1);
+    List<BackoffEvent> events = new CopyOnWriteArrayList<>();
+    BackoffPolicy policy = tinyBackoff().withBudget(budget).withListener(events::add);
+    TestProbe<String> probe = testKit.createTestProbe();
+    List<ActorRef<String>> actors = new ArrayList<>();
+    for (String n : List.of("a", "b", "c", "d")) {
+      ActorRef<String> a = testKit.spawn(BackoffSupervisor.wrap(named(n, probe.ref()), policy));
+      probe.expectMessage(n + "-started");
+      actors.add(a);
+    }
+    for (ActorRef<String> a : actors) { // they fail and ask for permits one after the other
+      a.tell("fail");
+      time.timePasses(Duration.ofMillis(1));
+      probe.awaitAssert(() -> {
+        assertEquals(actors.indexOf(a) + 1,
+            events.stream().filter(e -> e instanceof BackoffEvent.WaitingForPermit).count());
+        return null;
+      });
+    }
+    probe.expectMessage("a-started"); // the one permit of the bucket
+    assertEquals(3, waiting(name));
+    testKit.stop(actors.get(1)); // b gives up its place
+    probe.awaitAssert(() -> {
+      try {
+        assertEquals(2, waiting(name));
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+      return null;
+    });
+    time.timePasses(Duration.ofSeconds(1));
+    probe.expectMessage("c-started"); // c, not the stopped b
+    probe.expectNoMessage(QUIET);
+    time.timePasses(Duration.ofSeconds(1));
+    probe.expectMessage("d-started");
+    assertEquals(0, waiting(name));
+  }
+
+  private static Behavior<String> named(String name, ActorRef<String> probe) {
+    return Behaviors.setup(ctx -> {
+      probe.tell(name + "-started");
+      return Behaviors.receive(String.class)
+          .onMessageEquals("fail", () -> {
+            throw new TestChild.Boom(name);
+          })
+          .build();
+    });
+  }
+
+  @Test
+  void actorsOfDifferentBudgetsDoNotAffectEachOther() {
+    RestartBudget busy = RestartBudget.of(fresh("busy"), 1, Duration.ofSeconds(10)).withBurst(1);
+    RestartBudget idle = RestartBudget.of(fresh("idle"), 1, Duration.ofSeconds(10)).withBurst(1);
+    TestProbe<String> probe = testKit.createTestProbe();
+    List<ActorRef<String>> busyActors = new ArrayList<>();
+    for (String n : List.of("busy1", "busy2", "busy3")) {
+      busyActors.add(testKit.spawn(BackoffSupervisor.wrap(named(n, probe.ref()), tinyBackoff().withBudget(busy))));
+      probe.expectMessage(n + "-started");
+    }
+    ActorRef<String> other = testKit.spawn(BackoffSupervisor.wrap(named("other", probe.ref()), tinyBackoff().withBudget(idle)));
+    probe.expectMessage("other-started");
+    busyActors.forEach(a -> a.tell("fail"));
+    time.timePasses(Duration.ofMillis(1));
+    String first = probe.receiveMessage(); // one of them gets the permit; the other two wait 10 s each
+    assertTrue(first.startsWith("busy"), first);
+    other.tell("fail");
+    time.timePasses(Duration.ofMillis(1));
+    probe.expectMessage("other-started"); // its own budget is full
+  }
+
+  @Test
+  void aBudgetWithPlentyOfPermitsChangesNothingAboutTheDelays() {
+    RestartBudget plenty = RestartBudget.of(fresh("plenty"), 1000, Duration.ofSeconds(1));
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withResetAfter(Duration.ofHours(1))
+            .withBudget(plenty);
+    TestProbe<String> probe = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    probe.expectMessage("started");
+    for (long ms : new long[] {100, 200, 400, 800, 1000}) {
+      actor.tell("fail");
+      probe.expectMessage("preRestart");
+      time.timePasses(Duration.ofMillis(ms - 1));
+      probe.expectNoMessage(QUIET);
+      time.timePasses(Duration.ofMillis(1));
+      probe.expectMessage("started");
+    }
+  }
+
+  @Test
+  void waitingForAPermitIsReportedAndLogged() {
+    String name = fresh("visible");
+    RestartBudget budget = RestartBudget.of(name, 1, Duration.ofSeconds(1)).withBurst(1);
+    List<BackoffEvent> events = new CopyOnWriteArrayList<>();
+    TestProbe<String> probe = testKit.createTestProbe();
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), tinyBackoff().withBudget(budget).withListener(events::add)), "visible");
+    probe.expectMessage("started");
+    org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit
+        .debug("Supervised actor [pekko://RestartBudgetTest/user/visible] waits for a permit of restart budget [" + name + "] (attempt 1)")
+        .expect(testKit.system(), () -> {
+          actor.tell("fail");
+          probe.expectMessage("preRestart");
+          time.timePasses(Duration.ofMillis(1));
+          probe.expectMessage("started");
+          return null;
+        });
+    probe.awaitAssert(() -> {
+      assertEquals(List.of("RestartScheduled", "WaitingForPermit", "PermitGranted", "Restarted"),
+          events.stream().map(e -> e.getClass().getSimpleName()).toList());
+      return null;
+    });
+    assertEquals(new BackoffEvent.WaitingForPermit(actor, 1, name), events.get(1));
+  }
+
+  @Test
+  void aClusterWideBudgetWithoutTheClusterModuleFailsTheStartWithAMessage() {
+    RestartBudget cluster = RestartBudget.of(fresh("cluster"), 10, Duration.ofSeconds(1)).clusterWide();
+    assertTrue(cluster.isClusterWide());
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> RestartBudgets.get(testKit.system()).gate(cluster));
+    assertTrue(e.getMessage().endsWith("is cluster-wide, which needs the module "
+        + "dev.supervision:supervision-backoff-cluster on the classpath"), e.getMessage());
+  }
+
+  @Test
+  void aGateToldItsShareGrantsThatShareOfThePermits() {
+    record Grant(int n) implements org.apache.pekko.actor.typed.Signal {}
+    RestartBudget budget = RestartBudget.of(fresh("share"), 100, Duration.ofSeconds(1)).withBurst(10);
+    ActorRef<dev.supervision.backoff.internal.BudgetGate.Command> gate =
+        testKit.spawn(dev.supervision.backoff.internal.BudgetGate.create(budget));
+    gate.tell(new dev.supervision.backoff.internal.BudgetGate.SetShare(4)); // 25 per second, burst 2.5
+    AtomicInteger granted = new AtomicInteger();
+    ActorRef<Object> requester = testKit.spawn(Behaviors.receive(Object.class)
+        .onSignal(Grant.class, g -> {
+          granted.incrementAndGet();
+          return Behaviors.same();
+        })
+        .build());
+    for (int i = 0; i < 200; i++) {
+      gate.tell(new dev.supervision.backoff.internal.BudgetGate.Acquire(requester, new Grant(i)));
+    }
+    int burst = awaitStable(granted);
+    time.timePasses(Duration.ofSeconds(2));
+    int afterTwoSeconds = awaitStable(granted);
+    assertEquals(2, burst, "the bucket holds a quarter of the burst (2.5 tokens)");
+    assertEquals(52, afterTwoSeconds, "a quarter of 100 per second for 2 s, plus the burst");
+  }
+}
