@@ -55,7 +55,7 @@ public final class HerdCommand implements Callable<Integer> {
   @Option(names = "--scale", paramLabel = "FACTOR",
       description = "real mode: run every duration FACTOR times as long (0.5 = twice as fast); results are"
           + " reported in unscaled time (default: ${DEFAULT-VALUE})")
-  double scale = 1.0;
+  double scale = 0.5;
 
   @Option(names = "--seed", paramLabel = "SEED",
       description = "seed of every seedable random source (Pekko's own jitter cannot be seeded) (default: ${DEFAULT-VALUE})")

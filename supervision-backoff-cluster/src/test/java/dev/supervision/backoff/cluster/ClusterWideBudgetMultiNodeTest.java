@@ -286,7 +286,7 @@ final class ClusterWideBudgetMultiNodeTest {
   void theClusterWideBudgetHoldsForTheSumOfAllNodes() {
     List<Long> times = grants.stream().map(Grant::nanos).sorted().toList();
     int busiest = busiestWindow(times, PERIOD);
-    // Derived in docs/cluster.md: at most permits + max(N, burst) per period in steady state, plus one
+    // Derived in the README (cluster section): at most permits + max(N, burst) per period in steady state, plus one
     // node's share (permits / N + 1) while the membership changes. With 3 nodes that is <= 30;
     // without the cluster-wide share each node would grant the whole budget: up to 3 x 22 = 66.
     int bound = PERMITS + BURST + (int) Math.ceil(PERMITS / (double) NODES) + 1;

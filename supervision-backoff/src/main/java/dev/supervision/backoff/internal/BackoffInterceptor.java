@@ -410,7 +410,16 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
         jctx.getSystem().eventStream().tell(new EventStream.Publish<>(
             new UnhandledMessage(next, org.apache.pekko.actor.ActorRef.noSender(), Adapter.toClassic(jctx.getSelf()))));
       }
+      Behavior<T> previous = current;
       current = Behavior.canonicalize(result, current, tctx);
+      if (current == Behaviors.<T>stopped()) {
+        // A plain stopped() would get its PostStop delivered by the actor to the behavior we return
+        // it from, which is the backoff's empty behavior; deliver it to the behavior that stopped.
+        current = Behaviors.stopped(() -> {
+          cancelOwnTimers();
+          Behavior.interpretSignal(previous, tctx, PostStop.instance());
+        });
+      }
     }
     stash = null; // released: an actor that stays healthy keeps no stash
     return current;
