@@ -115,15 +115,8 @@ public final class CallTrace {
     }
     // The recovery peak is the busiest 100 ms interval that starts at or after the resource's
     // return, at 1 ms resolution (a sliding window), so it does not depend on where the windows fall.
-    long peakWindow = 0;
-    long sum = 0;
-    for (int i = outageMs; i <= last; i++) {
-      sum += callsPerMs.get(i);
-      if (i - WINDOW_MS >= outageMs) {
-        sum -= callsPerMs.get(i - WINDOW_MS);
-      }
-      peakWindow = Math.max(peakWindow, sum);
-    }
+    long peakWindow = busiest(outageMs, last, WINDOW_MS);
+    long busiestSecond = busiest(outageMs, last, 1000);
     long[] times = new long[recovered.get()];
     int n = 0;
     for (int i = 0; i < cells && n < times.length; i++) {
@@ -141,6 +134,7 @@ public final class CallTrace {
         calls.sum(),
         callsDuringOutage.sum(),
         peakWindow * (1000 / WINDOW_MS),
+        busiestSecond,
         percentileMillis(times, 0.50),
         percentileMillis(times, 0.99),
         percentileMillis(times, 1.00),
@@ -148,6 +142,20 @@ public final class CallTrace {
         outcome,
         wallMillis,
         perWindow);
+  }
+
+  /** The most calls in any {@code widthMs} interval starting in {@code [fromMs, lastMs]}. */
+  private long busiest(int fromMs, int lastMs, int widthMs) {
+    long peak = 0;
+    long sum = 0;
+    for (int i = fromMs; i <= lastMs; i++) {
+      sum += callsPerMs.get(i);
+      if (i - widthMs >= fromMs) {
+        sum -= callsPerMs.get(i - widthMs);
+      }
+      peak = Math.max(peak, sum);
+    }
+    return peak;
   }
 
   /** The time by which {@code ceil(p * cells)} cells had recovered, or null if fewer did. */

@@ -28,13 +28,14 @@ import picocli.CommandLine.Option;
     description = {
       "Thousands of cells depend on one resource; it goes down, every cell fails, and each restart"
           + " strategy is measured on how hard it hits the resource as it comes back.",
-      "Strategies: pekko-restart, pekko-backoff-0.0, pekko-backoff-0.2, none, equal, decorrelated, full."
+      "Strategies: pekko-restart, pekko-backoff-0.0, pekko-backoff-0.2, none, equal, decorrelated, full, full+budget."
     })
 public final class HerdCommand implements Callable<Integer> {
 
   /** The default strategies, in order; in exact mode those without an exact model are left out. */
   static final List<String> DEFAULT_STRATEGIES =
-      List.of("pekko-restart", "pekko-backoff-0.0", "pekko-backoff-0.2", "none", "equal", "decorrelated", "full");
+      List.of("pekko-restart", "pekko-backoff-0.0", "pekko-backoff-0.2", "none", "equal", "decorrelated", "full",
+          Strategies.BUDGET_ID);
 
   @Option(names = {"-n", "--cells"}, paramLabel = "N", description = "number of cells (default: ${DEFAULT-VALUE})")
   int cells = HerdScenario.DEFAULT_CELLS;
@@ -54,7 +55,7 @@ public final class HerdCommand implements Callable<Integer> {
   @Option(names = "--scale", paramLabel = "FACTOR",
       description = "real mode: run every duration FACTOR times as long (0.5 = twice as fast); results are"
           + " reported in unscaled time (default: ${DEFAULT-VALUE})")
-  double scale = 1.0;
+  double scale = 0.5;
 
   @Option(names = "--seed", paramLabel = "SEED",
       description = "seed of every seedable random source (Pekko's own jitter cannot be seeded) (default: ${DEFAULT-VALUE})")

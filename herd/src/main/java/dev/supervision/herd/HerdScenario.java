@@ -79,11 +79,14 @@ public record HerdScenario(
 
   /**
    * The longest a run waits for the last cell, in model time: the outage, then 1.25 times the
-   * longest backoff (Pekko's jitter may exceed its cap by its random factor), then 5 seconds.
+   * longest backoff (Pekko's jitter may exceed its cap by its random factor), then the time the
+   * restart budget row needs to admit every cell ({@code cells / }{@link Strategies#BUDGET_PER_SECOND}
+   * seconds), then 5 seconds.
    *
    * @return the horizon of the run
    */
   public Duration horizon() {
-    return outage.plus(maxBackoff.multipliedBy(5).dividedBy(4)).plusSeconds(5);
+    Duration budgetDrain = Duration.ofMillis(1000L * cells / Strategies.BUDGET_PER_SECOND);
+    return outage.plus(maxBackoff.multipliedBy(5).dividedBy(4)).plus(budgetDrain).plusSeconds(5);
   }
 }

@@ -97,7 +97,7 @@ public final class RealHerd {
     }
     StrategyResult result;
     String summary = "";
-    ActorSystem<Strike> system = ActorSystem.create(guardian, "herd-" + strategy.id().replace('.', '_'), config());
+    ActorSystem<Strike> system = ActorSystem.create(guardian, "herd-" + strategy.id().replaceAll("[^A-Za-z0-9_-]", "_"), config());
     try {
       awaitStarted(resource, cells);
       long wallStart = System.nanoTime();
@@ -140,7 +140,8 @@ public final class RealHerd {
       return result;
     }
     return new StrategyResult(result.strategy(), result.description(), result.cells(), result.calls(),
-        result.callsDuringOutage(), result.recoveryPeakPerSecond(), result.p50RecoveredMs(),
+        result.callsDuringOutage(), result.recoveryPeakPerSecond(), result.busiestSecondAfterOutage(),
+        result.p50RecoveredMs(),
         result.p99RecoveredMs(), result.allRecoveredMs(), result.recovered(),
         result.outcome() + "; " + summary, result.wallMillis(), result.callsPer100ms());
   }

@@ -36,7 +36,8 @@ public final class Report {
       "none", new Color(0xD6, 0x27, 0x28),
       "equal", new Color(0x94, 0x67, 0xBD),
       "decorrelated", new Color(0x2C, 0xA0, 0x2C),
-      "full", new Color(0x1F, 0x4E, 0xC8));
+      "full", new Color(0x1F, 0x4E, 0xC8),
+      Strategies.BUDGET_ID, new Color(0x00, 0x99, 0x99));
 
   private Report() {}
 
@@ -70,11 +71,11 @@ public final class Report {
    * @param out where to print
    */
   public static void printTable(HerdScenario s, List<StrategyResult> results, PrintStream out) {
-    out.printf(Locale.ROOT, "%-20s %12s %12s %10s %9s %9s %9s%n",
-        "strategy", "calls", "in outage", "peak/s", "p50 ms", "p99 ms", "100% ms");
+    out.printf(Locale.ROOT, "%-20s %12s %12s %10s %10s %9s %9s %9s%n",
+        "strategy", "calls", "in outage", "peak/s", "max in 1s", "p50 ms", "p99 ms", "100% ms");
     for (StrategyResult r : results) {
-      out.printf(Locale.ROOT, "%-20s %,12d %,12d %,10d %9s %9s %9s%s%n",
-          r.strategy(), r.calls(), r.callsDuringOutage(), r.recoveryPeakPerSecond(),
+      out.printf(Locale.ROOT, "%-20s %,12d %,12d %,10d %,10d %9s %9s %9s%s%n",
+          r.strategy(), r.calls(), r.callsDuringOutage(), r.recoveryPeakPerSecond(), r.busiestSecondAfterOutage(),
           ms(r.p50RecoveredMs()), ms(r.p99RecoveredMs()), ms(r.allRecoveredMs()),
           r.allRecovered() ? "" : String.format(Locale.ROOT, "  (%,d of %,d recovered: %s)",
               r.recovered(), r.cells(), r.outcome()));
@@ -84,7 +85,7 @@ public final class Report {
       StringBuilder ratios = new StringBuilder("full jitter's recovery peak is");
       boolean any = false;
       for (StrategyResult other : results) {
-        if (other != full.get() && other.recoveryPeakPerSecond() > 0) {
+        if (other != full.get() && other.recoveryPeakPerSecond() > 0 && !other.strategy().equals(Strategies.BUDGET_ID)) {
           ratios.append(any ? "," : "").append(String.format(Locale.ROOT, " 1/%.1f of %s",
               (double) other.recoveryPeakPerSecond() / full.get().recoveryPeakPerSecond(), other.strategy()));
           any = true;
@@ -93,6 +94,15 @@ public final class Report {
       if (any) {
         out.println(ratios);
       }
+    }
+    Optional<StrategyResult> budgeted = find(results, Strategies.BUDGET_ID);
+    if (budgeted.isPresent()) {
+      long limit = Strategies.BUDGET_PER_SECOND + Strategies.budget().getBurst();
+      out.printf(Locale.ROOT, "%s: busiest second after the outage had %,d calls; the budget allows %,d"
+              + " (%d/s + burst %d): %s%n",
+          Strategies.BUDGET_ID, budgeted.get().busiestSecondAfterOutage(), limit, Strategies.BUDGET_PER_SECOND,
+          Strategies.budget().getBurst(),
+          budgeted.get().busiestSecondAfterOutage() <= limit && budgeted.get().allRecovered() ? "held, all recovered" : "NOT MET");
     }
   }
 

@@ -3,6 +3,7 @@ package dev.supervision.herd;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
+import dev.supervision.backoff.RestartBudget;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -27,7 +28,23 @@ public final class Strategies {
   /** The dispatcher that Pekko's immediate restart runs on, so that its spinning is bounded. */
   public static final String SPIN_DISPATCHER = "herd.spin-dispatcher";
 
+  /** The id of the row that adds a restart budget to full jitter. */
+  public static final String BUDGET_ID = "full+budget";
+
+  /** The restart budget of that row: restarts per second for the whole herd. */
+  public static final int BUDGET_PER_SECOND = 500;
+
   private Strategies() {}
+
+  /**
+   * The restart budget of the {@link #BUDGET_ID} row, in model time: {@value #BUDGET_PER_SECOND}
+   * restarts per second with the default burst.
+   *
+   * @return the budget
+   */
+  public static RestartBudget budget() {
+    return RestartBudget.of("herd", BUDGET_PER_SECOND, Duration.ofSeconds(1));
+  }
 
   /**
    * Every standard strategy, configured with the scenario's backoff bounds.
@@ -44,6 +61,7 @@ public final class Strategies {
     all.add(new Ours(scenario, "equal", Jitter.equal()));
     all.add(new Ours(scenario, "decorrelated", Jitter.decorrelated()));
     all.add(new Ours(scenario, "full", Jitter.full()));
+    all.add(new OursWithBudget(scenario));
     Map<String, HerdStrategy> byId = new LinkedHashMap<>();
     for (HerdStrategy s : all) {
       byId.put(s.id(), s);
@@ -203,6 +221,100 @@ public final class Strategies {
             }
             return cell.next().toNanos();
           });
+    }
+  }
+
+  /**
+   * This library with full jitter and a {@link RestartBudget} shared by the whole herd: {@value
+   * #BUDGET_PER_SECOND} restarts per second, default burst.
+   */
+  static final class OursWithBudget implements HerdStrategy {
+    private final Ours full;
+    private final String description;
+
+    OursWithBudget(HerdScenario s) {
+      this.full = new Ours(s, "full", Jitter.full());
+      this.description = "ours, Jitter.full(), " + bounds(s) + ", budget " + BUDGET_PER_SECOND + "/s";
+    }
+
+    @Override
+    public String id() {
+      return BUDGET_ID;
+    }
+
+    @Override
+    public String description() {
+      return description;
+    }
+
+    /** The real library budget, its period scaled like every other duration of the run. */
+    @Override
+    public RealRun real(HerdScenario s) {
+      RestartBudget model = budget();
+      RestartBudget real = RestartBudget.of(model.getName(), model.getPermits(), scaled(model.getPeriod(), s.scale()))
+          .withBurst(model.getBurst());
+      BackoffPolicy policy =
+          BackoffPolicy.exponential(scaled(s.minBackoff(), s.scale()), scaled(s.maxBackoff(), s.scale()))
+              .withJitter(Jitter.full())
+              .withRandomSeed(s.seed())
+              .withLoggingEnabled(false)
+              .withBudget(real);
+      return (cell, index) -> BackoffSupervisor.wrap(cell, policy);
+    }
+
+    /**
+     * Full jitter's delays, admitted by a model of the library's budget gate: a token bucket that
+     * starts full with {@code burst} tokens, whose refill timer starts when it drops below full and
+     * adds {@code permits / slices} tokens every {@code period / slices} ({@code slices = min(permits,
+     * period / 100 ms)}), stopping when full again; waiting cells are served in arrival order.
+     */
+    @Override
+    public Optional<ExactRun> exact(HerdScenario s) {
+      ExactRun delays = full.exact(s).orElseThrow();
+      RestartBudget b = budget();
+      long period = b.getPeriod().toNanos();
+      long slices = Math.max(1, Math.min(b.getPermits(), period / 100_000_000L));
+      long slice = period / slices;
+      double perSlice = b.getPermits() / (double) slices;
+      double burst = b.getBurst();
+      return Optional.of(new ExactRun() {
+        double tokens = burst;
+        boolean refilling;
+        long nextTick;
+        long lastAdmitted;
+
+        @Override
+        public long restartDelayNanos(int index, int attempt, long failedAtNanos) {
+          return delays.restartDelayNanos(index, attempt, failedAtNanos);
+        }
+
+        @Override
+        public long admitNanos(int index, long dueNanos) {
+          long at = Math.max(dueNanos, lastAdmitted); // first come, first served
+          refillUntil(at);
+          while (tokens < 1.0) {
+            at = nextTick;
+            refillUntil(at);
+          }
+          tokens -= 1.0;
+          if (!refilling) {
+            refilling = true;
+            nextTick = at + slice;
+          }
+          lastAdmitted = at;
+          return at;
+        }
+
+        private void refillUntil(long t) {
+          while (refilling && nextTick <= t) {
+            tokens = Math.min(burst, tokens + perSlice);
+            nextTick += slice;
+            if (tokens >= burst) {
+              refilling = false;
+            }
+          }
+        }
+      });
     }
   }
 

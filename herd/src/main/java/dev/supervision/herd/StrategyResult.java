@@ -13,6 +13,9 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param callsDuringOutage those of the calls made while the resource was down
  * @param recoveryPeakPerSecond the most calls in any 100 ms interval that starts at or after the
  *     resource's return (a sliding window at 1 ms resolution), times 10
+ * @param busiestSecondAfterOutage the most calls in any 1 s interval that starts at or after the
+ *     resource's return (a sliding window at 1 ms resolution): with a restart budget, at most its
+ *     permits per second plus its burst
  * @param p50RecoveredMs when half of the cells were running again, or null if they never were
  * @param p99RecoveredMs when 99 % of the cells were running again, or null if they never were
  * @param allRecoveredMs when every cell was running again, or null if some never were
@@ -23,7 +26,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  */
 @JsonPropertyOrder({
   "strategy", "description", "cells", "calls", "callsDuringOutage", "recoveryPeakPerSecond",
-  "p50RecoveredMs", "p99RecoveredMs", "allRecoveredMs", "recovered", "outcome", "wallMillis", "callsPer100ms"
+  "busiestSecondAfterOutage", "p50RecoveredMs", "p99RecoveredMs", "allRecoveredMs", "recovered", "outcome", "wallMillis", "callsPer100ms"
 })
 public record StrategyResult(
     String strategy,
@@ -32,6 +35,7 @@ public record StrategyResult(
     long calls,
     long callsDuringOutage,
     long recoveryPeakPerSecond,
+    long busiestSecondAfterOutage,
     Double p50RecoveredMs,
     Double p99RecoveredMs,
     Double allRecoveredMs,

@@ -117,4 +117,21 @@ final class ExactHerdTest {
     assertTrue(r.recoveryPeakPerSecond() <= 100, "peak " + r.recoveryPeakPerSecond());
     assertTrue(r.recoveryPeakPerSecond() >= 90, "peak " + r.recoveryPeakPerSecond());
   }
+
+  @Test
+  void restartBudget_holdsTheBusiestSecondToPermitsPlusBurst_andEveryCellRecovers() {
+    HerdScenario s = new HerdScenario(3_000, Duration.ofSeconds(2), Duration.ofMillis(100), Duration.ofSeconds(20),
+        1.0, 7, true, List.of("full", Strategies.BUDGET_ID), Path.of("target", "unused"));
+    Map<String, StrategyResult> r = run(s);
+    StrategyResult budgeted = r.get(Strategies.BUDGET_ID);
+    long limit = Strategies.BUDGET_PER_SECOND + Strategies.budget().getBurst();
+    assertTrue(budgeted.allRecovered(), budgeted.outcome());
+    assertTrue(budgeted.busiestSecondAfterOutage() <= limit,
+        "busiest second " + budgeted.busiestSecondAfterOutage() + " > " + limit);
+    // the budget is what bounds it: full jitter alone goes well above the limit at this size
+    assertTrue(r.get("full").busiestSecondAfterOutage() > limit, "full alone: " + r.get("full").busiestSecondAfterOutage());
+    // and it is used: at least 90 % of the allowed rate in the busiest second
+    assertTrue(budgeted.busiestSecondAfterOutage() >= Strategies.BUDGET_PER_SECOND * 9 / 10,
+        "busiest second " + budgeted.busiestSecondAfterOutage());
+  }
 }

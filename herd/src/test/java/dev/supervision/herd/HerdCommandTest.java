@@ -70,6 +70,7 @@ final class HerdCommandTest {
     assertEquals(2, json.get("results").size());
     for (JsonNode result : json.get("results")) {
       for (String key : List.of("strategy", "cells", "calls", "callsDuringOutage", "recoveryPeakPerSecond",
+          "busiestSecondAfterOutage",
           "p50RecoveredMs", "p99RecoveredMs", "allRecoveredMs")) {
         assertTrue(result.hasNonNull(key), key + " missing in " + result);
       }

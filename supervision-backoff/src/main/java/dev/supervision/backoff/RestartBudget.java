@@ -15,9 +15,11 @@ import java.util.Objects;
  * it waits gives up its place.
  *
  * <p>The budget is a token bucket. It starts full with {@link #getBurst()} permits and is refilled
- * at {@code permits / period}, in equal slices of at least 10 ms (the scheduler's resolution), up to
- * {@code burst}. So in any window of one {@code period}, at most {@code burst + permits} restarts are
- * granted. The default burst is {@code max(1, permits / 10)}.
+ * at {@code permits / period}, in equal slices of at least 100 ms, up to {@code burst}. So in any
+ * window of one {@code period}, at most {@code burst + permits} restarts are granted. The refill
+ * timer uses a fixed delay, so a busy machine can only lower the rate (by up to about 10 % from the
+ * scheduler's rounding in real time), never raise it. The default burst is {@code max(1, permits /
+ * 10)}.
  *
  * <p>Budgets are identified by {@link #getName()} within one {@code ActorSystem}: all actors of a
  * system whose policies name the same budget share one gate actor (owned by the {@link
@@ -78,8 +80,9 @@ public final class RestartBudget {
   /**
    * Makes the limit hold for the sum of restarts on all nodes of a Pekko Cluster, instead of per
    * actor system. Each node enforces its share, {@code 1/N} of the permits and of the burst (at least
-   * one permit of capacity), where {@code N} is the number of members that are up, and adjusts it as
-   * members come and go. Needs the {@code supervision-backoff-cluster} module on the classpath (found
+   * one permit of capacity), where {@code N} is the number of cluster members that may be running
+   * supervised actors (every member from joining until it is removed, reachable or not, and at least
+   * this node), and adjusts it as members come and go. Needs the {@code supervision-backoff-cluster} module on the classpath (found
    * with {@link java.util.ServiceLoader}); without it, an actor using the budget fails to start with
    * a message saying so.
    *

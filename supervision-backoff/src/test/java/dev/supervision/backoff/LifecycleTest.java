@@ -239,4 +239,20 @@ final class LifecycleTest {
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
   }
+
+  @Test
+  void aStashedMessageThatStopsTheActorGivesPostStopToTheBehaviorThatStopped() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    actor.tell("a");
+    actor.tell("stop"); // replayed after the restart: the behavior returns Behaviors.stopped()
+    probe.expectMessage("preRestart");
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectMessage("got:a");
+    probe.expectMessage("postStop");
+    probe.expectTerminated(actor);
+  }
 }

@@ -184,6 +184,13 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
       stoppedDuringBackoff(ctx);
       return Behaviors.same();
     }
+    if (signal instanceof org.apache.pekko.actor.typed.internal.PoisonPill) {
+      // Cluster Sharding (passivation, hand-off) and Cluster Singleton without a stop message stop an
+      // actor with PoisonPill: their interceptor, outside ours, stops it if the signal is unhandled.
+      // Stashed, the signal would be swallowed by the restarted behavior and the actor would never
+      // stop, while sharding buffers its messages until it does. Unhandled, it stops the actor now.
+      return Behaviors.unhandled();
+    }
     stashOrDrop(ctx, new StashedSignal(signal));
     return Behaviors.same();
   }
@@ -366,6 +373,7 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     }
     inBackoff = false;
     restartDue = false;
+    stoppingChildren = null; // empty by now; released like the stash
     resetTimer = jctx.scheduleOnce(policy.getResetAfter(), jctx.getSelf(), new Tick(this, ++generation, true));
     if (policy.isLoggingEnabled()) {
       log(jctx, Level.DEBUG, null, "Supervised actor [{}] restarted (attempt {})", jctx.getSelf().path(), restarts);
@@ -402,7 +410,16 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
         jctx.getSystem().eventStream().tell(new EventStream.Publish<>(
             new UnhandledMessage(next, org.apache.pekko.actor.ActorRef.noSender(), Adapter.toClassic(jctx.getSelf()))));
       }
+      Behavior<T> previous = current;
       current = Behavior.canonicalize(result, current, tctx);
+      if (current == Behaviors.<T>stopped()) {
+        // A plain stopped() would get its PostStop delivered by the actor to the behavior we return
+        // it from, which is the backoff's empty behavior; deliver it to the behavior that stopped.
+        current = Behaviors.stopped(() -> {
+          cancelOwnTimers();
+          Behavior.interpretSignal(previous, tctx, PostStop.instance());
+        });
+      }
     }
     stash = null; // released: an actor that stays healthy keeps no stash
     return current;
@@ -413,8 +430,13 @@ public final class BackoffInterceptor<T> extends BehaviorInterceptor<Object, T> 
     resetTimer = null;
     int before = restarts;
     restarts = 0;
-    if (schedule != null) {
-      schedule.reset();
+    // Released rather than reset, so that an actor that has recovered holds no more than one that
+    // never failed (about 100 bytes less per actor; a million-cell crash storm left 92 MiB behind).
+    // A fresh schedule starts at attempt 0, exactly like a reset one. An unseeded random is drawn
+    // afresh at the next failure; a seeded one is kept so that its sequence continues.
+    schedule = null;
+    if (policy.getRandomSeed().isEmpty()) {
+      random = null;
     }
     if (policy.isLoggingEnabled()) {
       log(jctx, Level.DEBUG, null, "Supervised actor [{}] ran {} without failing: backoff reset after {} restarts",

@@ -15,11 +15,19 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * timer (so {@code ManualTime} drives it), with a FIFO queue of waiting actors. The refill timer runs
  * only while the bucket is not full; an idle budget costs nothing.
  *
- * <p>The refill period is cut into {@code k = min(permits, period / 10 ms)} equal slices (at least
- * one), each adding {@code permits / k} tokens, so a window of one period sees at most {@code
- * permits} new tokens on top of the {@code burst} the bucket may hold.
+ * <p>The refill period is cut into {@code k = min(permits, period / 100 ms)} equal slices (at least
+ * one), each adding {@code permits / k} tokens. The refill timer runs with a fixed <em>delay</em>,
+ * not a fixed rate: on a busy machine a fixed-rate timer catches up with missed ticks back to back,
+ * which would grant more than {@code permits} in a period; with a fixed delay, ticks are never closer
+ * than one slice, so a window of one period sees at most {@code permits} new tokens on top of the
+ * {@code burst} the bucket may hold, and a slow machine can only lower the rate. The price is that
+ * the scheduler's rounding of each delay (10 ms ticks by default) lowers the rate by up to about
+ * 10 % in real time; under {@code ManualTime} it is exact.
  */
 public final class BudgetGate {
+
+  /** The shortest refill slice. */
+  static final Duration MIN_SLICE = Duration.ofMillis(100);
 
   private BudgetGate() {}
 
@@ -68,7 +76,21 @@ public final class BudgetGate {
    * @return the behavior
    */
   public static Behavior<Command> create(RestartBudget budget) {
-    return Behaviors.withTimers(timers -> new Gate(budget, timers).behavior());
+    return create(budget, 1);
+  }
+
+  /**
+   * The gate's behavior, starting with the share of {@code members} nodes: a full bucket of {@code
+   * max(1, burst / members)} permits, refilled at {@code permits / members} per period. A cluster-wide
+   * budget's gate starts with the membership it knows when it is created, so that a node never
+   * starts with more than its share of the burst.
+   *
+   * @param budget the budget it enforces
+   * @param members how many nodes share the budget at the start; values below 1 count as 1
+   * @return the behavior
+   */
+  public static Behavior<Command> create(RestartBudget budget, int members) {
+    return Behaviors.withTimers(timers -> new Gate(budget, Math.max(1, members), timers).behavior());
   }
 
   private static final class Gate {
@@ -81,13 +103,13 @@ public final class BudgetGate {
     private final ArrayDeque<Acquire> queue = new ArrayDeque<>();
     private double tokens;
 
-    Gate(RestartBudget budget, TimerScheduler<Command> timers) {
+    Gate(RestartBudget budget, int members, TimerScheduler<Command> timers) {
       this.timers = timers;
       this.budget = budget;
       long periodNanos = budget.getPeriod().toNanos();
-      this.slices = Math.max(1, Math.min(budget.getPermits(), periodNanos / Duration.ofMillis(10).toNanos()));
+      this.slices = Math.max(1, Math.min(budget.getPermits(), periodNanos / MIN_SLICE.toNanos()));
       this.slice = Duration.ofNanos(periodNanos / slices);
-      share(1);
+      share(members);
       this.tokens = burst;
     }
 
@@ -132,7 +154,7 @@ public final class BudgetGate {
     }
 
     private Behavior<Command> onRefill() {
-      tokens = Math.min(burst, tokens + tokensPerSlice);
+      tokens += tokensPerSlice; // may exceed the burst for a moment: waiting actors get the full rate
       grantWhilePossible();
       return Behaviors.same();
     }
@@ -143,11 +165,12 @@ public final class BudgetGate {
         Acquire next = queue.poll();
         next.requester().tell(next.grant());
       }
+      tokens = Math.min(tokens, burst); // only what is left over is capped
       boolean full = tokens >= burst;
       if (full) {
         timers.cancel(Refill.TICK);
       } else if (!timers.isTimerActive(Refill.TICK)) {
-        timers.startTimerAtFixedRate(Refill.TICK, Refill.TICK, slice);
+        timers.startTimerWithFixedDelay(Refill.TICK, Refill.TICK, slice);
       }
     }
   }

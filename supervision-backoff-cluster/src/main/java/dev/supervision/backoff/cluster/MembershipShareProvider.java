@@ -1,0 +1,56 @@
+package dev.supervision.backoff.cluster;
+
+import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.internal.BudgetGate;
+import dev.supervision.backoff.internal.ClusterBudgetProvider;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.ClusterEvent;
+import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Subscribe;
+
+/**
+ * INTERNAL API: makes the gate of a cluster-wide {@link RestartBudget} on this node. Loaded by the
+ * core with {@link java.util.ServiceLoader} (registered in {@code META-INF/services}); users never call
+ * it.
+ *
+ * <p>The gate is the core's token bucket ({@link BudgetGate}) enforcing {@code 1/N} of the budget,
+ * where {@code N} counts the nodes that may grant restarts (see {@link Membership}: every member from
+ * joining until removed, reachable or not, and at least this node). It starts with the membership this
+ * node knows when the gate is created, then follows the cluster's member events: each one is turned,
+ * by a message adapter, into a {@link BudgetGate.SetShare} with the new count. (While the initial
+ * state streams in, member by member, the count passes through smaller values; that adds no tokens,
+ * since raising a share only speeds up the refill, and the last event restores the full count.) Lowering the share
+ * drops tokens above the new capacity at once; raising it adds no tokens, only a faster refill.
+ */
+public final class MembershipShareProvider implements ClusterBudgetProvider {
+
+  /** Called by {@link java.util.ServiceLoader}. */
+  public MembershipShareProvider() {}
+
+  @Override
+  public Behavior<BudgetGate.Command> gate(RestartBudget budget) {
+    return Behaviors.setup(ctx -> {
+      Cluster cluster = Cluster.get(ctx.getSystem());
+      // The snapshot sets the share the gate starts with. The set that follows the changes is built
+      // from the subscription's events only (its initial state arrives as events): a member removed
+      // between the snapshot and the subscription would otherwise stay counted for ever.
+      int initial = 0;
+      boolean selfKnown = false;
+      for (Member member : cluster.state().getMembers()) {
+        initial++;
+        selfKnown |= member.uniqueAddress().equals(cluster.selfMember().uniqueAddress());
+      }
+      Membership membership = new Membership(cluster.selfMember().uniqueAddress());
+      ActorRef<ClusterEvent.MemberEvent> adapter = ctx.messageAdapter(
+          ClusterEvent.MemberEvent.class,
+          event -> new BudgetGate.SetShare(membership.update(
+              event.member().uniqueAddress(), event instanceof ClusterEvent.MemberRemoved)));
+      // initial state as events: the current members arrive first, then every change
+      cluster.subscriptions().tell(Subscribe.create(adapter, ClusterEvent.MemberEvent.class));
+      return BudgetGate.create(budget, selfKnown ? initial : initial + 1);
+    });
+  }
+}
