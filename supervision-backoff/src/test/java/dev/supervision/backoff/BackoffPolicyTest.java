@@ -186,6 +186,7 @@ final class BackoffPolicyTest {
     assertNpe("logLevel must not be null", () -> BASE.withLogLevel(null));
     assertNpe("criticalLogLevel must not be null", () -> BASE.withCriticalLogLevel(null, 1));
     assertIae("afterFailures must be >= 1 but was 0", () -> BASE.withCriticalLogLevel(Level.ERROR, 0));
+    assertEquals(1, BASE.withCriticalLogLevel(Level.ERROR, 1).getCriticalLogLevelAfter());
   }
 
   @Test

@@ -20,6 +20,7 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,8 +30,16 @@ import org.junit.jupiter.api.Test;
  */
 final class BackoffSupervisorTest {
 
-  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
-  static final ManualTime time = ManualTime.get(testKit.system());
+  // created per class run (not in a static initializer), so that a tool that runs the class again in
+  // the same JVM, such as PIT, gets a live actor system
+  static ActorTestKit testKit;
+  static ManualTime time;
+
+  @BeforeAll
+  static void startTestKit() {
+    testKit = ActorTestKit.create(ManualTime.config());
+    time = ManualTime.get(testKit.system());
+  }
   static final Duration QUIET = Duration.ofMillis(150);
 
   @AfterAll

@@ -13,13 +13,22 @@ import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** withEventStreamPublishing: every event of a supervised actor reaches the event stream's subscribers. */
 final class EventStreamPublishingTest {
 
-  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
-  static final ManualTime time = ManualTime.get(testKit.system());
+  // created per class run (not in a static initializer), so that a tool that runs the class again in
+  // the same JVM, such as PIT, gets a live actor system
+  static ActorTestKit testKit;
+  static ManualTime time;
+
+  @BeforeAll
+  static void startTestKit() {
+    testKit = ActorTestKit.create(ManualTime.config());
+    time = ManualTime.get(testKit.system());
+  }
 
   @AfterAll
   static void shutdown() {

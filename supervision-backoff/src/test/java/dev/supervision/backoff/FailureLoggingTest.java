@@ -7,14 +7,23 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.event.Level;
 
 /** Log lines of restarted failures: their level, the critical level, and what each line names. */
 final class FailureLoggingTest {
 
-  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
-  static final ManualTime time = ManualTime.get(testKit.system());
+  // created per class run (not in a static initializer), so that a tool that runs the class again in
+  // the same JVM, such as PIT, gets a live actor system
+  static ActorTestKit testKit;
+  static ManualTime time;
+
+  @BeforeAll
+  static void startTestKit() {
+    testKit = ActorTestKit.create(ManualTime.config());
+    time = ManualTime.get(testKit.system());
+  }
 
   @AfterAll
   static void shutdown() {

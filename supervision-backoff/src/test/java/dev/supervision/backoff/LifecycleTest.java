@@ -12,21 +12,37 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
-import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Behaviour points 5 and 6: what a restart does to the failed incarnation, and the stash. */
 final class LifecycleTest {
 
-  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
-  static final ManualTime time = ManualTime.get(testKit.system());
+  // created per class run (not in a static initializer), so that a tool that runs the class again in
+  // the same JVM, such as PIT, gets a live actor system
+  static ActorTestKit testKit;
+  static ManualTime time;
+
+  @BeforeAll
+  static void startTestKit() {
+    testKit = ActorTestKit.create(ManualTime.config());
+    time = ManualTime.get(testKit.system());
+  }
   static final Duration QUIET = Duration.ofMillis(150);
 
   @AfterAll
   static void shutdown() {
     testKit.shutdownTestKit();
+  }
+
+  /** A probe subscribed to Dropped before this returns (the typed Subscribe message is asynchronous). */
+  static TestProbe<Dropped> droppedProbe() {
+    TestProbe<Dropped> probe = testKit.createTestProbe();
+    Adapter.toClassic(testKit.system()).getEventStream().subscribe(Adapter.toClassic(probe.ref()), Dropped.class);
+    return probe;
   }
 
   static BackoffPolicy unjittered() {
@@ -136,8 +152,7 @@ final class LifecycleTest {
   @Test
   void messagesDuringTheBackoffAreStashedAndDeliveredInOrder() {
     TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<Dropped> dropped = testKit.createTestProbe();
-    testKit.system().eventStream().tell(new EventStream.Subscribe<>(Dropped.class, dropped.ref()));
+    TestProbe<Dropped> dropped = droppedProbe();
     BackoffPolicy policy = unjittered().withStashCapacity(3);
     ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
@@ -185,8 +200,7 @@ final class LifecycleTest {
   @Test
   void aZeroStashDropsEveryMessageOfTheBackoff() {
     TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<Dropped> dropped = testKit.createTestProbe();
-    testKit.system().eventStream().tell(new EventStream.Subscribe<>(Dropped.class, dropped.ref()));
+    TestProbe<Dropped> dropped = droppedProbe();
     ActorRef<String> actor =
         testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered().withStashCapacity(0)));
     probe.expectMessage("started");
@@ -202,10 +216,10 @@ final class LifecycleTest {
   @Test
   void stashedMessagesOfAnActorStoppedDuringItsBackoffGoToTheEventStream() {
     TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<Dropped> dropped = testKit.createTestProbe();
-    testKit.system().eventStream().tell(new EventStream.Subscribe<>(Dropped.class, dropped.ref()));
-    ActorRef<String> actor =
-        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered().withStashCapacity(2)));
+    TestProbe<Dropped> dropped = droppedProbe();
+    java.util.List<BackoffEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(
+        TestChild.create(probe.ref()), unjittered().withStashCapacity(2).withListener(events::add)));
     probe.expectMessage("started");
     actor.tell("fail");
     actor.tell("kept-1");
@@ -216,6 +230,7 @@ final class LifecycleTest {
     testKit.stop(actor); // a stop overtakes messages still in the mailbox, hence the proof above
     assertEquals("kept-1", dropped.receiveMessage().message());
     assertEquals("kept-2", dropped.receiveMessage().message());
+    assertEquals(new BackoffEvent.StoppedDuringBackoff(actor, 1, 2), events.get(events.size() - 1));
   }
 
   @Test
@@ -254,5 +269,60 @@ final class LifecycleTest {
     probe.expectMessage("got:a");
     probe.expectMessage("postStop");
     probe.expectTerminated(actor);
+  }
+
+  @Test
+  void signalsThatArriveDuringTheBackoffAreStashedAndDeliveredAfterTheRestart() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    ActorRef<String> watched = testKit.spawn(Behaviors.<String>empty());
+    Behavior<String> child =
+        Behaviors.setup(ctx -> {
+          ctx.watch(watched);
+          probe.ref().tell("started");
+          return Behaviors.receive(String.class)
+              .onMessageEquals("fail", () -> {
+                throw new TestChild.Boom("fail");
+              })
+              .onSignal(org.apache.pekko.actor.typed.Terminated.class, t -> {
+                probe.ref().tell("saw-terminated");
+                return Behaviors.same();
+              })
+              .build();
+        });
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    testKit.stop(watched); // its Terminated reaches the actor during the backoff
+    probe.expectNoMessage(QUIET);
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectMessage("saw-terminated");
+  }
+
+  @Test
+  void aChildWatchedWithWatchWithIsStoppedAndItsMessageIsNotDelivered() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    AtomicInteger incarnation = new AtomicInteger();
+    Behavior<String> parent =
+        Behaviors.setup(ctx -> {
+          ActorRef<String> kid = ctx.spawn(Behaviors.<String>empty(), "kid");
+          ctx.watchWith(kid, "kid-died"); // the supervisor must unwatch before it watches
+          probe.ref().tell("started-" + incarnation.incrementAndGet());
+          return Behaviors.receive(String.class)
+              .onMessageEquals("fail", () -> {
+                throw new TestChild.Boom("fail");
+              })
+              .onMessage(String.class, m -> {
+                probe.ref().tell("got:" + m);
+                return Behaviors.same();
+              })
+              .build();
+        });
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, unjittered().withMaxRestarts(1)));
+    probe.expectMessage("started-1");
+    actor.tell("fail");
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started-2");
+    probe.expectNoMessage(QUIET); // no "got:kid-died" replayed to the new incarnation
   }
 }

@@ -18,13 +18,22 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Restart budgets: validation, the rate across many actors, fairness, isolation, transparency. */
 final class RestartBudgetTest {
 
-  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
-  static final ManualTime time = ManualTime.get(testKit.system());
+  // created per class run (not in a static initializer), so that a tool that runs the class again in
+  // the same JVM, such as PIT, gets a live actor system
+  static ActorTestKit testKit;
+  static ManualTime time;
+
+  @BeforeAll
+  static void startTestKit() {
+    testKit = ActorTestKit.create(ManualTime.config());
+    time = ManualTime.get(testKit.system());
+  }
   static final Duration QUIET = Duration.ofMillis(150);
   static final AtomicInteger names = new AtomicInteger();
 
