@@ -1,8 +1,7 @@
 package dev.supervision.backoff;
 
-import dev.supervision.backoff.internal.BackoffInterceptor;
+import dev.supervision.backoff.internal.BackoffBehavior;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
  * The entry point: wraps a behavior so that it is restarted with exponential, jittered backoff when
@@ -66,8 +65,6 @@ public final class BackoffSupervisor {
               + child.getClass().getName()
               + "; wrap it in Behaviors.setup(ctx -> new ...)");
     }
-    Behavior<Object> supervised =
-        Behaviors.intercept(() -> new BackoffInterceptor<T>(child, policy), child);
-    return supervised.narrow();
+    return BackoffBehavior.supervise(child, policy);
   }
 }

@@ -267,6 +267,27 @@ final class BackoffSupervisorTest {
   }
 
   @Test
+  void anInnerSupervisorThatGivesUpIsRestartedByTheOuterOne() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    AtomicInteger failStarts = new AtomicInteger(0);
+    BackoffPolicy outer = BackoffPolicy.exponential(Duration.ofSeconds(5), Duration.ofSeconds(5)).withJitter(Jitter.none());
+    BackoffPolicy inner = unjittered().withMaxRestarts(1);
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(BackoffSupervisor.wrap(TestChild.create(probe.ref(), failStarts), inner), outer));
+    probe.expectMessage("started");
+    actor.tell("fail"); // the inner supervisor restarts after 100 ms ...
+    probe.expectMessage("preRestart");
+    failStarts.set(1);
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("setup-failed"); // ... where it has used its one restart and gives up ...
+    probe.expectNoMessage(QUIET);
+    time.timePasses(Duration.ofSeconds(5)); // ... and the outer one restarts the whole stack
+    probe.expectMessage("started");
+    actor.tell("ping");
+    probe.expectMessage("got:ping");
+  }
+
+  @Test
   void rejectsAnAbstractBehaviorInstance() {
     Behavior<String> instance =
         Behaviors.setup(ctx -> new AbstractBehavior<String>(ctx) {

@@ -1,8 +1,11 @@
 package dev.supervision.backoff;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.Dropped;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -324,5 +327,137 @@ final class LifecycleTest {
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("started-2");
     probe.expectNoMessage(QUIET); // no "got:kid-died" replayed to the new incarnation
+  }
+
+  /**
+   * A child that stashes with Pekko's {@code StashBuffer} until "open", then unstashes into {@link
+   * #active}; a failure while unstashing reaches the supervisor wrapped in Pekko's internal {@code
+   * UnstashException}.
+   */
+  static Behavior<String> stashingChild(ActorRef<String> probe) {
+    return Behaviors.withStash(10, stash -> {
+      probe.tell("waiting");
+      return Behaviors.receive(String.class)
+          .onMessageEquals("open", () -> stash.unstashAll(active(probe)))
+          .onMessage(String.class, m -> {
+            stash.stash(m);
+            return Behaviors.same();
+          })
+          .onSignal(PreRestart.class, s -> {
+            probe.tell("waiting-preRestart");
+            return Behaviors.same();
+          })
+          .onSignal(PostStop.class, s -> {
+            probe.tell("waiting-postStop");
+            return Behaviors.same();
+          })
+          .build();
+    });
+  }
+
+  static Behavior<String> active(ActorRef<String> probe) {
+    return Behaviors.receive(String.class)
+        .onMessageEquals("boom", () -> {
+          throw new TestChild.Boom("boom");
+        })
+        .onMessage(String.class, m -> {
+          probe.tell("active:" + m);
+          return Behaviors.same();
+        })
+        .onSignal(PreRestart.class, s -> {
+          probe.tell("active-preRestart");
+          return Behaviors.same();
+        })
+        .onSignal(PostStop.class, s -> {
+          probe.tell("active-postStop");
+          return Behaviors.same();
+        })
+        .build();
+  }
+
+  @Test
+  void aFailureWhileUnstashingIsTheFailureOfTheBehaviorThatThrew() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    List<BackoffEvent> events = new CopyOnWriteArrayList<>();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(stashingChild(probe.ref()), unjittered().withListener(events::add)));
+    probe.expectMessage("waiting");
+    actor.tell("a");
+    actor.tell("boom");
+    actor.tell("open");
+    probe.expectMessage("active:a");
+    probe.expectMessage("active-preRestart"); // not the waiting behavior, which did not throw
+    assertInstanceOf(BackoffEvent.RestartScheduled.class, events.get(0));
+    assertInstanceOf(TestChild.Boom.class, ((BackoffEvent.RestartScheduled) events.get(0)).cause(),
+        "the failure is the child's exception, not Pekko's UnstashException around it");
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("waiting");
+  }
+
+  @Test
+  void aPermanentFailureWhileUnstashingStopsTheActorAndTheBehaviorThatThrewGetsPostStop() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    List<BackoffEvent> events = new CopyOnWriteArrayList<>();
+    BackoffPolicy policy = unjittered().withStopOn(TestChild.Boom.class).withListener(events::add);
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(stashingChild(probe.ref()), policy));
+    probe.expectMessage("waiting");
+    actor.tell("boom");
+    actor.tell("open");
+    probe.expectMessage("active-postStop");
+    probe.expectTerminated(actor);
+    BackoffEvent.GaveUp gaveUp = assertInstanceOf(BackoffEvent.GaveUp.class, events.get(0));
+    assertEquals(BackoffEvent.Reason.PERMANENT_FAILURE, gaveUp.reason());
+    assertInstanceOf(TestChild.Boom.class, gaveUp.cause());
+  }
+
+  @Test
+  void aStoppedBehaviorWithACallbackRunsItOnceAfterThePostStopOfTheBehaviorThatStopped() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    Behavior<String> child =
+        Behaviors.receive(String.class)
+            .onMessageEquals("stop", () -> Behaviors.stopped(() -> probe.ref().tell("callback")))
+            .onSignal(PostStop.class, s -> {
+              probe.ref().tell("postStop");
+              return Behaviors.same();
+            })
+            .build();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    actor.tell("stop");
+    probe.expectMessage("postStop");
+    probe.expectMessage("callback");
+    probe.expectTerminated(actor);
+    probe.expectNoMessage(QUIET);
+  }
+
+  @Test
+  void aNewBehaviorReturnedByTheChildHandlesTheNextMessagesAndARestartGoesBackToTheInitialOne() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    Behavior<String> second =
+        Behaviors.receive(String.class)
+            .onMessageEquals("fail", () -> {
+              throw new TestChild.Boom("fail");
+            })
+            .onMessage(String.class, m -> {
+              probe.ref().tell("second:" + m);
+              return Behaviors.same();
+            })
+            .build();
+    Behavior<String> first =
+        Behaviors.receive(String.class)
+            .onMessageEquals("become", () -> second)
+            .onMessage(String.class, m -> {
+              probe.ref().tell("first:" + m);
+              return Behaviors.same();
+            })
+            .build();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(first, unjittered()));
+    actor.tell("x");
+    actor.tell("become");
+    actor.tell("y");
+    actor.tell("fail");
+    actor.tell("z"); // stashed, delivered to the restarted first behavior
+    probe.expectMessage("first:x");
+    probe.expectMessage("second:y");
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("first:z");
   }
 }
