@@ -154,6 +154,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   }
 
   @Override
+  @SuppressWarnings("unchecked")
   public Behavior<T> receive(TypedActorContext<T> ctx, T msg) {
     if (inBackoff) {
       stashOrDrop(ctx, msg);
@@ -165,7 +166,16 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     Behavior<T> result;
     try {
-      result = Behavior.interpretMessage(child, ctx, msg);
+      if (child instanceof ExtensibleBehavior) {
+        // what Behavior.interpretMessage does for this (by far the most common) kind of behavior,
+        // without its dispatch on the other kinds: a few ns less on every message
+        result = ((ExtensibleBehavior<T>) child).receive(ctx, msg);
+        if (result != Behaviors.<T>same()) {
+          result = Behavior.start(result, ctx);
+        }
+      } else {
+        result = Behavior.interpretMessage(child, ctx, msg);
+      }
     } catch (Throwable t) {
       return onFailure(ctx, t, child);
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import java.lang.management.ManagementFactory;
@@ -53,6 +54,8 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
 
   static final AtomicLong starts = new AtomicLong();
   static final AtomicInteger setupFailures = new AtomicInteger();
+  /** Restarts completed: counted by the Restarted event, which comes after the reset timer is scheduled. */
+  static final AtomicLong restarted = new AtomicLong();
 
   @BeforeAll
   static void start() {
@@ -111,7 +114,12 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
         cycling(cycles),
         BackoffPolicy.exponential(Duration.ofMillis(1), Duration.ofMillis(4))
             .withResetAfter(Duration.ofMillis(20))
-            .withLoggingEnabled(false));
+            .withLoggingEnabled(false)
+            .withListener(e -> {
+              if (e instanceof BackoffEvent.Restarted) {
+                restarted.incrementAndGet();
+              }
+            }));
   }
 
   @Test
@@ -136,6 +144,7 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
     int timersBefore = scheduledTimers();
     int liveBefore = liveActors();
     long startsBefore = starts.get();
+    long restartedBefore = restarted.get();
     long began = System.nanoTime();
 
     TestProbe<Void> watcher = testKit.createTestProbe();
@@ -171,6 +180,14 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
       }
       lastStarts = starts.get();
     }
+    }
+    // the last incarnation has started; wait until its restart is complete (reset timer scheduled)
+    long restartsExpected = restartedBefore + (long) actors * cyclesEach;
+    while (restarted.get() < restartsExpected) {
+      if (System.nanoTime() > deadline) {
+        fail("only " + (restarted.get() - restartedBefore) + " restarts completed");
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(20_000);
     }
     // let the last incarnations' reset timers fire: healthy actors keep no timer
     scheduler.executeTasks(scheduler.currentTimeMs() + 1000);
