@@ -10,8 +10,8 @@ import org.apache.pekko.actor.typed.TypedActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
- * The actor under test in the throughput and memory benchmarks: it counts {@link Inc} messages and
- * answers a {@link Flush} with the count. The same inner behavior is used bare, under Pekko's
+ * The actor under test in the throughput and memory benchmarks: it counts {@link Inc} messages,
+ * answers a {@link Flush} with the count, and blocks on a {@link Hold}. The same inner behavior is used bare, under Pekko's
  * supervisor and under {@link BackoffSupervisor#wrap}, so any difference is the supervisor's.
  */
 public final class Counter {
@@ -33,6 +33,17 @@ public final class Counter {
    * @param reply called on the actor's thread with the count
    */
   record Flush(java.util.function.LongConsumer reply) implements Msg {}
+
+  /**
+   * Blocks the actor's thread until {@code release} opens, after opening {@code holding}: lets a
+   * benchmark fill the mailbox while the actor is known to be busy (benchmark use only; an actor
+   * must never block otherwise).
+   *
+   * @param holding opened when the actor has started to wait
+   * @param release the actor waits for this
+   */
+  record Hold(java.util.concurrent.CountDownLatch holding, java.util.concurrent.CountDownLatch release)
+      implements Msg {}
 
   /** Backoff settings shared by both supervisors: 100 ms to 10 s, Pekko's usual random factor. */
   static final Duration MIN = Duration.ofMillis(100);
@@ -67,7 +78,8 @@ public final class Counter {
     },
     /**
      * Not a supervisor: the counter under a pass-through {@code Behaviors.intercept}, the mechanism
-     * both supervisors are built on. Shows how much of their cost is Pekko's interceptor machinery.
+     * Pekko's supervisor is built on (and ours was, until issue 5). Shows how much of a supervisor's
+     * cost is Pekko's interceptor machinery.
      */
     INTERCEPT {
       @Override
@@ -107,6 +119,14 @@ public final class Counter {
                   count[0]++;
                 } else if (msg instanceof Flush) {
                   ((Flush) msg).reply().accept(count[0]);
+                } else if (msg instanceof Hold) {
+                  Hold hold = (Hold) msg;
+                  hold.holding().countDown();
+                  try {
+                    hold.release().await();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
                 }
                 return Behaviors.same();
               });

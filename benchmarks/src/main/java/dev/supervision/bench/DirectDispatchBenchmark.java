@@ -23,8 +23,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * The supervisor's own cost per message, without mailbox or dispatcher: the counter of each kind is
  * started on the context of a real (idle) host actor, and each operation hands it one message with
  * {@code Behavior.interpretMessage}, the call Pekko's actor adapter makes for every message. For the
- * bare kind that is the counter's lambda; for the supervised kinds it is the interceptor chain
- * ({@code InterceptorImpl} plus the supervisor's {@code aroundReceive}) around the same lambda.
+ * bare kind that is the counter's lambda; for PEKKO and INTERCEPT it is Pekko's interceptor chain
+ * ({@code InterceptorImpl} plus the interceptor's {@code aroundReceive}) around the same lambda; for
+ * WRAP it is the supervisor's {@code receive}, which interprets the lambda itself.
  * Sampled per batch of {@value #BATCH} messages (JMH reports ns per batch; the report divides by the
  * batch size, since JMH would truncate a per-message figure to whole nanoseconds); the report uses
  * the median sample, which a busy

@@ -64,8 +64,12 @@ public final class RunBenchmarks {
     System.out.println();
     System.out.println("Settings: " + (full ? "full (3 forks, 5 x 2 s warm-up, 10 x 2 s)" : "short (1 fork, 3 x 1 s warm-up, 5 x 1 s)")
         + "; JSON in " + json);
+    printThroughput(results, "BacklogThroughputBenchmark.drain", BacklogThroughputBenchmark.BATCH,
+        "Throughput of a busy actor: draining a full mailbox (" + BacklogThroughputBenchmark.BATCH
+            + " messages + 1 reply per sample)");
     printThroughput(results, "MailboxThroughputBenchmark.tellBatch", MailboxThroughputBenchmark.BATCH,
-        "Message throughput through the mailbox (" + MailboxThroughputBenchmark.BATCH + " tells + 1 reply per sample)");
+        "Through the mailbox with a concurrent sender (" + MailboxThroughputBenchmark.BATCH
+            + " tells + 1 reply per sample; sender/actor race, noisy)");
     printThroughput(results, "DirectDispatchBenchmark.interpretBatch", DirectDispatchBenchmark.BATCH,
         "Supervisor cost per message without mailbox (" + DirectDispatchBenchmark.BATCH
             + " x Behavior.interpretMessage per sample, on an idle actor's context)");
