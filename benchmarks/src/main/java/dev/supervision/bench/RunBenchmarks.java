@@ -78,15 +78,22 @@ public final class RunBenchmarks {
 
   private static void printThroughput(
       Collection<RunResult> results, String benchmark, int batch, String title) {
-    Map<String, RunResult> byKind = new LinkedHashMap<>();
+    // one table per value of the "throughput" parameter (the dispatcher's), if the benchmark has it
+    Map<String, Map<String, RunResult>> byThroughput = new LinkedHashMap<>();
     for (RunResult r : results) {
       if (r.getParams().getBenchmark().endsWith(benchmark)) {
-        byKind.put(r.getParams().getParam("kind"), r);
+        String throughput = r.getParams().getParam("throughput");
+        byThroughput.computeIfAbsent(throughput == null ? "" : throughput, k -> new LinkedHashMap<>())
+            .put(r.getParams().getParam("kind"), r);
       }
     }
-    if (byKind.isEmpty()) {
-      return;
+    for (Map.Entry<String, Map<String, RunResult>> e : byThroughput.entrySet()) {
+      printThroughputTable(e.getValue(), batch,
+          e.getKey().isEmpty() ? title : title + ", dispatcher throughput " + e.getKey());
     }
+  }
+
+  private static void printThroughputTable(Map<String, RunResult> byKind, int batch, String title) {
     System.out.println();
     System.out.println(title);
     System.out.println("ns per message: median of all samples; best (lowest) and worst per-iteration median; mean ± 99.9% CI.");
