@@ -41,8 +41,11 @@ public class BacklogThroughputBenchmark {
   /** Messages per sample. */
   static final int BATCH = 10_000;
 
-  /** Which counter to run (INTERCEPT: a do-nothing interceptor, the layer WRAP no longer has). */
-  @Param({"BARE", "PEKKO", "WRAP", "INTERCEPT"})
+  /**
+   * Which counter to run (INTERCEPT: a do-nothing interceptor, the layer WRAP no longer has;
+   * BARE_AGAIN: BARE again, to show how far two identical actors land apart in this harness).
+   */
+  @Param({"BARE", "PEKKO", "WRAP", "INTERCEPT", "BARE_AGAIN"})
   public Kind kind;
 
   /**
