@@ -36,7 +36,13 @@ import org.apache.pekko.actor.typed.Behavior;
  * </ol>
  *
  * <p>Stopping the actor during its backoff stops it cleanly: no restart follows and the stash is
- * published as {@code Dropped}.
+ * published as {@code Dropped}. A failure thrown while the child's own {@code StashBuffer} unstashes
+ * is handled as the failure of the behavior that threw, as by Pekko's supervisor. Supervisors can
+ * be nested; an inner one that gives up is restarted by the outer one.
+ *
+ * <p>While nothing fails, a message costs the supervisor one field test, a {@code try} and an
+ * identity test on the child's result (the child's behavior is held and interpreted directly, with
+ * no {@code BehaviorInterceptor} layer in between).
  */
 public final class BackoffSupervisor {
 
