@@ -8,28 +8,33 @@ import java.time.Duration;
  * {@link DelaySchedule}. Obtain them through {@link Jitter#full()} and friends.
  */
 public enum StandardJitter implements Jitter {
+  // Above 2^53 ns (about 104 days) a long does not survive a trip through double: it rounds to an
+  // even neighbour. So only the random part is computed in double, and the ends of each range are
+  // kept in long arithmetic: a delay never falls 1 ns below its range's start or above its end.
+
   /** {@code u * bound}. */
   FULL {
     @Override
     long delayNanos(long min, long max, long bound, long previous, double draw) {
-      return (long) (bound * draw);
+      return Math.min(bound, (long) (bound * draw));
     }
   },
   /** {@code bound/2 + u * bound/2}. */
   EQUAL {
     @Override
     long delayNanos(long min, long max, long bound, long previous, double draw) {
-      double half = bound / 2.0;
-      return (long) (half + draw * half);
+      long half = bound / 2;
+      long rest = bound - half;
+      return half + Math.min(rest, (long) (draw * rest));
     }
   },
   /** {@code min(max, min + u * (3 * previous - min))}. */
   DECORRELATED {
     @Override
     long delayNanos(long min, long max, long bound, long previous, double draw) {
-      double upper = 3.0 * previous;
-      double d = min + draw * (upper - min);
-      return d >= max ? max : (long) d;
+      double span = 3.0 * previous - min;
+      long offset = span <= 0 ? 0 : (long) (draw * span);
+      return offset >= max - min ? max : min + offset;
     }
   },
   /** {@code bound}. */
