@@ -378,16 +378,17 @@ final class LifecycleTest {
   @Test
   void aFailureWhileUnstashingIsTheFailureOfTheBehaviorThatThrew() {
     TestProbe<String> probe = testKit.createTestProbe();
-    List<BackoffEvent> events = new CopyOnWriteArrayList<>();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(stashingChild(probe.ref()), unjittered().withListener(events::add)));
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(stashingChild(probe.ref()), unjittered().withListener(events.ref()::tell)));
     probe.expectMessage("waiting");
     actor.tell("a");
     actor.tell("boom");
     actor.tell("open");
     probe.expectMessage("active:a");
     probe.expectMessage("active-preRestart"); // not the waiting behavior, which did not throw
-    assertInstanceOf(BackoffEvent.RestartScheduled.class, events.get(0));
-    assertInstanceOf(TestChild.Boom.class, ((BackoffEvent.RestartScheduled) events.get(0)).cause(),
+    BackoffEvent.RestartScheduled scheduled = events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    assertInstanceOf(TestChild.Boom.class, scheduled.cause(),
         "the failure is the child's exception, not Pekko's UnstashException around it");
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("waiting");
