@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.Dropped;
+import org.apache.pekko.actor.UnhandledMessage;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -460,5 +461,50 @@ final class LifecycleTest {
     probe.expectMessage("second:y");
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("first:z");
+  }
+
+  @Test
+  void aSetupReturnedByTheChildIsStartedBeforeItHandlesTheNextMessage() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    Behavior<String> later =
+        Behaviors.setup(ctx -> {
+          probe.ref().tell("later-started");
+          return Behaviors.receiveMessage(m -> {
+            probe.ref().tell("later:" + m);
+            return Behaviors.same();
+          });
+        });
+    Behavior<String> first = Behaviors.receive(String.class).onMessageEquals("become", () -> later).build();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(first, unjittered()));
+    actor.tell("become");
+    probe.expectMessage("later-started");
+    actor.tell("x");
+    probe.expectMessage("later:x");
+  }
+
+  @Test
+  void aStashedMessageTheRestartedChildDoesNotHandleIsPublishedAsUnhandled() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<UnhandledMessage> unhandled = testKit.createTestProbe();
+    Adapter.toClassic(testKit.system()).getEventStream()
+        .subscribe(Adapter.toClassic(unhandled.ref()), UnhandledMessage.class);
+    Behavior<String> child =
+        Behaviors.receive(String.class)
+            .onMessageEquals("fail", () -> {
+              throw new TestChild.Boom("fail");
+            })
+            .onMessageEquals("known", () -> {
+              probe.ref().tell("got:known");
+              return Behaviors.same();
+            })
+            .build(); // anything else is unhandled
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    actor.tell("fail");
+    actor.tell("strange"); // stashed during the backoff
+    actor.tell("known");
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("got:known");
+    UnhandledMessage published = unhandled.expectMessageClass(UnhandledMessage.class);
+    assertEquals("strange", published.getMessage());
   }
 }
