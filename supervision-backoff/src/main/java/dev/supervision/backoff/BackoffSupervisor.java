@@ -40,8 +40,8 @@ import org.apache.pekko.actor.typed.Behavior;
  * is handled as the failure of the behavior that threw, as by Pekko's supervisor. Supervisors can
  * be nested; an inner one that gives up is restarted by the outer one.
  *
- * <p>While nothing fails, a message costs the supervisor one field test, a {@code try} and an
- * identity test on the child's result (the child's behavior is held and interpreted directly, with
+ * <p>While nothing fails, a message costs the supervisor a null test, a type test, a {@code try}
+ * and an identity test on the child's result (the child's behavior is held and interpreted directly, with
  * no {@code BehaviorInterceptor} layer in between).
  */
 public final class BackoffSupervisor {

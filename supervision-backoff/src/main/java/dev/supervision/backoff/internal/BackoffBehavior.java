@@ -48,7 +48,8 @@ import scala.util.control.NonFatal;
  * level, an {@code isAssignableFrom} test, a target object and a {@code Behavior.start} of every
  * result, about 7 ns per message against 4 ns for a bare {@code Behaviors.receive}), plus about 100
  * bytes per actor. This class keeps the child's current behavior in a field and interprets it
- * itself, so a message costs one boolean test, a {@code try} and an identity test on the result.
+ * itself, so a message costs a null test, a type test, a {@code try} and an identity test on the
+ * child's result.
  *
  * <p>Life cycle. While running, messages and signals go straight to the child ({@link #current}).
  * When the child returns a new behavior it replaces {@code current} and this behavior stays; when
@@ -84,8 +85,9 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   private final boolean listening;
 
   /**
-   * The child's started behavior: never {@code same}, {@code unhandled}, deferred or stopped. Null
-   * during a backoff (the failed behavior is released) and if the first start failed.
+   * The child's started behavior: never {@code same}, {@code unhandled}, deferred or stopped. Always
+   * null during a backoff (the failed behavior is released), so {@code receive} tests only this
+   * field while the actor runs; also null after giving up without a child.
    */
   private Behavior<T> current;
 
@@ -156,12 +158,12 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   @Override
   @SuppressWarnings("unchecked")
   public Behavior<T> receive(TypedActorContext<T> ctx, T msg) {
-    if (inBackoff) {
-      stashOrDrop(ctx, msg);
-      return Behaviors.same();
-    }
     Behavior<T> child = current;
-    if (child == null) {
+    if (child == null) { // off the hot path: there is no child during a backoff
+      if (inBackoff) {
+        stashOrDrop(ctx, msg);
+        return Behaviors.same();
+      }
       return Behaviors.unhandled(); // gave up without a child, see receiveSignal
     }
     Behavior<T> result;
@@ -204,14 +206,12 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     Behavior<T> child = current;
     if (signal == PostStop.instance()) {
       cancelOwnTimers();
+      return child == null ? Behaviors.same() : Behavior.interpretSignal(child, ctx, signal);
     }
     if (child == null) {
       // gave up without a child (its restart failed) and an outer supervisor caught that: it
-      // sends PreRestart or PostStop, and there is no behavior to give them to
+      // sends PreRestart, and there is no behavior to give it to
       return Behaviors.same();
-    }
-    if (signal == PostStop.instance()) {
-      return Behavior.interpretSignal(child, ctx, signal);
     }
     Behavior<T> result;
     try {
@@ -254,7 +254,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     if (signal instanceof org.apache.pekko.actor.typed.internal.PoisonPill) {
       // Cluster Sharding (passivation, hand-off) and Cluster Singleton without a stop message stop an
-      // actor with PoisonPill: their interceptor, outside ours, stops it if the signal is unhandled.
+      // actor with PoisonPill: their interceptor, outside this supervisor, stops it if the signal is unhandled.
       // Stashed, the signal would be swallowed by the restarted behavior and the actor would never
       // stop, while sharding buffers its messages until it does. Unhandled, it stops the actor now.
       return Behaviors.unhandled();
