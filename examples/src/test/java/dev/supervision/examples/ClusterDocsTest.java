@@ -8,10 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The README's cluster section shows the compiled code of the cluster examples, not copies that drift. */
+/** docs/cluster.md shows the compiled code of the cluster examples, not copies that drift. */
 final class ClusterDocsTest {
 
-  static final Path DOC = Path.of("..", "README.md");
+  static final Path DOC = Path.of("..", "docs", "cluster.md");
   static final Path SOURCES = Path.of("src", "main", "java", "dev", "supervision", "examples");
 
   static String between(String text, String marker) {
