@@ -96,29 +96,51 @@ final class LifecycleTest {
     probe.expectMessage("started-2");
   }
 
+  /**
+   * The kid's {@code PostStop} blocks its thread until the test opens a latch, so the kid is still
+   * alive when the backoff has long passed. The restart must wait for its {@code Terminated}: the
+   * new incarnation starts only after the kid's {@code PostStop} returned. (Each incarnation spawns
+   * its kid under a name of its own, so that a restart that does not wait shows as an early
+   * "started-2" rather than as a failed spawn.)
+   */
   @Test
-  void theRestartWaitsForChildrenThatAreSlowToStop() {
+  void theRestartWaitsForChildrenThatAreSlowToStop() throws Exception {
     TestProbe<String> probe = testKit.createTestProbe();
     AtomicInteger incarnation = new AtomicInteger();
-    // the kid keeps a grandchild; stopping the kid completes only after the grandchild stopped
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    Behavior<String> slowKid =
+        Behaviors.receive(String.class)
+            .onSignal(PostStop.class, s -> {
+              probe.ref().tell("kid-stopping");
+              // bounded, so that a broken test cannot hang a dispatcher thread forever
+              boolean released = release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+              probe.ref().tell(released ? "kid-stopped" : "kid-never-released");
+              return Behaviors.same();
+            })
+            .build();
     Behavior<String> parent =
         Behaviors.setup(ctx -> {
-          ctx.spawn(Behaviors.<String>setup(k -> {
-            k.spawn(Behaviors.<String>empty(), "grandchild");
-            return Behaviors.empty();
-          }), "kid");
-          probe.ref().tell("started-" + incarnation.incrementAndGet());
+          int n = incarnation.incrementAndGet();
+          ctx.spawn(slowKid, "slow-kid-" + n);
+          probe.ref().tell("started-" + n);
           return Behaviors.receive(String.class)
               .onMessageEquals("fail", () -> {
                 throw new TestChild.Boom("fail");
               })
               .build();
         });
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, unjittered().withMaxRestarts(1)));
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, unjittered()));
     probe.expectMessage("started-1");
     actor.tell("fail");
-    time.timePasses(Duration.ofMillis(100));
-    probe.expectMessage("started-2");
+    try {
+      probe.expectMessage("kid-stopping"); // the failure is handled: the kid is being stopped
+      time.timePasses(Duration.ofSeconds(1)); // ten times the 100 ms backoff
+      probe.expectNoMessage(Duration.ofMillis(300)); // no restart while the kid is still stopping
+    } finally {
+      release.countDown(); // also when the test fails, so that the kid's thread is not held
+    }
+    probe.expectMessage("kid-stopped");
+    probe.expectMessage("started-2"); // after the kid's termination, not before
   }
 
   @Test
