@@ -55,6 +55,19 @@ final class LifecycleTest {
         .withResetAfter(Duration.ofHours(1));
   }
 
+  /**
+   * {@link #unjittered()} with a listener that tells {@code events} every event, so that a test can
+   * wait until a failure has been handled (its {@code RestartScheduled}) before it moves the clock.
+   */
+  static BackoffPolicy reporting(TestProbe<BackoffEvent> events) {
+    return unjittered().withListener(events.ref()::tell);
+  }
+
+  /** Waits until the supervisor has handled a failure and scheduled its restart. */
+  static void awaitScheduled(TestProbe<BackoffEvent> events) {
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+  }
+
   @Test
   void theFailedBehaviorGetsPreRestartBeforeTheNewIncarnationStarts() {
     TestProbe<String> probe = testKit.createTestProbe();
@@ -88,10 +101,12 @@ final class LifecycleTest {
               .build();
         });
     // max restarts 1: a start failure caused by the name would end in a stop, not in started-2
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, unjittered().withMaxRestarts(1)));
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, reporting(events).withMaxRestarts(1)));
     probe.expectMessage("started-1");
     actor.tell("fail");
     probe.expectMessage("kid-stopped");
+    awaitScheduled(events);
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("started-2");
   }
@@ -163,9 +178,11 @@ final class LifecycleTest {
               })
               .build();
         }));
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
     probe.expectMessage("started");
     actor.tell("fail");
+    awaitScheduled(events);
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     time.timePasses(Duration.ofSeconds(1)); // the old timer would have fired at 500 ms
@@ -232,9 +249,9 @@ final class LifecycleTest {
     probe.expectMessage("started");
     actor.tell("fail");
     actor.tell("lost");
-    assertEquals("lost", dropped.receiveMessage().message());
-    time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("preRestart");
+    assertEquals("lost", dropped.receiveMessage().message()); // dropped after the restart was scheduled
+    time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     probe.expectNoMessage(QUIET);
   }
@@ -274,9 +291,11 @@ final class LifecycleTest {
               })
               .build();
         });
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
     probe.expectMessage("started");
     actor.tell("fail");
+    awaitScheduled(events); // scheduled although PreRestart threw
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
   }
@@ -315,9 +334,11 @@ final class LifecycleTest {
               })
               .build();
         });
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
     probe.expectMessage("started");
     actor.tell("fail");
+    awaitScheduled(events); // in the backoff now
     testKit.stop(watched); // its Terminated reaches the actor during the backoff
     probe.expectNoMessage(QUIET);
     time.timePasses(Duration.ofMillis(100));
@@ -344,9 +365,11 @@ final class LifecycleTest {
               })
               .build();
         });
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, unjittered().withMaxRestarts(1)));
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, reporting(events).withMaxRestarts(1)));
     probe.expectMessage("started-1");
     actor.tell("fail");
+    awaitScheduled(events);
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("started-2");
     probe.expectNoMessage(QUIET); // no "got:kid-died" replayed to the new incarnation
@@ -473,7 +496,8 @@ final class LifecycleTest {
               return Behaviors.same();
             })
             .build();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(first, unjittered()));
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(first, reporting(events)));
     actor.tell("x");
     actor.tell("become");
     actor.tell("y");
@@ -481,6 +505,7 @@ final class LifecycleTest {
     actor.tell("z"); // stashed, delivered to the restarted first behavior
     probe.expectMessage("first:x");
     probe.expectMessage("second:y");
+    awaitScheduled(events);
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("first:z");
   }
@@ -520,10 +545,12 @@ final class LifecycleTest {
               return Behaviors.same();
             })
             .build(); // anything else is unhandled
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
     actor.tell("fail");
     actor.tell("strange"); // stashed during the backoff
     actor.tell("known");
+    awaitScheduled(events);
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("got:known");
     UnhandledMessage published = unhandled.expectMessageClass(UnhandledMessage.class);

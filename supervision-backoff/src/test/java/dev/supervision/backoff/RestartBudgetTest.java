@@ -175,6 +175,11 @@ final class RestartBudgetTest {
     }
     for (ActorRef<String> a : actors) { // they fail and ask for permits one after the other
       a.tell("fail");
+      int failed = actors.indexOf(a) + 1;
+      probe.awaitAssert(() -> { // the failure is handled before the clock moves
+        assertEquals(failed, events.stream().filter(e -> e instanceof BackoffEvent.RestartScheduled).count());
+        return null;
+      });
       time.timePasses(Duration.ofMillis(1));
       probe.awaitAssert(() -> {
         assertEquals(actors.indexOf(a) + 1,
@@ -217,20 +222,31 @@ final class RestartBudgetTest {
     RestartBudget busy = RestartBudget.of(fresh("busy"), 1, Duration.ofSeconds(10)).withBurst(1);
     RestartBudget idle = RestartBudget.of(fresh("idle"), 1, Duration.ofSeconds(10)).withBurst(1);
     TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<BackoffEvent> scheduled = testKit.createTestProbe();
+    BackoffListener reportScheduled = e -> {
+      if (e instanceof BackoffEvent.RestartScheduled) {
+        scheduled.ref().tell(e);
+      }
+    };
     List<ActorRef<String>> busyActors = new ArrayList<>();
     for (String n : List.of("busy1", "busy2", "busy3")) {
-      busyActors.add(testKit.spawn(BackoffSupervisor.wrap(named(n, probe.ref()), tinyBackoff().withBudget(busy))));
+      busyActors.add(testKit.spawn(BackoffSupervisor.wrap(named(n, probe.ref()),
+          tinyBackoff().withBudget(busy).withListener(reportScheduled))));
       probe.expectMessage(n + "-started");
     }
-    ActorRef<String> other = testKit.spawn(BackoffSupervisor.wrap(named("other", probe.ref()), tinyBackoff().withBudget(idle)));
+    ActorRef<String> other = testKit.spawn(BackoffSupervisor.wrap(named("other", probe.ref()),
+        tinyBackoff().withBudget(idle).withListener(reportScheduled)));
     probe.expectMessage("other-started");
     busyActors.forEach(a -> a.tell("fail"));
+    scheduled.receiveSeveralMessages(3); // all three failures handled before the clock moves
     time.timePasses(Duration.ofMillis(1));
     String first = probe.receiveMessage(); // one of them gets the permit; the other two wait 10 s each
     assertTrue(first.startsWith("busy"), first);
     other.tell("fail");
+    scheduled.receiveMessage();
     time.timePasses(Duration.ofMillis(1));
     probe.expectMessage("other-started"); // its own budget is full
+    probe.expectNoMessage(QUIET); // and the two other busy actors still wait
   }
 
   @Test
