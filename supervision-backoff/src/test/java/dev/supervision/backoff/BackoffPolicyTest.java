@@ -222,6 +222,19 @@ final class BackoffPolicyTest {
     assertNotEquals(a, c);
   }
 
+  /**
+   * The literal schedule of seed 7 (full jitter, 100 ms to 1 s), so that the reproducibility test
+   * above is not the only guard: each value is {@code (long) (bound * u)} with the bounds 100, 200,
+   * 400, 800 ms and then 1 s, and {@code u} the JDK's {@code new SplittableRandom(7).nextDouble()}
+   * draws, computed outside the library.
+   */
+  @Test
+  void delays_forSeed7AreTheseLiteralValues() {
+    List<Long> nanos = BASE.delays(new SplittableRandom(7)).limit(8).map(Duration::toNanos).collect(Collectors.toList());
+    assertEquals(List.of(38_982_974L, 3_357_658L, 360_304_272L, 466_344_234L,
+        452_441_895L, 249_431_522L, 467_953_004L, 328_076_739L), nanos);
+  }
+
   @Test
   void delays_neverExceedTheCapWithAnyJitter() {
     for (Jitter jitter : List.of(Jitter.full(), Jitter.equal(), Jitter.decorrelated(), Jitter.none(),

@@ -14,6 +14,8 @@ import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.ChildFailed;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -211,6 +213,56 @@ final class BackoffSupervisorTest {
     assertTrue(policy.isPermanent(new RuntimeException(new IllegalArgumentException("inner"))));
     assertTrue(policy.isPermanent(new NumberFormatException("subclass")));
     assertTrue(!policy.isPermanent(new IllegalStateException("other")));
+  }
+
+  /**
+   * The actor-level side of the rule above: a failure whose cause is permanent stops the actor at
+   * once (no PreRestart, no backoff, GaveUp with reason PERMANENT_FAILURE and the wrapper as cause),
+   * while the same wrapper around a transient cause is restarted.
+   */
+  @Test
+  void aWrappedFailureWhoseCauseIsPermanentStopsTheActorAtOnce() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    Behavior<String> child =
+        Behaviors.setup(ctx -> {
+          probe.ref().tell("started");
+          return Behaviors.receive(String.class)
+              .onMessageEquals("wrapped-transient", () -> {
+                throw new IllegalStateException("wrapper", new TestChild.Boom("transient"));
+              })
+              .onMessageEquals("wrapped-permanent", () -> {
+                throw new IllegalStateException("wrapper", new IllegalArgumentException("permanent"));
+              })
+              .onSignal(PreRestart.class, s -> {
+                probe.ref().tell("preRestart");
+                return Behaviors.same();
+              })
+              .onSignal(PostStop.class, s -> {
+                probe.ref().tell("postStop");
+                return Behaviors.same();
+              })
+              .build();
+        });
+    BackoffPolicy policy =
+        unjittered().withStopOn(IllegalArgumentException.class).withListener(events.ref()::tell);
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, policy));
+    probe.expectMessage("started");
+    actor.tell("wrapped-transient"); // control: the wrapper alone is not permanent
+    probe.expectMessage("preRestart");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    expectRestartAfter(probe, Duration.ofMillis(100), "started");
+    events.expectMessageClass(BackoffEvent.Restarted.class);
+    actor.tell("wrapped-permanent");
+    probe.expectMessage("postStop"); // not preRestart
+    probe.expectTerminated(actor);
+    BackoffEvent.GaveUp gaveUp = events.expectMessageClass(BackoffEvent.GaveUp.class);
+    assertEquals(BackoffEvent.Reason.PERMANENT_FAILURE, gaveUp.reason());
+    assertEquals(1, gaveUp.restarts());
+    assertEquals("wrapper", gaveUp.cause().getMessage());
+    assertEquals(IllegalArgumentException.class, gaveUp.cause().getCause().getClass());
+    time.timePasses(Duration.ofSeconds(2));
+    probe.expectNoMessage(QUIET);
   }
 
   @Test

@@ -200,6 +200,23 @@ final class EventsAndLoggingTest {
     assertNotEquals(first, other);
   }
 
+  /**
+   * Literal values beside the test above, whose expectation comes from the code itself: seed 42 at
+   * the path {@code /user/seeded-literal} gives exactly these delays. They are {@code (long) (bound *
+   * u)} (bounds 100, 200, 400 ms) with {@code u} drawn from {@code new SplittableRandom(42 ^
+   * h)}, {@code h} the 64-bit FNV-1a hash of the path, computed outside the library. A change here
+   * changes every seeded user's schedule: make it on purpose, and say so in the release notes.
+   */
+  @Test
+  void seed42AtAKnownPathGivesTheseLiteralDelays() {
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(10))
+            .withResetAfter(Duration.ofHours(1))
+            .withRandomSeed(42);
+    assertEquals(List.of(Duration.ofNanos(88_061_605L), Duration.ofNanos(76_199_686L), Duration.ofNanos(25_610_945L)),
+        delaysOf(policy, "seeded-literal"));
+  }
+
   /** Spawns an actor under {@code name}, makes it fail 3 times, returns the 3 scheduled delays. */
   private static List<Duration> delaysOf(BackoffPolicy policy, String name) {
     TestProbe<String> probe = testKit.createTestProbe();

@@ -55,6 +55,19 @@ final class LifecycleTest {
         .withResetAfter(Duration.ofHours(1));
   }
 
+  /**
+   * {@link #unjittered()} with a listener that tells {@code events} every event, so that a test can
+   * wait until a failure has been handled (its {@code RestartScheduled}) before it moves the clock.
+   */
+  static BackoffPolicy reporting(TestProbe<BackoffEvent> events) {
+    return unjittered().withListener(events.ref()::tell);
+  }
+
+  /** Waits until the supervisor has handled a failure and scheduled its restart. */
+  static void awaitScheduled(TestProbe<BackoffEvent> events) {
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+  }
+
   @Test
   void theFailedBehaviorGetsPreRestartBeforeTheNewIncarnationStarts() {
     TestProbe<String> probe = testKit.createTestProbe();
@@ -88,37 +101,61 @@ final class LifecycleTest {
               .build();
         });
     // max restarts 1: a start failure caused by the name would end in a stop, not in started-2
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, unjittered().withMaxRestarts(1)));
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, reporting(events).withMaxRestarts(1)));
     probe.expectMessage("started-1");
     actor.tell("fail");
     probe.expectMessage("kid-stopped");
+    awaitScheduled(events);
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("started-2");
   }
 
+  /**
+   * The kid's {@code PostStop} blocks its thread until the test opens a latch, so the kid is still
+   * alive when the backoff has long passed. The restart must wait for its {@code Terminated}: the
+   * new incarnation starts only after the kid's {@code PostStop} returned. (Each incarnation spawns
+   * its kid under a name of its own, so that a restart that does not wait shows as an early
+   * "started-2" rather than as a failed spawn.)
+   */
   @Test
-  void theRestartWaitsForChildrenThatAreSlowToStop() {
+  void theRestartWaitsForChildrenThatAreSlowToStop() throws Exception {
     TestProbe<String> probe = testKit.createTestProbe();
     AtomicInteger incarnation = new AtomicInteger();
-    // the kid keeps a grandchild; stopping the kid completes only after the grandchild stopped
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    Behavior<String> slowKid =
+        Behaviors.receive(String.class)
+            .onSignal(PostStop.class, s -> {
+              probe.ref().tell("kid-stopping");
+              // bounded, so that a broken test cannot hang a dispatcher thread forever
+              boolean released = release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+              probe.ref().tell(released ? "kid-stopped" : "kid-never-released");
+              return Behaviors.same();
+            })
+            .build();
     Behavior<String> parent =
         Behaviors.setup(ctx -> {
-          ctx.spawn(Behaviors.<String>setup(k -> {
-            k.spawn(Behaviors.<String>empty(), "grandchild");
-            return Behaviors.empty();
-          }), "kid");
-          probe.ref().tell("started-" + incarnation.incrementAndGet());
+          int n = incarnation.incrementAndGet();
+          ctx.spawn(slowKid, "slow-kid-" + n);
+          probe.ref().tell("started-" + n);
           return Behaviors.receive(String.class)
               .onMessageEquals("fail", () -> {
                 throw new TestChild.Boom("fail");
               })
               .build();
         });
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, unjittered().withMaxRestarts(1)));
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, unjittered()));
     probe.expectMessage("started-1");
     actor.tell("fail");
-    time.timePasses(Duration.ofMillis(100));
-    probe.expectMessage("started-2");
+    try {
+      probe.expectMessage("kid-stopping"); // the failure is handled: the kid is being stopped
+      time.timePasses(Duration.ofSeconds(1)); // ten times the 100 ms backoff
+      probe.expectNoMessage(Duration.ofMillis(300)); // no restart while the kid is still stopping
+    } finally {
+      release.countDown(); // also when the test fails, so that the kid's thread is not held
+    }
+    probe.expectMessage("kid-stopped");
+    probe.expectMessage("started-2"); // after the kid's termination, not before
   }
 
   @Test
@@ -141,9 +178,11 @@ final class LifecycleTest {
               })
               .build();
         }));
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
     probe.expectMessage("started");
     actor.tell("fail");
+    awaitScheduled(events);
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     time.timePasses(Duration.ofSeconds(1)); // the old timer would have fired at 500 ms
@@ -210,9 +249,9 @@ final class LifecycleTest {
     probe.expectMessage("started");
     actor.tell("fail");
     actor.tell("lost");
-    assertEquals("lost", dropped.receiveMessage().message());
-    time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("preRestart");
+    assertEquals("lost", dropped.receiveMessage().message()); // dropped after the restart was scheduled
+    time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     probe.expectNoMessage(QUIET);
   }
@@ -252,9 +291,11 @@ final class LifecycleTest {
               })
               .build();
         });
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
     probe.expectMessage("started");
     actor.tell("fail");
+    awaitScheduled(events); // scheduled although PreRestart threw
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
   }
@@ -293,9 +334,11 @@ final class LifecycleTest {
               })
               .build();
         });
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
     probe.expectMessage("started");
     actor.tell("fail");
+    awaitScheduled(events); // in the backoff now
     testKit.stop(watched); // its Terminated reaches the actor during the backoff
     probe.expectNoMessage(QUIET);
     time.timePasses(Duration.ofMillis(100));
@@ -322,9 +365,11 @@ final class LifecycleTest {
               })
               .build();
         });
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, unjittered().withMaxRestarts(1)));
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, reporting(events).withMaxRestarts(1)));
     probe.expectMessage("started-1");
     actor.tell("fail");
+    awaitScheduled(events);
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("started-2");
     probe.expectNoMessage(QUIET); // no "got:kid-died" replayed to the new incarnation
@@ -451,7 +496,8 @@ final class LifecycleTest {
               return Behaviors.same();
             })
             .build();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(first, unjittered()));
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(first, reporting(events)));
     actor.tell("x");
     actor.tell("become");
     actor.tell("y");
@@ -459,6 +505,7 @@ final class LifecycleTest {
     actor.tell("z"); // stashed, delivered to the restarted first behavior
     probe.expectMessage("first:x");
     probe.expectMessage("second:y");
+    awaitScheduled(events);
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("first:z");
   }
@@ -498,10 +545,12 @@ final class LifecycleTest {
               return Behaviors.same();
             })
             .build(); // anything else is unhandled
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
     actor.tell("fail");
     actor.tell("strange"); // stashed during the backoff
     actor.tell("known");
+    awaitScheduled(events);
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("got:known");
     UnhandledMessage published = unhandled.expectMessageClass(UnhandledMessage.class);

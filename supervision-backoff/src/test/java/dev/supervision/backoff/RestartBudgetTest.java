@@ -111,16 +111,30 @@ final class RestartBudgetTest {
     probe.expectNoMessage(QUIET); // never started
   }
 
+  /**
+   * 1,000 actors fail at once against a budget of 100 permits per second with a burst of 10. The
+   * gate's arithmetic makes every window's count known under {@code ManualTime}: the full bucket
+   * grants the burst (10) as soon as the 1 ms backoffs pass; the refill period is cut into {@code
+   * min(100, 1 s / 100 ms) = 10} slices of 100 ms, each adding 100 / 10 = 10 tokens, on a
+   * fixed-delay timer started by the first grant; so each further second fires exactly 10 slices
+   * and restarts exactly 100 actors, until the last 90 need 9 slices of the tenth second.
+   */
   @Test
-  void theRateHoldsOverManyWindowsWithAThousandFailingActors() {
-    RestartBudget budget = RestartBudget.of(fresh("rate"), 100, Duration.ofSeconds(1)).withBurst(10);
+  void theRateHoldsOverManyWindowsWithAThousandFailingActors() throws Exception {
+    String name = fresh("rate");
+    RestartBudget budget = RestartBudget.of(name, 100, Duration.ofSeconds(1)).withBurst(10);
+    AtomicInteger scheduled = new AtomicInteger();
+    AtomicInteger asking = new AtomicInteger();
     AtomicInteger restarted = new AtomicInteger();
-    BackoffPolicy policy = tinyBackoff().withBudget(budget).withListener(e -> {
-      if (e instanceof BackoffEvent.Restarted) {
+    BackoffPolicy policy = tinyBackoff().withBudget(budget).withLoggingEnabled(false).withListener(e -> {
+      if (e instanceof BackoffEvent.RestartScheduled) {
+        scheduled.incrementAndGet();
+      } else if (e instanceof BackoffEvent.WaitingForPermit) {
+        asking.incrementAndGet();
+      } else if (e instanceof BackoffEvent.Restarted) {
         restarted.incrementAndGet();
       }
     });
-    TestProbe<String> probe = testKit.createTestProbe();
     Behavior<String> cell = Behaviors.setup(ctx -> Behaviors.receive(String.class)
         .onMessageEquals("fail", () -> {
           throw new TestChild.Boom("outage");
@@ -131,33 +145,43 @@ final class RestartBudgetTest {
       cells.add(testKit.spawn(BackoffSupervisor.wrap(cell, policy)));
     }
     cells.forEach(c -> c.tell("fail"));
-    // all fail at once; their 1 ms backoff passes; then the budget meters them out
-    List<Integer> perWindow = new ArrayList<>();
-    int before = 0;
-    for (int window = 0; window < 11 && before < 1000; window++) {
+    awaitCount(scheduled, 1000); // every failure handled: 1000 restart ticks due at +1 ms
+    time.timePasses(Duration.ofMillis(1));
+    awaitCount(asking, 1000); // every actor has sent its request to the gate
+    int waitingBefore = waiting(name); // a round trip: the gate has seen every request
+    List<Integer> perWindow = new ArrayList<>(List.of(1000 - waitingBefore)); // the burst
+    for (int window = 1; window <= 10; window++) {
       time.timePasses(Duration.ofSeconds(1));
-      int total = awaitStable(restarted);
-      perWindow.add(total - before);
-      before = total;
+      // the slices' ticks are in the gate's mailbox before this query: its answer counts their grants
+      int waitingAfter = waiting(name);
+      int granted = waitingBefore - waitingAfter;
+      awaitCount(restarted, 1000 - waitingAfter);
+      perWindow.add(granted);
+      waitingBefore = waitingAfter;
     }
-    assertEquals(1000, before, "every cell restarted; per window: " + perWindow);
-    for (int i = 0; i < perWindow.size(); i++) {
-      assertTrue(perWindow.get(i) <= 100 + 10, "window " + i + " had " + perWindow.get(i) + ": " + perWindow);
-    }
-    // and the budget is used, not just respected: 1000 restarts need 9 or 10 windows
-    assertTrue(perWindow.size() >= 9, perWindow.toString());
-    probe.expectNoMessage(Duration.ofMillis(1));
+    assertEquals(List.of(10, 100, 100, 100, 100, 100, 100, 100, 100, 100, 90), perWindow,
+        "restarts per window (the first is the burst)");
+    assertEquals(1000, restarted.get(), "one restart per actor, each after its grant");
   }
 
-  /** Waits until the counter stops moving (the actors process their grants asynchronously). */
-  private static int awaitStable(AtomicInteger counter) {
-    TestProbe<String> p = testKit.createTestProbe();
-    int last = -1;
-    while (counter.get() != last) {
-      last = counter.get();
-      p.expectNoMessage(Duration.ofMillis(100));
-    }
-    return last;
+  /** Waits until the counter reaches {@code target} (the actors process their grants asynchronously). */
+  private static void awaitCount(AtomicInteger counter, int target) {
+    probeAwait(() -> assertTrue(counter.get() >= target, "reached " + counter.get() + " of " + target));
+  }
+
+  private interface Check {
+    void run() throws Exception;
+  }
+
+  private static void probeAwait(Check check) {
+    testKit.createTestProbe().awaitAssert(Duration.ofSeconds(10), () -> {
+      try {
+        check.run();
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+      return null;
+    });
   }
 
   @Test
@@ -175,6 +199,11 @@ final class RestartBudgetTest {
     }
     for (ActorRef<String> a : actors) { // they fail and ask for permits one after the other
       a.tell("fail");
+      int failed = actors.indexOf(a) + 1;
+      probe.awaitAssert(() -> { // the failure is handled before the clock moves
+        assertEquals(failed, events.stream().filter(e -> e instanceof BackoffEvent.RestartScheduled).count());
+        return null;
+      });
       time.timePasses(Duration.ofMillis(1));
       probe.awaitAssert(() -> {
         assertEquals(actors.indexOf(a) + 1,
@@ -217,20 +246,31 @@ final class RestartBudgetTest {
     RestartBudget busy = RestartBudget.of(fresh("busy"), 1, Duration.ofSeconds(10)).withBurst(1);
     RestartBudget idle = RestartBudget.of(fresh("idle"), 1, Duration.ofSeconds(10)).withBurst(1);
     TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<BackoffEvent> scheduled = testKit.createTestProbe();
+    BackoffListener reportScheduled = e -> {
+      if (e instanceof BackoffEvent.RestartScheduled) {
+        scheduled.ref().tell(e);
+      }
+    };
     List<ActorRef<String>> busyActors = new ArrayList<>();
     for (String n : List.of("busy1", "busy2", "busy3")) {
-      busyActors.add(testKit.spawn(BackoffSupervisor.wrap(named(n, probe.ref()), tinyBackoff().withBudget(busy))));
+      busyActors.add(testKit.spawn(BackoffSupervisor.wrap(named(n, probe.ref()),
+          tinyBackoff().withBudget(busy).withListener(reportScheduled))));
       probe.expectMessage(n + "-started");
     }
-    ActorRef<String> other = testKit.spawn(BackoffSupervisor.wrap(named("other", probe.ref()), tinyBackoff().withBudget(idle)));
+    ActorRef<String> other = testKit.spawn(BackoffSupervisor.wrap(named("other", probe.ref()),
+        tinyBackoff().withBudget(idle).withListener(reportScheduled)));
     probe.expectMessage("other-started");
     busyActors.forEach(a -> a.tell("fail"));
+    scheduled.receiveSeveralMessages(3); // all three failures handled before the clock moves
     time.timePasses(Duration.ofMillis(1));
     String first = probe.receiveMessage(); // one of them gets the permit; the other two wait 10 s each
     assertTrue(first.startsWith("busy"), first);
     other.tell("fail");
+    scheduled.receiveMessage();
     time.timePasses(Duration.ofMillis(1));
     probe.expectMessage("other-started"); // its own budget is full
+    probe.expectNoMessage(QUIET); // and the two other busy actors still wait
   }
 
   @Test
@@ -297,20 +337,24 @@ final class RestartBudgetTest {
     ActorRef<dev.supervision.backoff.internal.BudgetGate.Command> gate =
         testKit.spawn(dev.supervision.backoff.internal.BudgetGate.create(budget));
     gate.tell(new dev.supervision.backoff.internal.BudgetGate.SetShare(4)); // 25 per second, burst 2.5
-    AtomicInteger granted = new AtomicInteger();
+    TestProbe<Integer> granted = testKit.createTestProbe();
     ActorRef<Object> requester = testKit.spawn(Behaviors.receive(Object.class)
         .onSignal(Grant.class, g -> {
-          granted.incrementAndGet();
+          granted.ref().tell(g.n());
           return Behaviors.same();
         })
         .build());
     for (int i = 0; i < 200; i++) {
       gate.tell(new dev.supervision.backoff.internal.BudgetGate.Acquire(requester, new Grant(i)));
     }
-    int burst = awaitStable(granted);
+    // the bucket holds a quarter of the burst (2.5 tokens): two grants, in order, and no third
+    assertEquals(List.of(0, 1), granted.receiveSeveralMessages(2));
+    granted.expectNoMessage(QUIET);
     time.timePasses(Duration.ofSeconds(2));
-    int afterTwoSeconds = awaitStable(granted);
-    assertEquals(2, burst, "the bucket holds a quarter of the burst (2.5 tokens)");
-    assertEquals(52, afterTwoSeconds, "a quarter of 100 per second for 2 s, plus the burst");
+    // a quarter of 100 per second for 2 s: 20 slices of 100 ms, 2.5 tokens each, 50 grants
+    List<Integer> next = granted.receiveSeveralMessages(50);
+    assertEquals(2, next.get(0));
+    assertEquals(51, next.get(49));
+    granted.expectNoMessage(QUIET);
   }
 }
