@@ -15,6 +15,7 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import java.util.stream.Stream;
 import org.slf4j.event.Level;
@@ -36,11 +37,14 @@ import org.slf4j.event.Level;
  *   <tr><td>jitter</td><td>{@link Jitter#full()}</td><td>non-null</td></tr>
  *   <tr><td>resetAfter</td><td>{@code (minBackoff + maxBackoff) / 2}, as Pekko</td><td>{@code > 0}</td></tr>
  *   <tr><td>maxRestarts</td><td>unlimited</td><td>{@code >= 0}; 0 stops on the first failure</td></tr>
- *   <tr><td>stashCapacity</td><td>1000, as Pekko</td><td>{@code >= 0}</td></tr>
- *   <tr><td>stopOn</td><td>none</td><td>non-null classes</td></tr>
+ *   <tr><td>stashCapacity</td><td>unset: the actor system's {@code
+ *       pekko.actor.typed.restart-stash-capacity} (1000 unless changed), as Pekko</td><td>{@code >= 0}</td></tr>
+ *   <tr><td>stopOn (classes, predicate)</td><td>none</td><td>non-null</td></tr>
+ *   <tr><td>restartOn</td><td>empty: every failure no stop rule matches is restarted</td><td>non-null classes</td></tr>
+ *   <tr><td>stopChildren</td><td>true, as Pekko</td><td></td></tr>
  *   <tr><td>randomSeed</td><td>none: each actor draws its own seed when it first fails</td><td></td></tr>
  *   <tr><td>maxRetryAfter</td><td>1 hour</td><td>{@code > 0}</td></tr>
- *   <tr><td>logLevel</td><td>WARN</td><td>non-null</td></tr>
+ *   <tr><td>logLevel</td><td>WARN (Pekko: ERROR), see {@link #withLogLevel(Level)}</td><td>non-null</td></tr>
  *   <tr><td>criticalLogLevel, after</td><td>ERROR after {@code Integer.MAX_VALUE} failures (never)</td><td>{@code after >= 1}</td></tr>
  *   <tr><td>loggingEnabled</td><td>true</td><td></td></tr>
  *   <tr><td>listeners</td><td>none</td><td>non-null</td></tr>
@@ -58,6 +62,8 @@ import org.slf4j.event.Level;
 public final class BackoffPolicy {
 
   private static final int UNLIMITED = -1;
+  private static final int STASH_CAPACITY_UNSET = -1;
+  private static final int PEKKO_DEFAULT_STASH_CAPACITY = 1000;
   private static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofHours(1);
 
   private final Duration minBackoff;
@@ -68,6 +74,9 @@ public final class BackoffPolicy {
   private final int maxRestarts;
   private final int stashCapacity;
   private final List<Class<? extends Throwable>> stopOn;
+  private final Predicate<Throwable> stopOnPredicate;
+  private final List<Class<? extends Throwable>> restartOn;
+  private final boolean stopChildren;
   private final boolean seeded;
   private final long randomSeed;
   private final Duration maxRetryAfter;
@@ -88,6 +97,9 @@ public final class BackoffPolicy {
     this.maxRestarts = s.maxRestarts;
     this.stashCapacity = s.stashCapacity;
     this.stopOn = s.stopOn;
+    this.stopOnPredicate = s.stopOnPredicate;
+    this.restartOn = s.restartOn;
+    this.stopChildren = s.stopChildren;
     this.seeded = s.seeded;
     this.randomSeed = s.randomSeed;
     this.maxRetryAfter = s.maxRetryAfter;
@@ -117,6 +129,9 @@ public final class BackoffPolicy {
     int maxRestarts;
     int stashCapacity;
     List<Class<? extends Throwable>> stopOn;
+    Predicate<Throwable> stopOnPredicate;
+    List<Class<? extends Throwable>> restartOn;
+    boolean stopChildren;
     boolean seeded;
     long randomSeed;
     Duration maxRetryAfter;
@@ -139,6 +154,9 @@ public final class BackoffPolicy {
       maxRestarts = p.maxRestarts;
       stashCapacity = p.stashCapacity;
       stopOn = p.stopOn;
+      stopOnPredicate = p.stopOnPredicate;
+      restartOn = p.restartOn;
+      stopChildren = p.stopChildren;
       seeded = p.seeded;
       randomSeed = p.randomSeed;
       maxRetryAfter = p.maxRetryAfter;
@@ -178,8 +196,10 @@ public final class BackoffPolicy {
     s.jitter = Jitter.full();
     s.resetAfter = minBackoff.plus(maxBackoff).dividedBy(2);
     s.maxRestarts = UNLIMITED;
-    s.stashCapacity = 1000;
+    s.stashCapacity = STASH_CAPACITY_UNSET;
     s.stopOn = List.of();
+    s.restartOn = List.of();
+    s.stopChildren = true;
     s.maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
     s.logLevel = Level.WARN;
     s.criticalLogLevel = Level.ERROR;
@@ -335,7 +355,9 @@ public final class BackoffPolicy {
   /**
    * Sets how many messages (and signals) are kept while the actor waits for its restart. They are
    * delivered in order to the new incarnation; those that do not fit are published on the event
-   * stream as {@code org.apache.pekko.actor.Dropped}.
+   * stream as {@code org.apache.pekko.actor.Dropped}. Without this call the capacity is unset and
+   * each actor takes {@code pekko.actor.typed.restart-stash-capacity} from its actor system's
+   * configuration (1000 unless the application changed it), as Pekko's own backoff does.
    *
    * @param stashCapacity {@code >= 0}; 0 drops every message that arrives during a backoff
    * @return a new policy
@@ -357,14 +379,67 @@ public final class BackoffPolicy {
    */
   @SafeVarargs
   public final BackoffPolicy withStopOn(Class<? extends Throwable>... types) {
+    List<Class<? extends Throwable>> copy = distinct(types);
+    return with(
+        s -> s.stopOn = copy);
+  }
+
+  /**
+   * Declares failures as permanent by a rule: a failure for which {@code stopOn} returns {@code
+   * true}, or whose cause chain holds a throwable for which it does, stops the actor at once,
+   * without a restart. Replaces the previous predicate; it works together with {@link
+   * #withStopOn(Class[])} (either one matching is enough). See {@link #isPermanent(Throwable)} for
+   * how stop rules and {@link #withRestartOn(Class[])} combine. Two policies are equal only if they
+   * hold the same predicate instance.
+   *
+   * @param stopOn a thread-safe, side-effect-free predicate; it is called with each throwable of
+   *     the chain, from the outermost, on the actor's thread
+   * @return a new policy
+   * @throws NullPointerException if {@code stopOn} is {@code null}
+   */
+  public BackoffPolicy withStopOn(Predicate<Throwable> stopOn) {
+    Require.nonNull(stopOn, "stopOn");
+    return with(s -> s.stopOnPredicate = stopOn);
+  }
+
+  /**
+   * Declares which failures are transient: only a failure that is an instance of one of these
+   * types, or has one in its cause chain, is restarted; any other failure stops the actor at once,
+   * as Pekko's {@code Behaviors.supervise(b).onFailure(IOException.class, ...)} lets other failure
+   * types through. A stop rule ({@link #withStopOn(Class[])}, {@link #withStopOn(Predicate)}) still
+   * wins over this list. Replaces the previous list; an empty list (the default) restarts every
+   * failure that no stop rule matches.
+   *
+   * @param types the transient failure types; may be empty to restart on every failure
+   * @return a new policy
+   * @throws NullPointerException if {@code types} or one of its elements is {@code null}
+   */
+  @SafeVarargs
+  public final BackoffPolicy withRestartOn(Class<? extends Throwable>... types) {
+    List<Class<? extends Throwable>> copy = distinct(types);
+    return with(s -> s.restartOn = copy);
+  }
+
+  private static List<Class<? extends Throwable>> distinct(Class<? extends Throwable>[] types) {
     Require.nonNull(types, "types");
     Set<Class<? extends Throwable>> set = new LinkedHashSet<>();
     for (int i = 0; i < types.length; i++) {
       set.add(Require.nonNull(types[i], "types[" + i + "]"));
     }
-    List<Class<? extends Throwable>> copy = List.copyOf(set);
-    return with(
-        s -> s.stopOn = copy);
+    return List.copyOf(set);
+  }
+
+  /**
+   * Sets whether the children of a failed actor are stopped before it restarts (the default, as
+   * Pekko). With {@code false} the children survive the restart and the restart does not wait for
+   * them, as with Pekko's {@code restartWithBackoff(..).withStopChildren(false)}; the new
+   * incarnation must then not spawn children under names that are still taken.
+   *
+   * @param stopChildren whether to stop the children on a restart
+   * @return a new policy
+   */
+  public BackoffPolicy withStopChildren(boolean stopChildren) {
+    return with(s -> s.stopChildren = stopChildren);
   }
 
   /**
@@ -399,7 +474,15 @@ public final class BackoffPolicy {
 
   /**
    * Sets the level at which a failure that is restarted is logged (with its cause), through the
-   * SLF4J logger {@code dev.supervision.backoff.BackoffSupervisor}. Default WARN.
+   * SLF4J logger {@code dev.supervision.backoff.BackoffSupervisor}.
+   *
+   * <p>Default WARN, where Pekko's backoff logs every failure at ERROR. This is deliberate: a
+   * failure that is restarted with backoff has been handled, and an actor that keeps failing
+   * against a resource that is down would otherwise fill an ERROR channel with one line per
+   * attempt. ERROR is kept for what needs a person: an actor that stops (permanent failure or
+   * {@code maxRestarts} reached) and, if set, the failures after {@link
+   * #withCriticalLogLevel(Level, int)}'s count. {@code withLogLevel(Level.ERROR)} (or {@code
+   * log-level = error} in configuration) gives Pekko's behaviour back.
    *
    * @param logLevel the level
    * @return a new policy
@@ -587,12 +670,27 @@ public final class BackoffPolicy {
   }
 
   /**
-   * How many messages are kept during a backoff.
+   * How many messages are kept during a backoff, if this policy sets it. The supervisor uses this
+   * value when present and {@code pekko.actor.typed.restart-stash-capacity} of the actor system's
+   * configuration otherwise.
+   *
+   * @return the capacity set with {@link #withStashCapacity(int)} or {@code stash-capacity} in
+   *     configuration, or empty if it is left to the actor system (the default)
+   */
+  public OptionalInt getStashCapacitySetting() {
+    return stashCapacity == STASH_CAPACITY_UNSET ? OptionalInt.empty() : OptionalInt.of(stashCapacity);
+  }
+
+  /**
+   * How many messages are kept during a backoff: the capacity this policy sets, else Pekko's
+   * default of 1000. An actor system whose {@code pekko.actor.typed.restart-stash-capacity} differs
+   * from 1000 uses that value instead when the policy sets none; see {@link
+   * #getStashCapacitySetting()}.
    *
    * @return the stash capacity
    */
   public int getStashCapacity() {
-    return stashCapacity;
+    return stashCapacity == STASH_CAPACITY_UNSET ? PEKKO_DEFAULT_STASH_CAPACITY : stashCapacity;
   }
 
   /**
@@ -602,6 +700,34 @@ public final class BackoffPolicy {
    */
   public List<Class<? extends Throwable>> getStopOn() {
     return stopOn;
+  }
+
+  /**
+   * The permanent-failure rule set with {@link #withStopOn(Predicate)}.
+   *
+   * @return the predicate, or empty if there is none (the default)
+   */
+  public Optional<Predicate<Throwable>> getStopOnPredicate() {
+    return Optional.ofNullable(stopOnPredicate);
+  }
+
+  /**
+   * The transient failure types: if not empty, only these are restarted.
+   *
+   * @return an unmodifiable list, in the order given, without duplicates; empty (the default)
+   *     restarts every failure that no stop rule matches
+   */
+  public List<Class<? extends Throwable>> getRestartOn() {
+    return restartOn;
+  }
+
+  /**
+   * Whether the children of a failed actor are stopped before it restarts.
+   *
+   * @return {@code true} (the default) if they are
+   */
+  public boolean isStopChildren() {
+    return stopChildren;
   }
 
   /**
@@ -678,8 +804,25 @@ public final class BackoffPolicy {
   }
 
   /**
-   * Whether a throwable is permanent under this policy: it, or a cause in its chain, is an instance
-   * of one of {@link #getStopOn()}.
+   * Whether a failure is permanent under this policy, so that the actor stops at once without a
+   * restart. This is the one place that classifies failures. The chain of a failure is the failure
+   * and its causes ({@link Throwable#getCause()}), outermost first, each once (a cycle ends it). A
+   * failure is permanent if
+   *
+   * <ol>
+   *   <li>a stop rule matches: a throwable of its chain is an instance of one of {@link
+   *       #getStopOn()}, or the {@linkplain #getStopOnPredicate() stop predicate} returns {@code
+   *       true} for one; or else
+   *   <li>{@link #getRestartOn()} is not empty and no throwable of its chain is an instance of one
+   *       of its types.
+   * </ol>
+   *
+   * <p>So stop rules win over the restart list: with {@code withRestartOn(IOException.class)
+   * .withStopOn(FileNotFoundException.class)} an {@code IOException} is restarted, a {@code
+   * FileNotFoundException} (an {@code IOException}) stops, and an {@code IllegalStateException}
+   * stops. If the stop predicate throws, its exception is added to the failure as a suppressed
+   * exception and the failure counts as permanent: a broken rule stops the actor visibly rather
+   * than retrying forever.
    *
    * @param failure the failure
    * @return {@code true} if the actor should stop without a restart
@@ -687,15 +830,38 @@ public final class BackoffPolicy {
    */
   public boolean isPermanent(Throwable failure) {
     Require.nonNull(failure, "failure");
-    if (stopOn.isEmpty()) {
+    if (stopOn.isEmpty() && stopOnPredicate == null && restartOn.isEmpty()) {
       return false;
     }
+    boolean transientFound = restartOn.isEmpty();
     Set<Throwable> seen = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
-      for (Class<? extends Throwable> type : stopOn) {
-        if (type.isInstance(t)) {
-          return true;
-        }
+      if (isInstanceOfAny(t, stopOn) || stopPredicateMatches(failure, t)) {
+        return true;
+      }
+      transientFound = transientFound || isInstanceOfAny(t, restartOn);
+    }
+    return !transientFound;
+  }
+
+  private boolean stopPredicateMatches(Throwable failure, Throwable t) {
+    if (stopOnPredicate == null) {
+      return false;
+    }
+    try {
+      return stopOnPredicate.test(t);
+    } catch (RuntimeException e) {
+      if (e != failure) {
+        failure.addSuppressed(e);
+      }
+      return true;
+    }
+  }
+
+  private static boolean isInstanceOfAny(Throwable t, List<Class<? extends Throwable>> types) {
+    for (Class<? extends Throwable> type : types) {
+      if (type.isInstance(t)) {
+        return true;
       }
     }
     return false;
@@ -722,6 +888,9 @@ public final class BackoffPolicy {
         && jitter.equals(that.jitter)
         && resetAfter.equals(that.resetAfter)
         && stopOn.equals(that.stopOn)
+        && Objects.equals(stopOnPredicate, that.stopOnPredicate)
+        && restartOn.equals(that.restartOn)
+        && stopChildren == that.stopChildren
         && maxRetryAfter.equals(that.maxRetryAfter)
         && logLevel == that.logLevel
         && criticalLogLevel == that.criticalLogLevel
@@ -733,7 +902,7 @@ public final class BackoffPolicy {
   @Override
   public int hashCode() {
     return Objects.hash(minBackoff, maxBackoff, multiplier, jitter, resetAfter, maxRestarts,
-        stashCapacity, stopOn, seeded, randomSeed, maxRetryAfter, logLevel, criticalLogLevel,
+        stashCapacity, stopOn, stopOnPredicate, restartOn, stopChildren, seeded, randomSeed, maxRetryAfter, logLevel, criticalLogLevel,
         criticalLogLevelAfter, loggingEnabled, listeners, budget, publishEvents);
   }
 
@@ -745,8 +914,11 @@ public final class BackoffPolicy {
         + ", jitter=" + jitter
         + ", resetAfter=" + resetAfter
         + ", maxRestarts=" + (maxRestarts == UNLIMITED ? "unlimited" : Integer.toString(maxRestarts))
-        + ", stashCapacity=" + stashCapacity
+        + ", stashCapacity=" + (stashCapacity == STASH_CAPACITY_UNSET ? "auto" : Integer.toString(stashCapacity))
         + ", stopOn=" + Arrays.toString(stopOn.stream().map(Class::getName).toArray())
+        + ", stopOnPredicate=" + (stopOnPredicate == null ? "none" : stopOnPredicate.toString())
+        + ", restartOn=" + Arrays.toString(restartOn.stream().map(Class::getName).toArray())
+        + ", stopChildren=" + stopChildren
         + ", randomSeed=" + (seeded ? Long.toString(randomSeed) : "none")
         + ", maxRetryAfter=" + maxRetryAfter
         + ", logLevel=" + logLevel

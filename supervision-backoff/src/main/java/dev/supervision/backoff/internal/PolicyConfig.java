@@ -60,6 +60,9 @@ public final class PolicyConfig {
           "reset-after",
           "max-restarts",
           "stash-capacity",
+          "stop-children",
+          "stop-on",
+          "restart-on",
           "random-seed",
           "max-retry-after",
           "log-level",
@@ -78,7 +81,10 @@ public final class PolicyConfig {
           Map.entry("jitter", "one of full, equal, decorrelated, none"),
           Map.entry("reset-after", "auto or a duration > 0"),
           Map.entry("max-restarts", "off or a whole number >= 0"),
-          Map.entry("stash-capacity", "a whole number >= 0"),
+          Map.entry("stash-capacity", "auto or a whole number >= 0"),
+          Map.entry("stop-children", "one of on, off, true, false, yes, no"),
+          Map.entry("stop-on", "a list of Throwable class names"),
+          Map.entry("restart-on", "a list of Throwable class names"),
           Map.entry("random-seed", "off or a whole number"),
           Map.entry("max-retry-after", "a duration > 0"),
           Map.entry("log-level", "one of error, warn, info, debug, trace"),
@@ -211,8 +217,13 @@ public final class PolicyConfig {
       int maxRestarts = integer("max-restarts", "off or a whole number >= 0");
       policy = apply(policy, "max-restarts", p -> p.withMaxRestarts(maxRestarts));
     }
-    int stashCapacity = integer("stash-capacity", "a whole number >= 0");
-    policy = apply(policy, "stash-capacity", p -> p.withStashCapacity(stashCapacity));
+    if (!isWord("stash-capacity", "auto")) {
+      int stashCapacity = integer("stash-capacity", "auto or a whole number >= 0");
+      policy = apply(policy, "stash-capacity", p -> p.withStashCapacity(stashCapacity));
+    }
+    policy = policy.withStopChildren(bool("stop-children"));
+    policy = policy.withStopOn(throwables("stop-on"));
+    policy = policy.withRestartOn(throwables("restart-on"));
     if (!isWord("random-seed", "off")) {
       long seed = longInteger("random-seed", "off or a whole number");
       policy = policy.withRandomSeed(seed);
@@ -401,6 +412,46 @@ public final class PolicyConfig {
     } catch (ConfigException e) {
       throw bad(key, "is not one of on, off, true, false, yes, no");
     }
+  }
+
+  @SuppressWarnings("unchecked")
+  private Class<? extends Throwable>[] throwables(String key) {
+    ConfigValue value = raw(key);
+    if (value.valueType() != ConfigValueType.LIST) {
+      throw bad(key, "is not a list of Throwable class names, for example [\"java.io.IOException\"]");
+    }
+    List<?> names = (List<?>) value.unwrapped();
+    Class<? extends Throwable>[] types = new Class[names.size()];
+    for (int i = 0; i < types.length; i++) {
+      Object name = names.get(i);
+      if (!(name instanceof String) || ((String) name).isBlank()) {
+        throw bad(key, "is not a list of Throwable class names: element " + i + " is "
+            + (name == null ? "null" : render(((com.typesafe.config.ConfigList) value).get(i))));
+      }
+      types[i] = throwable(key, ((String) name).trim());
+    }
+    return types;
+  }
+
+  private Class<? extends Throwable> throwable(String key, String name) {
+    Class<?> type;
+    try {
+      type = Class.forName(name, false, classLoader());
+    } catch (ClassNotFoundException | LinkageError e) {
+      IllegalArgumentException error = bad(key, "names class " + name + ", which is not found"
+          + " (write the binary name, for example java.io.IOException or com.example.Outer$Inner)");
+      error.initCause(e);
+      throw error;
+    }
+    if (!Throwable.class.isAssignableFrom(type)) {
+      throw bad(key, "names class " + name + ", which is not a Throwable");
+    }
+    return type.asSubclass(Throwable.class);
+  }
+
+  private static ClassLoader classLoader() {
+    ClassLoader context = Thread.currentThread().getContextClassLoader();
+    return context != null ? context : PolicyConfig.class.getClassLoader();
   }
 
   private String oneOf(String key, List<String> allowed) {
