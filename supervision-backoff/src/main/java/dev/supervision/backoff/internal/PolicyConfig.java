@@ -3,6 +3,7 @@ package dev.supervision.backoff.internal;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
@@ -148,33 +149,71 @@ public final class PolicyConfig {
   public static BackoffPolicy read(Config root, String path) {
     Objects.requireNonNull(root, "root must not be null");
     Objects.requireNonNull(path, "path must not be null");
-    Config block = block(root, path);
-    return new PolicyConfig(root, block, defaults(root, DEFAULTS_PATH), path + ".", DEFAULTS_PATH, KEYS)
+    Config block = block(root, path, POLICY_BLOCK);
+    return new PolicyConfig(
+            root, block, defaults(root, DEFAULTS_PATH, KEYS, POLICY_BLOCK), path + ".", DEFAULTS_PATH, KEYS)
         .parse();
   }
 
-  /** The defaults at {@code path}: the root's, if it has them, over the library's. */
-  private static Config defaults(Config root, String path) {
+  private static final String POLICY_BLOCK = "a backoff policy block { ... }";
+  private static final String BUDGET_BLOCK = "a restart budget block { permits = ..., period = ... }";
+  private static final String BUDGET_DEFAULTS_BLOCK = "a block of restart budget defaults { ... }";
+
+  /**
+   * The defaults at {@code path}: the root's, if it has them, over the library's. The root's block
+   * may hold only {@code keys}: a typo there would otherwise change nothing, silently.
+   */
+  private static Config defaults(Config root, String path, List<String> keys, String what) {
     Config defaults = library(path);
-    if (root.hasPathOrNull(path)) {
-      defaults = block(root, path).withFallback(defaults);
+    if (find(root, path, what) != null) {
+      Config own = block(root, path, what);
+      rejectUnknownKeys(own, path + ".", keys, what.substring(0, what.indexOf(" {")));
+      defaults = own.withFallback(defaults);
     }
     return defaults;
   }
 
-  private static Config block(Config root, String path) {
+  /**
+   * The value at {@code path} in {@code root}, or null if there is none; a {@code null} in HOCON
+   * is returned as a value of type NULL. Unlike {@code Config.getValue} it explains a path that
+   * runs through a value that is not a block instead of throwing {@code ConfigException}.
+   */
+  private static ConfigValue find(Config root, String path, String what) {
+    List<String> elements;
     try {
-      return root.getConfig(path);
-    } catch (ConfigException.BadPath e) {
-      throw new IllegalArgumentException("\"" + path + "\" is not a valid config path: " + e.getMessage(), e);
-    } catch (ConfigException.Null e) {
-      throw new IllegalArgumentException(path + ": null is not a backoff policy block { ... }", e);
-    } catch (ConfigException.Missing e) {
-      throw new IllegalArgumentException(path + ": missing; expected a backoff policy block { ... }", e);
+      elements = ConfigUtil.splitPath(path);
     } catch (ConfigException e) {
-      throw new IllegalArgumentException(
-          path + ": " + render(root.getValue(path)) + " is not a backoff policy block { ... }", e);
+      throw new IllegalArgumentException("\"" + path + "\" is not a valid config path: " + e.getMessage(), e);
     }
+    ConfigValue value = root.root();
+    for (int i = 0; i < elements.size(); i++) {
+      if (value.valueType() != ConfigValueType.OBJECT) {
+        String parent = ConfigUtil.joinPath(elements.subList(0, i));
+        throw new IllegalArgumentException(
+            path + ": " + parent + " is " + (value.valueType() == ConfigValueType.NULL ? "null" : render(value))
+                + ", not a block { ... }, so it cannot hold " + what);
+      }
+      value = ((ConfigObject) value).get(elements.get(i));
+      if (value == null) {
+        return null;
+      }
+    }
+    return value;
+  }
+
+  /** The block at {@code path}; an IllegalArgumentException naming the path if it is not one. */
+  private static Config block(Config root, String path, String what) {
+    ConfigValue value = find(root, path, what);
+    if (value == null) {
+      throw new IllegalArgumentException(path + ": missing; expected " + what);
+    }
+    if (value.valueType() == ConfigValueType.NULL) {
+      throw new IllegalArgumentException(path + ": null is not " + what);
+    }
+    if (value.valueType() != ConfigValueType.OBJECT) {
+      throw new IllegalArgumentException(path + ": " + render(value) + " is not " + what);
+    }
+    return ((ConfigObject) value).toConfig();
   }
 
   private static Config library(String path) {
@@ -185,13 +224,25 @@ public final class PolicyConfig {
   // ---------------------------------------------------------------- parsing
 
   private void rejectUnknownKeys(String what) {
-    TreeSet<String> unknown = new TreeSet<>(block.root().keySet());
-    keys.forEach(unknown::remove);
-    if (!unknown.isEmpty()) {
-      String key = unknown.first();
+    String key = firstUnknownKey(block, keys);
+    if (key != null) {
       throw new IllegalArgumentException(
           where(key, block) + ": unknown setting; " + what + " has only " + String.join(", ", keys));
     }
+  }
+
+  private static void rejectUnknownKeys(Config block, String prefix, List<String> keys, String what) {
+    String key = firstUnknownKey(block, keys);
+    if (key != null) {
+      throw new IllegalArgumentException(
+          prefix + ConfigUtil.joinPath(key) + ": unknown setting; " + what + " has only " + String.join(", ", keys));
+    }
+  }
+
+  private static String firstUnknownKey(Config block, List<String> keys) {
+    TreeSet<String> unknown = new TreeSet<>(block.root().keySet());
+    keys.forEach(unknown::remove);
+    return unknown.isEmpty() ? null : unknown.first();
   }
 
   private BackoffPolicy parse() {
@@ -260,11 +311,12 @@ public final class PolicyConfig {
           + ".<name>, which only BackoffPolicy.fromConfig(root, path) can see");
     }
     String path = ConfigUtil.joinPath("supervision-backoff", "budgets", name);
-    if (!root.hasPathOrNull(path)) {
+    if (find(root, path, BUDGET_BLOCK) == null) {
       throw bad("budget", "is not defined: expected " + path + " { permits = ..., period = ... }");
     }
     return new PolicyConfig(
-            root, block(root, path), defaults(root, BUDGET_DEFAULTS_PATH), path + ".",
+            root, block(root, path, BUDGET_BLOCK),
+            defaults(root, BUDGET_DEFAULTS_PATH, BUDGET_KEYS, BUDGET_DEFAULTS_BLOCK), path + ".",
             BUDGET_DEFAULTS_PATH, BUDGET_KEYS)
         .parseBudget(name);
   }
@@ -302,14 +354,15 @@ public final class PolicyConfig {
 
   /** The full path of {@code key} as the message should name it. */
   private String where(String key, Config source) {
+    String quoted = ConfigUtil.joinPath(key); // "max-backoff.x" stays one quoted key
     if (source != block) {
-      return defaultsPath + "." + key;
+      return defaultsPath + "." + quoted;
     }
     if (!prefix.isEmpty()) {
-      return prefix + key;
+      return prefix + quoted;
     }
-    ConfigValue value = block.hasPathOrNull(key) ? block.root().get(key) : null;
-    return value == null ? key : key + " (" + value.origin().description() + ")";
+    ConfigValue value = block.root().get(key);
+    return value == null ? quoted : quoted + " (" + value.origin().description() + ")";
   }
 
   private ConfigValue raw(String key) {
