@@ -1,6 +1,7 @@
 package dev.supervision.backoff;
 
 import com.typesafe.config.Config;
+import dev.supervision.backoff.internal.Causes;
 import dev.supervision.backoff.internal.DelaySchedule;
 import dev.supervision.backoff.internal.PolicyConfig;
 import java.time.Duration;
@@ -9,12 +10,11 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.Consumer;
+import java.util.StringJoiner;
 import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import java.util.stream.Stream;
@@ -61,113 +61,25 @@ import org.slf4j.event.Level;
  */
 public final class BackoffPolicy {
 
-  private static final int UNLIMITED = -1;
-  private static final int STASH_CAPACITY_UNSET = -1;
   private static final int PEKKO_DEFAULT_STASH_CAPACITY = 1000;
-  private static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofHours(1);
 
-  private final Duration minBackoff;
-  private final Duration maxBackoff;
-  private final double multiplier;
-  private final Jitter jitter;
-  private final Duration resetAfter;
-  private final int maxRestarts;
-  private final int stashCapacity;
-  private final List<Class<? extends Throwable>> stopOn;
-  private final Predicate<Throwable> stopOnPredicate;
-  private final List<Class<? extends Throwable>> restartOn;
-  private final boolean stopChildren;
-  private final boolean seeded;
-  private final long randomSeed;
-  private final Duration maxRetryAfter;
-  private final Level logLevel;
-  private final Level criticalLogLevel;
-  private final int criticalLogLevelAfter;
-  private final boolean loggingEnabled;
-  private final List<BackoffListener> listeners;
-  private final RestartBudget budget;
-  private final boolean publishEvents;
+  /** The value of every setting, in the order of {@link PolicySetting#ALL}; never modified. */
+  private final Object[] values;
 
-  private BackoffPolicy(Settings s) {
-    this.minBackoff = s.minBackoff;
-    this.maxBackoff = s.maxBackoff;
-    this.multiplier = s.multiplier;
-    this.jitter = s.jitter;
-    this.resetAfter = s.resetAfter;
-    this.maxRestarts = s.maxRestarts;
-    this.stashCapacity = s.stashCapacity;
-    this.stopOn = s.stopOn;
-    this.stopOnPredicate = s.stopOnPredicate;
-    this.restartOn = s.restartOn;
-    this.stopChildren = s.stopChildren;
-    this.seeded = s.seeded;
-    this.randomSeed = s.randomSeed;
-    this.maxRetryAfter = s.maxRetryAfter;
-    this.logLevel = s.logLevel;
-    this.criticalLogLevel = s.criticalLogLevel;
-    this.criticalLogLevelAfter = s.criticalLogLevelAfter;
-    this.loggingEnabled = s.loggingEnabled;
-    this.listeners = s.listeners;
-    this.budget = s.budget;
-    this.publishEvents = s.publishEvents;
+  private BackoffPolicy(Object[] values) {
+    this.values = values;
   }
 
-  /** Returns a copy of this policy with one change applied; validation happens before. */
-  private BackoffPolicy with(Consumer<Settings> change) {
-    Settings s = new Settings(this);
-    change.accept(s);
-    return new BackoffPolicy(s);
+  /** Returns a copy of this policy with one setting changed; validation happens before. */
+  <T> BackoffPolicy with(PolicySetting<T> setting, T value) {
+    Object[] copy = values.clone();
+    copy[setting.index] = value;
+    return new BackoffPolicy(copy);
   }
 
-  /** The mutable twin of the policy's fields, used only while a new policy is made. */
-  private static final class Settings {
-    Duration minBackoff;
-    Duration maxBackoff;
-    double multiplier;
-    Jitter jitter;
-    Duration resetAfter;
-    int maxRestarts;
-    int stashCapacity;
-    List<Class<? extends Throwable>> stopOn;
-    Predicate<Throwable> stopOnPredicate;
-    List<Class<? extends Throwable>> restartOn;
-    boolean stopChildren;
-    boolean seeded;
-    long randomSeed;
-    Duration maxRetryAfter;
-    Level logLevel;
-    Level criticalLogLevel;
-    int criticalLogLevelAfter;
-    boolean loggingEnabled;
-    List<BackoffListener> listeners;
-    RestartBudget budget;
-    boolean publishEvents;
-
-    Settings() {}
-
-    Settings(BackoffPolicy p) {
-      minBackoff = p.minBackoff;
-      maxBackoff = p.maxBackoff;
-      multiplier = p.multiplier;
-      jitter = p.jitter;
-      resetAfter = p.resetAfter;
-      maxRestarts = p.maxRestarts;
-      stashCapacity = p.stashCapacity;
-      stopOn = p.stopOn;
-      stopOnPredicate = p.stopOnPredicate;
-      restartOn = p.restartOn;
-      stopChildren = p.stopChildren;
-      seeded = p.seeded;
-      randomSeed = p.randomSeed;
-      maxRetryAfter = p.maxRetryAfter;
-      logLevel = p.logLevel;
-      criticalLogLevel = p.criticalLogLevel;
-      criticalLogLevelAfter = p.criticalLogLevelAfter;
-      loggingEnabled = p.loggingEnabled;
-      listeners = p.listeners;
-      budget = p.budget;
-      publishEvents = p.publishEvents;
-    }
+  @SuppressWarnings("unchecked")
+  private <T> T get(PolicySetting<T> setting) {
+    return (T) values[setting.index];
   }
 
   /**
@@ -189,24 +101,11 @@ public final class BackoffPolicy {
         "maxBackoff",
         ">= minBackoff (" + minBackoff + ")",
         maxBackoff);
-    Settings s = new Settings();
-    s.minBackoff = minBackoff;
-    s.maxBackoff = maxBackoff;
-    s.multiplier = 2.0;
-    s.jitter = Jitter.full();
-    s.resetAfter = minBackoff.plus(maxBackoff).dividedBy(2);
-    s.maxRestarts = UNLIMITED;
-    s.stashCapacity = STASH_CAPACITY_UNSET;
-    s.stopOn = List.of();
-    s.restartOn = List.of();
-    s.stopChildren = true;
-    s.maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
-    s.logLevel = Level.WARN;
-    s.criticalLogLevel = Level.ERROR;
-    s.criticalLogLevelAfter = Integer.MAX_VALUE;
-    s.loggingEnabled = true;
-    s.listeners = List.of();
-    return new BackoffPolicy(s);
+    Object[] values = PolicySetting.codeDefaults();
+    values[PolicySetting.MIN_BACKOFF.index] = minBackoff;
+    values[PolicySetting.MAX_BACKOFF.index] = maxBackoff;
+    values[PolicySetting.RESET_AFTER.index] = minBackoff.plus(maxBackoff).dividedBy(2);
+    return new BackoffPolicy(values);
   }
 
   /**
@@ -256,7 +155,7 @@ public final class BackoffPolicy {
    *     my-service.worker-backoff.jitter: "fulll" is not one of full, equal, decorrelated, none}
    */
   public static BackoffPolicy fromConfig(Config root, String path) {
-    return PolicyConfig.read(root, path);
+    return PolicySetting.read(PolicyConfig.policy(root, path, PolicySetting.KEYS, PolicySetting.ALLOWED));
   }
 
   /**
@@ -276,7 +175,7 @@ public final class BackoffPolicy {
    *     allowed, or it names a budget
    */
   public static BackoffPolicy fromConfig(Config config) {
-    return PolicyConfig.read(config);
+    return PolicySetting.read(PolicyConfig.policy(config, PolicySetting.KEYS, PolicySetting.ALLOWED));
   }
 
   /**
@@ -293,8 +192,7 @@ public final class BackoffPolicy {
         "multiplier",
         "a finite number >= 1.0",
         multiplier);
-    return with(
-        s -> s.multiplier = multiplier);
+    return with(PolicySetting.MULTIPLIER, multiplier);
   }
 
   /**
@@ -307,8 +205,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withJitter(Jitter jitter) {
     Require.nonNull(jitter, "jitter");
-    return with(
-        s -> s.jitter = jitter);
+    return with(PolicySetting.JITTER, jitter);
   }
 
   /**
@@ -322,8 +219,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withResetAfter(Duration resetAfter) {
     Require.positive(resetAfter, "resetAfter");
-    return with(
-        s -> s.resetAfter = resetAfter);
+    return with(PolicySetting.RESET_AFTER, resetAfter);
   }
 
   /**
@@ -338,8 +234,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withMaxRestarts(int maxRestarts) {
     Require.nonNegative(maxRestarts, "maxRestarts");
-    return with(
-        s -> s.maxRestarts = maxRestarts);
+    return with(PolicySetting.MAX_RESTARTS, maxRestarts);
   }
 
   /**
@@ -348,8 +243,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withUnlimitedRestarts() {
-    return with(
-        s -> s.maxRestarts = UNLIMITED);
+    return with(PolicySetting.MAX_RESTARTS, null);
   }
 
   /**
@@ -365,8 +259,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withStashCapacity(int stashCapacity) {
     Require.nonNegative(stashCapacity, "stashCapacity");
-    return with(
-        s -> s.stashCapacity = stashCapacity);
+    return with(PolicySetting.STASH_CAPACITY, stashCapacity);
   }
 
   /**
@@ -380,8 +273,7 @@ public final class BackoffPolicy {
   @SafeVarargs
   public final BackoffPolicy withStopOn(Class<? extends Throwable>... types) {
     List<Class<? extends Throwable>> copy = distinct(types);
-    return with(
-        s -> s.stopOn = copy);
+    return with(PolicySetting.STOP_ON, copy);
   }
 
   /**
@@ -399,7 +291,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withStopOn(Predicate<Throwable> stopOn) {
     Require.nonNull(stopOn, "stopOn");
-    return with(s -> s.stopOnPredicate = stopOn);
+    return with(PolicySetting.STOP_ON_PREDICATE, stopOn);
   }
 
   /**
@@ -417,7 +309,7 @@ public final class BackoffPolicy {
   @SafeVarargs
   public final BackoffPolicy withRestartOn(Class<? extends Throwable>... types) {
     List<Class<? extends Throwable>> copy = distinct(types);
-    return with(s -> s.restartOn = copy);
+    return with(PolicySetting.RESTART_ON, copy);
   }
 
   private static List<Class<? extends Throwable>> distinct(Class<? extends Throwable>[] types) {
@@ -439,7 +331,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withStopChildren(boolean stopChildren) {
-    return with(s -> s.stopChildren = stopChildren);
+    return with(PolicySetting.STOP_CHILDREN, stopChildren);
   }
 
   /**
@@ -451,11 +343,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withRandomSeed(long seed) {
-    return with(
-        s -> {
-          s.seeded = true;
-          s.randomSeed = seed;
-        });
+    return with(PolicySetting.RANDOM_SEED, seed);
   }
 
   /**
@@ -468,8 +356,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withMaxRetryAfter(Duration maxRetryAfter) {
     Require.positive(maxRetryAfter, "maxRetryAfter");
-    return with(
-        s -> s.maxRetryAfter = maxRetryAfter);
+    return with(PolicySetting.MAX_RETRY_AFTER, maxRetryAfter);
   }
 
   /**
@@ -490,8 +377,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withLogLevel(Level logLevel) {
     Require.nonNull(logLevel, "logLevel");
-    return with(
-        s -> s.logLevel = logLevel);
+    return with(PolicySetting.LOG_LEVEL, logLevel);
   }
 
   /**
@@ -508,11 +394,8 @@ public final class BackoffPolicy {
   public BackoffPolicy withCriticalLogLevel(Level criticalLogLevel, int afterFailures) {
     Require.nonNull(criticalLogLevel, "criticalLogLevel");
     Require.argument(afterFailures >= 1, "afterFailures", ">= 1", afterFailures);
-    return with(
-        s -> {
-          s.criticalLogLevel = criticalLogLevel;
-          s.criticalLogLevelAfter = afterFailures;
-        });
+    return with(PolicySetting.CRITICAL_LOG_LEVEL, criticalLogLevel)
+        .with(PolicySetting.CRITICAL_LOG_LEVEL_AFTER, afterFailures);
   }
 
   /**
@@ -522,8 +405,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withLoggingEnabled(boolean enabled) {
-    return with(
-        s -> s.loggingEnabled = enabled);
+    return with(PolicySetting.LOGGING_ENABLED, enabled);
   }
 
   /**
@@ -536,11 +418,11 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withListener(BackoffListener listener) {
     Require.nonNull(listener, "listener");
+    List<BackoffListener> listeners = getListeners();
     List<BackoffListener> copy = new ArrayList<>(listeners.size() + 1);
     copy.addAll(listeners);
     copy.add(listener);
-    return with(
-        s -> s.listeners = Collections.unmodifiableList(copy));
+    return with(PolicySetting.LISTENERS, Collections.unmodifiableList(copy));
   }
 
   /**
@@ -554,7 +436,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withBudget(RestartBudget budget) {
     Require.nonNull(budget, "budget");
-    return with(s -> s.budget = budget);
+    return with(PolicySetting.BUDGET, budget);
   }
 
   /**
@@ -563,7 +445,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withoutBudget() {
-    return with(s -> s.budget = null);
+    return with(PolicySetting.BUDGET, null);
   }
 
   /**
@@ -572,7 +454,7 @@ public final class BackoffPolicy {
    * @return the budget, or empty if restarts are limited only by the backoff
    */
   public Optional<RestartBudget> getBudget() {
-    return Optional.ofNullable(budget);
+    return Optional.ofNullable(get(PolicySetting.BUDGET));
   }
 
   /**
@@ -594,8 +476,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withEventStreamPublishing(boolean enabled) {
-    return with(
-        s -> s.publishEvents = enabled);
+    return with(PolicySetting.EVENT_STREAM_PUBLISHING, enabled);
   }
 
   /**
@@ -610,9 +491,11 @@ public final class BackoffPolicy {
    */
   public Stream<Duration> delays(RandomGenerator random) {
     Require.nonNull(random, "random");
-    DelaySchedule schedule = new DelaySchedule(minBackoff, maxBackoff, multiplier, jitter);
+    DelaySchedule schedule =
+        new DelaySchedule(getMinBackoff(), getMaxBackoff(), getMultiplier(), getJitter());
     Stream<Duration> all = Stream.generate(() -> Duration.ofNanos(schedule.nextDelayNanos(random)));
-    return maxRestarts == UNLIMITED ? all : all.limit(maxRestarts);
+    OptionalInt maxRestarts = getMaxRestarts();
+    return maxRestarts.isPresent() ? all.limit(maxRestarts.getAsInt()) : all;
   }
 
   /**
@@ -621,7 +504,7 @@ public final class BackoffPolicy {
    * @return the minimum backoff
    */
   public Duration getMinBackoff() {
-    return minBackoff;
+    return get(PolicySetting.MIN_BACKOFF);
   }
 
   /**
@@ -630,7 +513,7 @@ public final class BackoffPolicy {
    * @return the maximum backoff
    */
   public Duration getMaxBackoff() {
-    return maxBackoff;
+    return get(PolicySetting.MAX_BACKOFF);
   }
 
   /**
@@ -639,7 +522,7 @@ public final class BackoffPolicy {
    * @return the multiplier, {@code >= 1.0}
    */
   public double getMultiplier() {
-    return multiplier;
+    return get(PolicySetting.MULTIPLIER);
   }
 
   /**
@@ -648,7 +531,7 @@ public final class BackoffPolicy {
    * @return the jitter
    */
   public Jitter getJitter() {
-    return jitter;
+    return get(PolicySetting.JITTER);
   }
 
   /**
@@ -657,7 +540,7 @@ public final class BackoffPolicy {
    * @return the reset window
    */
   public Duration getResetAfter() {
-    return resetAfter;
+    return get(PolicySetting.RESET_AFTER);
   }
 
   /**
@@ -666,7 +549,8 @@ public final class BackoffPolicy {
    * @return the limit, or empty for unlimited restarts
    */
   public OptionalInt getMaxRestarts() {
-    return maxRestarts == UNLIMITED ? OptionalInt.empty() : OptionalInt.of(maxRestarts);
+    Integer maxRestarts = get(PolicySetting.MAX_RESTARTS);
+    return maxRestarts == null ? OptionalInt.empty() : OptionalInt.of(maxRestarts);
   }
 
   /**
@@ -678,7 +562,8 @@ public final class BackoffPolicy {
    *     configuration, or empty if it is left to the actor system (the default)
    */
   public OptionalInt getStashCapacitySetting() {
-    return stashCapacity == STASH_CAPACITY_UNSET ? OptionalInt.empty() : OptionalInt.of(stashCapacity);
+    Integer stashCapacity = get(PolicySetting.STASH_CAPACITY);
+    return stashCapacity == null ? OptionalInt.empty() : OptionalInt.of(stashCapacity);
   }
 
   /**
@@ -690,7 +575,7 @@ public final class BackoffPolicy {
    * @return the stash capacity
    */
   public int getStashCapacity() {
-    return stashCapacity == STASH_CAPACITY_UNSET ? PEKKO_DEFAULT_STASH_CAPACITY : stashCapacity;
+    return getStashCapacitySetting().orElse(PEKKO_DEFAULT_STASH_CAPACITY);
   }
 
   /**
@@ -699,7 +584,7 @@ public final class BackoffPolicy {
    * @return an unmodifiable list, in the order given, without duplicates
    */
   public List<Class<? extends Throwable>> getStopOn() {
-    return stopOn;
+    return get(PolicySetting.STOP_ON);
   }
 
   /**
@@ -708,7 +593,7 @@ public final class BackoffPolicy {
    * @return the predicate, or empty if there is none (the default)
    */
   public Optional<Predicate<Throwable>> getStopOnPredicate() {
-    return Optional.ofNullable(stopOnPredicate);
+    return Optional.ofNullable(get(PolicySetting.STOP_ON_PREDICATE));
   }
 
   /**
@@ -718,7 +603,7 @@ public final class BackoffPolicy {
    *     restarts every failure that no stop rule matches
    */
   public List<Class<? extends Throwable>> getRestartOn() {
-    return restartOn;
+    return get(PolicySetting.RESTART_ON);
   }
 
   /**
@@ -727,7 +612,7 @@ public final class BackoffPolicy {
    * @return {@code true} (the default) if they are
    */
   public boolean isStopChildren() {
-    return stopChildren;
+    return get(PolicySetting.STOP_CHILDREN);
   }
 
   /**
@@ -736,7 +621,8 @@ public final class BackoffPolicy {
    * @return the seed, or empty if each actor seeds itself
    */
   public OptionalLong getRandomSeed() {
-    return seeded ? OptionalLong.of(randomSeed) : OptionalLong.empty();
+    Long seed = get(PolicySetting.RANDOM_SEED);
+    return seed == null ? OptionalLong.empty() : OptionalLong.of(seed);
   }
 
   /**
@@ -745,7 +631,7 @@ public final class BackoffPolicy {
    * @return the limit
    */
   public Duration getMaxRetryAfter() {
-    return maxRetryAfter;
+    return get(PolicySetting.MAX_RETRY_AFTER);
   }
 
   /**
@@ -754,7 +640,7 @@ public final class BackoffPolicy {
    * @return the level
    */
   public Level getLogLevel() {
-    return logLevel;
+    return get(PolicySetting.LOG_LEVEL);
   }
 
   /**
@@ -763,7 +649,7 @@ public final class BackoffPolicy {
    * @return the level
    */
   public Level getCriticalLogLevel() {
-    return criticalLogLevel;
+    return get(PolicySetting.CRITICAL_LOG_LEVEL);
   }
 
   /**
@@ -773,7 +659,7 @@ public final class BackoffPolicy {
    * @return the count; {@code Integer.MAX_VALUE} means never
    */
   public int getCriticalLogLevelAfter() {
-    return criticalLogLevelAfter;
+    return get(PolicySetting.CRITICAL_LOG_LEVEL_AFTER);
   }
 
   /**
@@ -782,7 +668,7 @@ public final class BackoffPolicy {
    * @return {@code true} if it logs
    */
   public boolean isLoggingEnabled() {
-    return loggingEnabled;
+    return get(PolicySetting.LOGGING_ENABLED);
   }
 
   /**
@@ -791,7 +677,7 @@ public final class BackoffPolicy {
    * @return an unmodifiable list, in the order they were added
    */
   public List<BackoffListener> getListeners() {
-    return listeners;
+    return get(PolicySetting.LISTENERS);
   }
 
   /**
@@ -800,7 +686,7 @@ public final class BackoffPolicy {
    * @return {@code true} if events are published
    */
   public boolean isEventStreamPublishing() {
-    return publishEvents;
+    return get(PolicySetting.EVENT_STREAM_PUBLISHING);
   }
 
   /**
@@ -830,13 +716,15 @@ public final class BackoffPolicy {
    */
   public boolean isPermanent(Throwable failure) {
     Require.nonNull(failure, "failure");
+    List<Class<? extends Throwable>> stopOn = getStopOn();
+    Predicate<Throwable> stopOnPredicate = get(PolicySetting.STOP_ON_PREDICATE);
+    List<Class<? extends Throwable>> restartOn = getRestartOn();
     if (stopOn.isEmpty() && stopOnPredicate == null && restartOn.isEmpty()) {
       return false;
     }
     boolean transientFound = restartOn.isEmpty();
-    Set<Throwable> seen = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-    for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
-      if (isInstanceOfAny(t, stopOn) || stopPredicateMatches(failure, t)) {
+    for (Throwable t : Causes.chain(failure)) {
+      if (isInstanceOfAny(t, stopOn) || matches(stopOnPredicate, failure, t)) {
         return true;
       }
       transientFound = transientFound || isInstanceOfAny(t, restartOn);
@@ -844,12 +732,12 @@ public final class BackoffPolicy {
     return !transientFound;
   }
 
-  private boolean stopPredicateMatches(Throwable failure, Throwable t) {
-    if (stopOnPredicate == null) {
+  private static boolean matches(Predicate<Throwable> stopOn, Throwable failure, Throwable t) {
+    if (stopOn == null) {
       return false;
     }
     try {
-      return stopOnPredicate.test(t);
+      return stopOn.test(t);
     } catch (RuntimeException e) {
       if (e != failure) {
         failure.addSuppressed(e);
@@ -867,67 +755,35 @@ public final class BackoffPolicy {
     return false;
   }
 
+  /**
+   * Two policies are equal if every setting is equal: the same durations, numbers, jitter (by the
+   * jitter's own {@code equals}), failure types in the same order, the same predicate and listener
+   * instances, and an equal budget.
+   *
+   * @param o the other object
+   * @return whether {@code o} is an equal policy
+   */
   @Override
   public boolean equals(Object o) {
-    if (this == o) {
-      return true;
-    }
-    if (!(o instanceof BackoffPolicy)) {
-      return false;
-    }
-    BackoffPolicy that = (BackoffPolicy) o;
-    return Double.compare(multiplier, that.multiplier) == 0
-        && maxRestarts == that.maxRestarts
-        && stashCapacity == that.stashCapacity
-        && seeded == that.seeded
-        && randomSeed == that.randomSeed
-        && criticalLogLevelAfter == that.criticalLogLevelAfter
-        && loggingEnabled == that.loggingEnabled
-        && minBackoff.equals(that.minBackoff)
-        && maxBackoff.equals(that.maxBackoff)
-        && jitter.equals(that.jitter)
-        && resetAfter.equals(that.resetAfter)
-        && stopOn.equals(that.stopOn)
-        && Objects.equals(stopOnPredicate, that.stopOnPredicate)
-        && restartOn.equals(that.restartOn)
-        && stopChildren == that.stopChildren
-        && maxRetryAfter.equals(that.maxRetryAfter)
-        && logLevel == that.logLevel
-        && criticalLogLevel == that.criticalLogLevel
-        && listeners.equals(that.listeners)
-        && Objects.equals(budget, that.budget)
-        && publishEvents == that.publishEvents;
+    return this == o || (o instanceof BackoffPolicy that && Arrays.equals(values, that.values));
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(minBackoff, maxBackoff, multiplier, jitter, resetAfter, maxRestarts,
-        stashCapacity, stopOn, stopOnPredicate, restartOn, stopChildren, seeded, randomSeed, maxRetryAfter, logLevel, criticalLogLevel,
-        criticalLogLevelAfter, loggingEnabled, listeners, budget, publishEvents);
+    return Arrays.hashCode(values);
   }
 
+  /**
+   * Every setting, by its Java name, for example {@code BackoffPolicy{minBackoff=PT0.1S, ...}}.
+   *
+   * @return the settings
+   */
   @Override
   public String toString() {
-    return "BackoffPolicy{minBackoff=" + minBackoff
-        + ", maxBackoff=" + maxBackoff
-        + ", multiplier=" + multiplier
-        + ", jitter=" + jitter
-        + ", resetAfter=" + resetAfter
-        + ", maxRestarts=" + (maxRestarts == UNLIMITED ? "unlimited" : Integer.toString(maxRestarts))
-        + ", stashCapacity=" + (stashCapacity == STASH_CAPACITY_UNSET ? "auto" : Integer.toString(stashCapacity))
-        + ", stopOn=" + Arrays.toString(stopOn.stream().map(Class::getName).toArray())
-        + ", stopOnPredicate=" + (stopOnPredicate == null ? "none" : stopOnPredicate.toString())
-        + ", restartOn=" + Arrays.toString(restartOn.stream().map(Class::getName).toArray())
-        + ", stopChildren=" + stopChildren
-        + ", randomSeed=" + (seeded ? Long.toString(randomSeed) : "none")
-        + ", maxRetryAfter=" + maxRetryAfter
-        + ", logLevel=" + logLevel
-        + ", criticalLogLevel=" + criticalLogLevel
-        + ", criticalLogLevelAfter=" + criticalLogLevelAfter
-        + ", loggingEnabled=" + loggingEnabled
-        + ", listeners=" + listeners.size()
-        + ", budget=" + (budget == null ? "none" : budget.toString())
-        + ", eventStreamPublishing=" + publishEvents
-        + "}";
+    StringJoiner joiner = new StringJoiner(", ", "BackoffPolicy{", "}");
+    for (PolicySetting<?> setting : PolicySetting.ALL) {
+      joiner.add(setting.name + "=" + setting.show(values[setting.index]));
+    }
+    return joiner.toString();
   }
 }

@@ -187,7 +187,7 @@ final class BackoffPolicyFromConfigTest {
     Config reference =
         ConfigFactory.defaultReference().getConfig("supervision-backoff.default-policy");
     assertEquals(
-        new java.util.TreeSet<>(dev.supervision.backoff.internal.PolicyConfig.KEYS),
+        new java.util.TreeSet<>(PolicySetting.KEYS),
         new java.util.TreeSet<>(reference.root().keySet()));
     Config budgetDefaults =
         ConfigFactory.defaultReference().getConfig(dev.supervision.backoff.internal.PolicyConfig.BUDGET_DEFAULTS_PATH);
@@ -198,7 +198,7 @@ final class BackoffPolicyFromConfigTest {
 
   @Test
   void everyKeyButBudgetRejectsNullNamingWhatIsAllowed() {
-    for (String key : dev.supervision.backoff.internal.PolicyConfig.KEYS) {
+    for (String key : PolicySetting.KEYS) {
       if (key.equals("budget")) {
         continue;
       }
