@@ -35,8 +35,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * }
  * }</pre>
  *
- * <p>The actor system starts on first use (in {@code beforeAll}, or earlier if a static initializer
- * asks for it) and is shut down in {@code afterAll}; a runner that runs the class again in the same
+ * <p>The actor system starts in {@code beforeAll} (or earlier, if a static initializer asks for it)
+ * and is shut down in {@code afterAll}; a runner that runs the class again in the same
  * JVM gets a new one. Registered in an instance field, it fails every test at once with an {@link
  * ExtensionConfigurationException}: JUnit would never call its {@code afterAll}, and each test would
  * leave an actor system running.
@@ -158,7 +158,7 @@ public final class BackoffTestKit
     return testKit().createTestProbe();
   }
 
-  /** Starts log capture for the class. Called by JUnit. */
+  /** Starts log capture and the actor system for the class. Called by JUnit. */
   @Override
   public synchronized void beforeAll(ExtensionContext context) {
     if (classesRunning++ > 0) {
@@ -166,6 +166,7 @@ public final class BackoffTestKit
     }
     name = context.getRequiredTestClass().getSimpleName().replaceAll("[^a-zA-Z0-9_-]", "_");
     capture = startCapture();
+    testKit(); // a system that cannot start fails the class, not its first test
   }
 
   /** Shuts the test kit down after the outermost class. Called by JUnit. */

@@ -82,6 +82,14 @@ final class BehaviorTestKitTest {
   }
 
   @Test
+  void aPermanentFailure_isThrownByRun_afterTheGaveUpEvent() {
+    BehaviorTestKit<String> kit = kit(policy().withStopOn(Child.Permanent.class));
+    assertThrows(Child.Permanent.class, () -> kit.run("fatal"));
+    BackoffEvent.GaveUp gaveUp = assertInstanceOf(BackoffEvent.GaveUp.class, events.get(0));
+    assertEquals(BackoffEvent.Reason.PERMANENT_FAILURE, gaveUp.reason());
+  }
+
+  @Test
   void expectTick_withoutATick_namesTheActorAndTheEffects() {
     BehaviorTestKit<String> kit = kit(policy());
     kit.run("hello");
