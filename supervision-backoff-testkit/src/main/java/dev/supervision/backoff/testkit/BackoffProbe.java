@@ -350,7 +350,28 @@ public final class BackoffProbe {
    * @throws AssertionError if the actor restarted (or had any event) before the restart was due
    */
   public BackoffEvent.RestartScheduled advanceToRestart(ManualTime time) {
+    return advanceToRestart(time, Duration.ZERO);
+  }
+
+  /**
+   * As {@link #advanceToRestart(ManualTime)}, and waits up to {@code window} of real time with the
+   * clock 1 ms short of the restart, failing as soon as an event of the actor arrives in it. {@code
+   * ManualTime}'s own 100 ms wait follows in any case; a longer window catches an early restart also
+   * on a machine so loaded that the actor takes longer than that to handle it, and costs its length
+   * on every call that passes.
+   *
+   * @param time the manual time of the probe's actor system
+   * @param window how long to wait, in real time, before the last millisecond; may be zero
+   * @return the event whose restart the clock was moved to
+   * @throws IllegalStateException as {@link #advanceToRestart(ManualTime)}
+   * @throws IllegalArgumentException if {@code window} is negative
+   * @throws AssertionError if the actor restarted (or had any event) before the restart was due
+   */
+  public BackoffEvent.RestartScheduled advanceToRestart(ManualTime time, Duration window) {
     Objects.requireNonNull(time, "time");
+    if (Objects.requireNonNull(window, "window").isNegative()) {
+      throw new IllegalArgumentException("window must be >= 0 but was " + window);
+    }
     if (manualClock == null) {
       throw new IllegalStateException(
           "advanceToRestart needs a test kit created with ManualTime.config(), but "
@@ -380,23 +401,42 @@ public final class BackoffProbe {
     if (due - now > 1) {
       time.timePasses(Duration.ofMillis(due - now - 1));
     }
-    failIfEarly(scheduled, due);
+    failIfEarly(scheduled, due, window);
     time.timePasses(Duration.ofMillis(1));
-    failIfEarly(scheduled, due);
+    failIfEarly(scheduled, due, Duration.ZERO);
     return event;
   }
 
-  private void failIfEarly(Stamped scheduled, long due) {
+  /** Fails if an event of the actor came before {@code due}, waiting up to {@code window} for one. */
+  private void failIfEarly(Stamped scheduled, long due, Duration window) {
     ActorRef<?> actor = scheduled.event().actor();
+    long deadline = System.nanoTime() + window.toNanos();
     synchronized (lock) {
-      for (Stamped s : pending) {
-        if (s.event().actor().equals(actor) && s.clockMs() < due) {
-          throw new AssertionError(
-              "[" + actor.path() + "] did not wait for its restart: " + s.event()
-                  + " came with the manual clock at " + s.clockMs() + " ms, but the restart was due at "
-                  + due + " ms (scheduled at " + scheduled.clockMs() + " ms with a delay of "
-                  + ((BackoffEvent.RestartScheduled) scheduled.event()).delay() + ")");
+      while (true) {
+        failIfEarlyIn(pending, scheduled, due, actor);
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return;
         }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(lock, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new AssertionError("interrupted while watching [" + actor.path() + "]", e);
+        }
+      }
+    }
+  }
+
+  private static void failIfEarlyIn(
+      List<Stamped> pending, Stamped scheduled, long due, ActorRef<?> actor) {
+    for (Stamped s : pending) {
+      if (s.event().actor().equals(actor) && s.clockMs() < due) {
+        throw new AssertionError(
+            "[" + actor.path() + "] did not wait for its restart: " + s.event()
+                + " came with the manual clock at " + s.clockMs() + " ms, but the restart was due at "
+                + due + " ms (scheduled at " + scheduled.clockMs() + " ms with a delay of "
+                + ((BackoffEvent.RestartScheduled) scheduled.event()).delay() + ")");
       }
     }
   }

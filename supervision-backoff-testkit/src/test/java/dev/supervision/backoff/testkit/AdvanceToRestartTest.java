@@ -78,10 +78,35 @@ final class AdvanceToRestartTest {
             .withListener(announcesOneMsLater));
     actor.tell("fail");
     probe.expectRestartScheduled();
-    AssertionError e = assertThrows(AssertionError.class, () -> probe.advanceToRestart(kit.time()));
+    // a window long enough for a loaded machine: it ends as soon as the early event arrives
+    AssertionError e = assertThrows(AssertionError.class,
+        () -> probe.advanceToRestart(kit.time(), Duration.ofSeconds(3)));
     assertTrue(e.getMessage().startsWith("[" + actor.path() + "] did not wait for its restart: Restarted["),
         e.getMessage());
     assertTrue(e.getMessage().contains("but the restart was due at"), e.getMessage());
+  }
+
+  @Test
+  void aRestartOnTime_passesAnExtraWindow() {
+    BackoffProbe probe = kit.createProbe();
+    ActorRef<String> actor = spawn(
+        BackoffPolicy.exponential(Duration.ofMillis(200), Duration.ofSeconds(5))
+            .withJitter(Jitter.none())
+            .withListener(probe.listener()));
+    long before = clock();
+    actor.tell("fail");
+    probe.expectRestartScheduled();
+    probe.advanceToRestart(kit.time(), Duration.ofMillis(300));
+    assertEquals(before + 200, clock());
+    probe.expectRestarted(actor);
+  }
+
+  @Test
+  void aNegativeWindow_isRejectedNamingIt() {
+    BackoffProbe probe = kit.createProbe();
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> probe.advanceToRestart(kit.time(), Duration.ofMillis(-1)));
+    assertEquals("window must be >= 0 but was PT-0.001S", e.getMessage());
   }
 
   @Test
