@@ -8,6 +8,8 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.micrometer.BackoffMetrics;
+import dev.supervision.backoff.testkit.BackoffProbe;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import dev.supervision.examples.ConfiguredWorkerExample.Process;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -15,30 +17,24 @@ import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes;
 import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Runs ConfiguredWorkerExample with the application.conf of the examples module. */
 final class ConfiguredWorkerExampleTest {
 
-  static final ActorTestKit testKit =
-      ActorTestKit.create(
-          ManualTime.config()
-              .withFallback(ConfigFactory.parseString("bad-worker-backoff { jitter = fulll }"))
+  @RegisterExtension
+  static final BackoffTestKit kit =
+      BackoffTestKit.create(
+          ConfigFactory.parseString("bad-worker-backoff { jitter = fulll }")
               .withFallback(ConfigFactory.load()));
-  static final ManualTime time = ManualTime.get(testKit.system());
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
 
   @Test
   void workerRestartsWithinTheConfiguredBackoffAndIsCountedAndAlerted() {
+    ActorTestKit testKit = kit.testKit();
     Config config = testKit.system().settings().config();
     Duration minBackoff = config.getDuration(ConfiguredWorkerExample.POLICY_PATH + ".min-backoff");
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -56,11 +52,9 @@ final class ConfiguredWorkerExampleTest {
               + marker.cause());
           return null;
         });
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
-    testKit.system().eventStream().tell(new EventStream.Subscribe<>(BackoffEvent.class, events.ref()));
-    testKit.system().eventStream().tell(new EventStream.Publish<>(marker));
-    // Subscribe and Publish come from this thread, so the marker is the first event the probe gets
-    assertEquals(marker, events.receiveMessage());
+    // the policy comes from application.conf, which has publish-events = on: the probe listens on
+    // the event stream, without a change to the example's code
+    BackoffProbe events = kit.createProbe().subscribeToEventStream();
 
     TestProbe<String> replies = testKit.createTestProbe();
     ActorRef<ConfiguredWorkerExample.Command> worker =
@@ -69,9 +63,7 @@ final class ConfiguredWorkerExampleTest {
     replies.expectMessage("done:a");
 
     worker.tell(new Process("flaky", replies.ref()));
-    BackoffEvent.RestartScheduled scheduled =
-        assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
-    assertEquals(worker, scheduled.actor());
+    BackoffEvent.RestartScheduled scheduled = events.expectRestartScheduled(worker);
     assertEquals(1, scheduled.attempt());
     assertTrue(scheduled.delay().compareTo(minBackoff) <= 0, "full jitter within min-backoff: " + scheduled);
     assertInstanceOf(ConfiguredWorkerExample.ResourceUnavailable.class, scheduled.cause());
@@ -83,11 +75,11 @@ final class ConfiguredWorkerExampleTest {
             : FishingOutcomes.continueAndIgnore());
 
     worker.tell(new Process("b", replies.ref())); // stashed during the backoff
-    time.timePasses(scheduled.delay());
+    events.advanceToRestart(kit.time());
     // the policy names the budget worker-db, which has permits to spare: granted at once
-    assertEquals(new BackoffEvent.WaitingForPermit(worker, 1, "worker-db"), events.receiveMessage());
-    assertEquals(new BackoffEvent.PermitGranted(worker, 1, "worker-db"), events.receiveMessage());
-    assertEquals(new BackoffEvent.Restarted(worker, 1), events.receiveMessage());
+    assertEquals(new BackoffEvent.WaitingForPermit(worker, 1, "worker-db"), events.expectWaitingForPermit(worker));
+    assertEquals(new BackoffEvent.PermitGranted(worker, 1, "worker-db"), events.expectPermitGranted(worker));
+    assertEquals(new BackoffEvent.Restarted(worker, 1), events.expectRestarted(worker));
     replies.expectMessage("done:b");
 
     assertEquals(1.0, registry.get(BackoffMetrics.RESTARTS_SCHEDULED).tag("name", "worker").counter().count());
@@ -100,6 +92,7 @@ final class ConfiguredWorkerExampleTest {
 
   @Test
   void badPolicyStopsTheWorkerAtStartNamingTheSetting() {
+    ActorTestKit testKit = kit.testKit();
     TestProbe<Object> watcher = testKit.createTestProbe();
     ActorRef<ConfiguredWorkerExample.Command> worker =
         // Pekko logs the failure of an unsupervised setup with the exception's message

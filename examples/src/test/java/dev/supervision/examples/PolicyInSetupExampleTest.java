@@ -2,24 +2,17 @@ package dev.supervision.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Runs the policy-in-setup example: the children it supervises are restarted by its policy. */
 final class PolicyInSetupExampleTest {
 
-  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
-  static final ManualTime time = ManualTime.get(testKit.system());
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
   @Test
   void thePolicyGrowsWithThePoolButStaysBounded() {
@@ -31,8 +24,8 @@ final class PolicyInSetupExampleTest {
   @Test
   void aChildThatFailsIsRestartedWithinTheCap() {
     FlakyDatabase db = new FlakyDatabase();
-    ActorRef<PolicyInSetupExample.Command> parent = testKit.spawn(PolicyInSetupExample.create(db, 3));
-    TestProbe<String> replies = testKit.createTestProbe();
+    ActorRef<PolicyInSetupExample.Command> parent = kit.spawn(PolicyInSetupExample.create(db, 3));
+    TestProbe<String> replies = kit.createTestProbe();
     parent.tell(new PolicyInSetupExample.Forward(1, new Worker.Query("before", replies.ref())));
     replies.expectMessage("result of before");
 
@@ -46,7 +39,7 @@ final class PolicyInSetupExampleTest {
     }); // the failing call was made
     db.setUp(true);
     // full jitter: the first delay is somewhere in [0, 100 ms); after 100 ms it has surely passed
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     replies.expectMessage("result of kept");
   }
 }

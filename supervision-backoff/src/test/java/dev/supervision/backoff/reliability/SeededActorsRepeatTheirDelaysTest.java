@@ -3,23 +3,20 @@ package dev.supervision.backoff.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
-import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.testkit.BackoffProbe;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
-import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * With {@code withRandomSeed}, an actor at the same path gets the same delays every time it is
@@ -27,22 +24,9 @@ import org.junit.jupiter.api.Test;
  */
 final class SeededActorsRepeatTheirDelaysTest {
 
-  // Created in @BeforeAll, not in a static initializer: a runner that runs the class again in the
-  // same JVM (PIT does, once per mutant) must get a live system, not the one @AfterAll shut down.
-  static ActorTestKit testKit;
-  static ManualTime time;
+  // one ManualTime system per class run, also when PIT runs the class again in the same JVM
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
   static final int FAILURES = 6;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    time = ManualTime.get(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
 
   @Test
   void samePathAndSeedGiveTheSameDelays_otherPathOrSeedDoNot() {
@@ -64,21 +48,14 @@ final class SeededActorsRepeatTheirDelaysTest {
 
   /** Spawns the named actors, makes each fail FAILURES times in a row, records their delays, stops them. */
   private static void runFailures(BackoffPolicy policy, Map<String, List<Duration>> delays, String run, String... names) {
-    TestProbe<String> failed = testKit.createTestProbe();
+    BackoffProbe probe = kit.createProbe();
     List<ActorRef<String>> actors = new ArrayList<>();
     for (String name : names) {
-      List<Duration> mine = new CopyOnWriteArrayList<>();
-      delays.put(run + "/" + name, mine);
-      BackoffPolicy own = policy.withListener(e -> {
-        if (e instanceof BackoffEvent.RestartScheduled r) {
-          mine.add(r.delay());
-          failed.ref().tell(name);
-        }
-      });
-      ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(
+      delays.put(run + "/" + name, new CopyOnWriteArrayList<>());
+      ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(
           Behaviors.receiveMessage((String m) -> {
             throw new IllegalStateException("fail " + m);
-          }), own), name);
+          }), policy.withListener(probe.listener())), name);
       for (int i = 0; i < FAILURES; i++) {
         actor.tell("m" + i); // the first fails, the rest wait in the stash and fail one per restart
       }
@@ -86,12 +63,18 @@ final class SeededActorsRepeatTheirDelaysTest {
     }
     for (int i = 0; i < FAILURES; i++) {
       for (int n = 0; n < names.length; n++) {
-        failed.receiveMessage(); // every actor has scheduled its restart on the manual clock
+        // every actor has scheduled its restart on the manual clock
+        delays.get(run + "/" + names[n]).add(probe.expectRestartScheduled(actors.get(n)).delay());
       }
-      time.timePasses(Duration.ofMillis(200));
+      kit.time().timePasses(Duration.ofMillis(200));
+      if (i < FAILURES - 1) {
+        for (ActorRef<String> actor : actors) {
+          probe.expectRestarted(actor);
+        }
+      }
     }
     for (ActorRef<String> actor : actors) {
-      testKit.stop(actor);
+      kit.testKit().stop(actor);
     }
   }
 }
