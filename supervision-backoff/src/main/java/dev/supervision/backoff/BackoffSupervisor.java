@@ -40,8 +40,14 @@ import org.apache.pekko.actor.typed.Behavior;
  *
  * <p>Stopping the actor during its backoff stops it cleanly: no restart follows and the stash is
  * published as {@code Dropped}. A failure thrown while the child's own {@code StashBuffer} unstashes
- * is handled as the failure of the behavior that threw, as by Pekko's supervisor. Supervisors can
- * be nested; an inner one that gives up is restarted by the outer one.
+ * is handled as the failure of the behavior that threw, as by Pekko's supervisor. Supervisors with
+ * different policies can be nested; an inner one that gives up is restarted by the outer one.
+ *
+ * <p>Re-wrapping: an actor keeps one supervisor per distinct policy ({@link BackoffPolicy#equals}),
+ * however often its behavior wraps its own next state, as in {@code counter(n) =
+ * wrap(Behaviors.receiveMessage(m -> counter(n + 1)), policy)}; {@code wrap(wrap(b, p), p)} is
+ * {@code wrap(b, p)}. After a re-wrap, a restart starts the behavior of the latest re-wrap, and the
+ * restart count, the delay schedule and the pending reset carry on.
  *
  * <p>While nothing fails, a message costs the supervisor a null test, a type test, a {@code try}
  * and an identity test on the child's result (the child's behavior is held and interpreted directly, with

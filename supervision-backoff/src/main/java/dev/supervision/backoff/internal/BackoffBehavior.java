@@ -28,6 +28,7 @@ import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.TypedActorContext;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.internal.BehaviorImpl;
+import org.apache.pekko.actor.typed.internal.InterceptorImpl;
 import org.apache.pekko.actor.typed.internal.UnstashException;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -73,6 +74,18 @@ import scala.util.control.NonFatal;
  * is). Pekko's supervisor lets failed behaviors through, so the actor stops. The test costs nothing
  * on the hot path: it runs only for results that are not alive, which {@code same} is.
  *
+ * <p>Re-wrapping. A behavior that wraps its own next state ({@code counter(n) = wrap(receive(m ->
+ * counter(n + 1)), policy)}) must not nest one supervisor per state change. The actor keeps one
+ * layer per distinct policy ({@link BackoffPolicy#equals}): {@code wrap(wrap(b, p), p)} is {@code
+ * wrap(b, p)}; a {@link Wrap} with an equal policy returned by the child is adopted ({@link #adopt}:
+ * its behavior becomes the child and the behavior restarted from now on); a layer with an equal
+ * policy started elsewhere (inside a {@code setup}, an interceptor or a layer with another policy)
+ * takes over from this one, which leaves the stack ({@link #replacedBy}). Either way the surviving
+ * layer restarts the behavior of the latest re-wrap (as Pekko's, whose newest duplicate survives)
+ * and keeps the restart count, the delay schedule, the random sequence and the pending reset of the
+ * layer it replaces (unlike Pekko's, which starts counting afresh). Both checks run only on results
+ * that are not {@code same}.
+ *
  * <p>Ticks are {@link Signal}s (as in Pekko's own supervisor) so that a stale tick reaching a user
  * behavior is an unhandled signal, never a {@code ClassCastException}; each carries its owner and a
  * generation so that nested supervisors and cancelled ticks are told apart.
@@ -89,7 +102,12 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    */
   static final Logger LOG = LoggerFactory.getLogger("dev.supervision.backoff.BackoffSupervisor");
 
-  private final Behavior<T> initial;
+  /**
+   * The behavior started at every restart: the wrapped one, or the one wrapped by the latest re-wrap
+   * with an equal policy that this layer adopted.
+   */
+  private Behavior<T> initial;
+
   private final BackoffPolicy policy;
   /** Whether anyone wants events (listeners or the event stream): events are built only then. */
   private final boolean listening;
@@ -113,6 +131,15 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   private Cancellable restartTimer;
   private Cancellable resetTimer;
 
+  /**
+   * Whose ticks and permits this layer takes: itself, or the layer it replaced (and took the state
+   * of, see {@link #handOver}).
+   */
+  private Object owner = this;
+
+  /** Replaced by a newer layer with an equal policy: it no longer handles failures. */
+  private boolean retired;
+
   private BackoffBehavior(Behavior<T> initial, BackoffPolicy policy) {
     this.initial = initial;
     this.policy = policy;
@@ -128,15 +155,43 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    * @return the behavior to spawn
    */
   public static <T> Behavior<T> supervise(Behavior<T> initial, BackoffPolicy policy) {
-    return Behaviors.setup(ctx -> new BackoffBehavior<>(initial, policy).start(ctx));
+    if (initial instanceof Wrap && ((Wrap<T>) initial).policy.equals(policy)) {
+      return initial; // wrap(wrap(b, p), p) is wrap(b, p)
+    }
+    return new Wrap<>(initial, policy);
+  }
+
+  /**
+   * What {@link #supervise} returns: a deferred behavior (as {@code Behaviors.setup} is) that
+   * creates the actor's supervisor when it starts. Its own class, so that a supervisor can recognize
+   * a re-wrap with an equal policy among its child's results and adopt it instead of nesting it.
+   */
+  private static final class Wrap<T> extends BehaviorImpl.DeferredBehavior<T> {
+    final Behavior<T> initial;
+    final BackoffPolicy policy;
+
+    Wrap(Behavior<T> initial, BackoffPolicy policy) {
+      this.initial = initial;
+      this.policy = policy;
+    }
+
+    @Override
+    public Behavior<T> apply(TypedActorContext<T> ctx) {
+      return new BackoffBehavior<>(initial, policy).start(ctx);
+    }
+
+    @Override
+    public String toString() {
+      return "BackoffSupervisor.wrap(" + initial + ", " + policy + ")";
+    }
   }
 
   /** The restart and reset timers' message. */
-  private record Tick(BackoffBehavior<?> owner, long generation, boolean reset)
+  private record Tick(Object owner, long generation, boolean reset)
       implements Signal, DeadLetterSuppression {}
 
   /** A restart budget's permit, sent by its gate. */
-  private record Permit(BackoffBehavior<?> owner, long generation) implements Signal, DeadLetterSuppression {}
+  private record Permit(Object owner, long generation) implements Signal, DeadLetterSuppression {}
 
   /** A signal kept in the stash, told apart from messages. */
   private record StashedSignal(Signal signal) {}
@@ -165,6 +220,9 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       }
       return started; // the child stopped at once; so does the actor
     }
+    if (replacedBy(started)) {
+      return started; // setup(ctx -> wrap(b, p)) wrapped in p: the inner layer is the actor's
+    }
     current = started;
     return this;
   }
@@ -187,6 +245,9 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
         // without its dispatch on the other kinds: a few ns less on every message
         result = ((ExtensibleBehavior<T>) child).receive(ctx, msg);
         if (result != Behaviors.<T>same()) {
+          if (result instanceof Wrap) {
+            result = adopt(result);
+          }
           result = Behavior.start(result, ctx);
         }
       } else {
@@ -200,14 +261,14 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
 
   @Override
   public Behavior<T> receiveSignal(TypedActorContext<T> ctx, Signal signal) {
-    if (signal instanceof Tick && ((Tick) signal).owner == this) {
+    if (signal instanceof Tick && ((Tick) signal).owner == owner) {
       Tick tick = (Tick) signal;
       if (tick.generation != generation) {
         return Behaviors.same(); // cancelled after it was enqueued
       }
       return tick.reset ? onResetDue(ctx) : onRestartDue(ctx);
     }
-    if (signal instanceof Permit && ((Permit) signal).owner == this) {
+    if (signal instanceof Permit && ((Permit) signal).owner == owner) {
       Permit permit = (Permit) signal;
       if (permit.generation != generation || !permitRequested) {
         return Behaviors.same(); // granted after we stopped waiting
@@ -256,8 +317,94 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (!Behavior.isAlive(result)) { // off the hot path: stopped or failed
       return isHandledFailure(result) ? onFailure(ctx, failureOf(result), child) : result;
     }
+    if (replacedBy(result)) {
+      return result; // a newer layer with an equal policy took over; this one leaves the stack
+    }
     current = result; // already started by Behavior.interpretMessage
     return Behaviors.same();
+  }
+
+  // ---------------------------------------------------------------- re-wrapping
+
+  /**
+   * A re-wrap with an equal policy returned by the child ({@code wrap(b, policy)} returned as is):
+   * this layer adopts {@code b} as its child and as the behavior it restarts, instead of nesting a
+   * second supervisor. Different policies are left alone; they nest.
+   *
+   * @return the behavior to start as the child
+   */
+  @SuppressWarnings("unchecked")
+  private Behavior<T> adopt(Behavior<T> result) {
+    Behavior<T> next = result;
+    while (next instanceof Wrap && ((Wrap<T>) next).policy.equals(policy)) {
+      next = ((Wrap<T>) next).initial;
+      initial = next;
+    }
+    return next;
+  }
+
+  /**
+   * Whether a started behavior from the child holds a newer layer with an equal policy (a re-wrap
+   * that was started elsewhere: inside a {@code Behaviors.setup}, an interceptor, or a layer with a
+   * different policy). If it does, this layer hands its state over to that one (see {@link
+   * #handOver}) and retires: the caller returns the child's behavior in place of this one. Only
+   * supervisors and interceptors are looked into, so a plain behavior costs two type tests.
+   */
+  private boolean replacedBy(Behavior<T> started) {
+    if (!(started instanceof BackoffBehavior) && !(started instanceof InterceptorImpl)) {
+      return false;
+    }
+    BackoffBehavior<?> heir = equalLayerIn(started);
+    if (heir == null) {
+      return false;
+    }
+    handOver(heir);
+    return true;
+  }
+
+  /** The outermost supervisor with an equal policy in {@code b}'s stack of layers, or null. */
+  private BackoffBehavior<?> equalLayerIn(Behavior<?> b) {
+    Behavior<?> layer = b;
+    while (layer != null) {
+      if (layer instanceof BackoffBehavior) {
+        BackoffBehavior<?> supervisor = (BackoffBehavior<?>) layer;
+        if (supervisor.policy == policy || supervisor.policy.equals(policy)) {
+          return supervisor;
+        }
+        layer = supervisor.current;
+      } else if (layer instanceof InterceptorImpl) {
+        layer = ((InterceptorImpl<?, ?>) layer).nestedBehavior();
+      } else {
+        return null;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Retires this layer in favour of {@code heir}, a newer layer with an equal policy. A heir that
+   * has just started healthy takes over the restart count, the delay schedule, the random sequence
+   * and the pending reset (its ticks are this layer's), so that re-wrapping neither resets nor
+   * restarts the backoff. A heir that failed while it started has begun its own backoff; this
+   * layer's timers are cancelled and the heir goes on with its own count. Idempotent.
+   */
+  private void handOver(BackoffBehavior<?> heir) {
+    retired = true;
+    current = null;
+    if (heir.owner == owner) {
+      return; // took over already (a stash replay hands over once per result)
+    }
+    if (heir.owner == heir && heir.current != null && !heir.inBackoff) {
+      heir.owner = owner;
+      heir.generation = generation;
+      heir.restarts = restarts;
+      heir.schedule = schedule;
+      heir.random = random;
+      heir.resetTimer = resetTimer;
+      resetTimer = null;
+    } else {
+      cancelOwnTimers();
+    }
   }
 
   /**
@@ -352,7 +499,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (stash == null) {
       stash = new ArrayDeque<>(Math.min(16, Math.max(1, policy.getStashCapacity())));
     }
-    restartTimer = jctx.scheduleOnce(delay, self(jctx), new Tick(this, ++generation, false));
+    restartTimer = jctx.scheduleOnce(delay, self(jctx), new Tick(owner, ++generation, false));
     logFailure(jctx, failure, delay);
     if (listening) {
       emit(jctx, new BackoffEvent.RestartScheduled(jctx.getSelf(), restarts, delay, failure));
@@ -435,7 +582,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     String budget = policy.getBudget().get().getName();
     permitRequested = true;
     RestartBudgets.get(jctx.getSystem()).gate(policy.getBudget().get())
-        .tell(new BudgetGate.Acquire(self(jctx), new Permit(this, generation)));
+        .tell(new BudgetGate.Acquire(self(jctx), new Permit(owner, generation)));
     if (policy.isLoggingEnabled()) {
       log(jctx, Level.DEBUG, null, "Supervised actor [{}] waits for a permit of restart budget [{}] (attempt {})",
           jctx.getSelf().path(), budget, restarts);
@@ -480,7 +627,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     inBackoff = false;
     restartDue = false;
     stoppingChildren = null; // empty by now; released like the stash
-    resetTimer = jctx.scheduleOnce(policy.getResetAfter(), self(jctx), new Tick(this, ++generation, true));
+    resetTimer = jctx.scheduleOnce(policy.getResetAfter(), self(jctx), new Tick(owner, ++generation, true));
     if (policy.isLoggingEnabled()) {
       log(jctx, Level.DEBUG, null, "Supervised actor [{}] restarted (attempt {})", jctx.getSelf().path(), restarts);
     }
@@ -503,6 +650,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       return started; // the restarted child stopped at once; so does the actor
     }
     Behavior<T> live = started;
+    replacedBy(started);
     ArrayDeque<Object> pending = stash;
     while (pending != null && !pending.isEmpty()) {
       Object item = pending.poll();
@@ -510,8 +658,11 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       try {
         result = item instanceof StashedSignal
             ? Behavior.interpretSignal(live, ctx, ((StashedSignal) item).signal)
-            : Behavior.interpretMessage(live, ctx, (T) item);
+            : interpretMessage(ctx, live, (T) item);
       } catch (Throwable t) {
+        if (retired) {
+          throw sneaky(t); // the layer that took over gave up; not ours to handle
+        }
         return onFailure(ctx, t, live);
       }
       if (Behavior.isUnhandled(result) && !(item instanceof StashedSignal)) {
@@ -520,18 +671,37 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
             new UnhandledMessage(item, org.apache.pekko.actor.ActorRef.noSender(), Adapter.toClassic(jctx.getSelf()))));
       }
       if (!Behavior.isAlive(result)) {
-        if (isHandledFailure(result)) {
+        if (isHandledFailure(result) && !retired) {
           return onFailure(ctx, failureOf(result), live); // the rest of the stash is kept
         }
         current = live; // gets PostStop through us
         dropStash(ctx, "actor stopped while its stash was replayed");
         return result;
       }
+      if (result != Behaviors.<T>same() && !Behavior.isUnhandled(result)) {
+        replacedBy(result);
+      }
       live = Behavior.canonicalize(result, live, ctx);
     }
     stash = null; // released: an actor that stays healthy keeps no stash
+    if (retired) {
+      return live; // a newer layer with an equal policy took over
+    }
     current = live;
     return Behaviors.same();
+  }
+
+  /** {@link Behavior#interpretMessage}, adopting a re-wrap with an equal policy as {@link #receive} does. */
+  @SuppressWarnings("unchecked")
+  private Behavior<T> interpretMessage(TypedActorContext<T> ctx, Behavior<T> child, T msg) throws Exception {
+    if (!(child instanceof ExtensibleBehavior)) {
+      return Behavior.interpretMessage(child, ctx, msg);
+    }
+    Behavior<T> result = ((ExtensibleBehavior<T>) child).receive(ctx, msg);
+    if (result == Behaviors.<T>same()) {
+      return result;
+    }
+    return Behavior.start(result instanceof Wrap ? adopt(result) : result, ctx);
   }
 
   private Behavior<T> onResetDue(TypedActorContext<T> ctx) {
