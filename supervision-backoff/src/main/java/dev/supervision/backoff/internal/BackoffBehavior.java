@@ -128,17 +128,18 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   private SplittableRandom random;
   private ArrayDeque<Object> stash;
   private Set<ActorRef<Void>> stoppingChildren;
-  private Cancellable restartTimer;
-  private Cancellable resetTimer;
+  /**
+   * The pending restart tick (during a backoff) or reset tick (after a restart): never both, so one
+   * field (an actor's supervisor stays at 64 bytes).
+   */
+  private Cancellable timer;
 
   /**
-   * Whose ticks and permits this layer takes: itself, or the layer it replaced (and took the state
-   * of, see {@link #handOver}).
+   * Whose ticks and permits this layer takes: itself, or, until its pending reset has fired or been
+   * cancelled, the layer it replaced (see {@link #handOver}). Null once this layer has been replaced
+   * (retired): it then handles no failure.
    */
   private Object owner = this;
-
-  /** Replaced by a newer layer with an equal policy: it no longer handles failures. */
-  private boolean retired;
 
   private BackoffBehavior(Behavior<T> initial, BackoffPolicy policy) {
     this.initial = initial;
@@ -389,22 +390,31 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    * layer's timers are cancelled and the heir goes on with its own count. Idempotent.
    */
   private void handOver(BackoffBehavior<?> heir) {
-    retired = true;
-    current = null;
-    if (heir.owner == owner) {
-      return; // took over already (a stash replay hands over once per result)
+    if (owner == null) {
+      return; // retired already (a stash replay may find the heir again in later results)
     }
     if (heir.owner == heir && heir.current != null && !heir.inBackoff) {
-      heir.owner = owner;
-      heir.generation = generation;
       heir.restarts = restarts;
       heir.schedule = schedule;
       heir.random = random;
-      heir.resetTimer = resetTimer;
-      resetTimer = null;
+      if (timer != null) { // the pending reset: its tick names this layer's owner
+        heir.owner = owner;
+        heir.generation = generation;
+        heir.timer = timer;
+        timer = null;
+      }
     } else {
       cancelOwnTimers();
     }
+    owner = null; // retired
+    current = null;
+    initial = null;
+    schedule = null;
+    random = null;
+  }
+
+  private boolean isRetired() {
+    return owner == null;
   }
 
   /**
@@ -499,7 +509,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (stash == null) {
       stash = new ArrayDeque<>(Math.min(16, Math.max(1, policy.getStashCapacity())));
     }
-    restartTimer = jctx.scheduleOnce(delay, self(jctx), new Tick(owner, ++generation, false));
+    timer = jctx.scheduleOnce(delay, self(jctx), new Tick(owner, ++generation, false));
     logFailure(jctx, failure, delay);
     if (listening) {
       emit(jctx, new BackoffEvent.RestartScheduled(jctx.getSelf(), restarts, delay, failure));
@@ -566,7 +576,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
 
   private Behavior<T> onRestartDue(TypedActorContext<T> ctx) {
     restartDue = true;
-    restartTimer = null;
+    timer = null;
     if (stoppingChildren != null && !stoppingChildren.isEmpty()) {
       return Behaviors.same(); // waits for the children's Terminated
     }
@@ -627,7 +637,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     inBackoff = false;
     restartDue = false;
     stoppingChildren = null; // empty by now; released like the stash
-    resetTimer = jctx.scheduleOnce(policy.getResetAfter(), self(jctx), new Tick(owner, ++generation, true));
+    timer = jctx.scheduleOnce(policy.getResetAfter(), self(jctx), new Tick(owner, ++generation, true));
     if (policy.isLoggingEnabled()) {
       log(jctx, Level.DEBUG, null, "Supervised actor [{}] restarted (attempt {})", jctx.getSelf().path(), restarts);
     }
@@ -660,7 +670,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
             ? Behavior.interpretSignal(live, ctx, ((StashedSignal) item).signal)
             : interpretMessage(ctx, live, (T) item);
       } catch (Throwable t) {
-        if (retired) {
+        if (isRetired()) {
           throw sneaky(t); // the layer that took over gave up; not ours to handle
         }
         return onFailure(ctx, t, live);
@@ -671,7 +681,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
             new UnhandledMessage(item, org.apache.pekko.actor.ActorRef.noSender(), Adapter.toClassic(jctx.getSelf()))));
       }
       if (!Behavior.isAlive(result)) {
-        if (isHandledFailure(result) && !retired) {
+        if (isHandledFailure(result) && !isRetired()) {
           return onFailure(ctx, failureOf(result), live); // the rest of the stash is kept
         }
         current = live; // gets PostStop through us
@@ -684,7 +694,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       live = Behavior.canonicalize(result, live, ctx);
     }
     stash = null; // released: an actor that stays healthy keeps no stash
-    if (retired) {
+    if (isRetired()) {
       return live; // a newer layer with an equal policy took over
     }
     current = live;
@@ -706,7 +716,8 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
 
   private Behavior<T> onResetDue(TypedActorContext<T> ctx) {
     ActorContext<T> jctx = ctx.asJava();
-    resetTimer = null;
+    timer = null;
+    owner = this; // no tick of a replaced layer is pending any more
     int before = restarts;
     restarts = 0;
     // Released rather than reset, so that an actor that has recovered holds no more than one that
@@ -783,13 +794,12 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
 
   private void cancelOwnTimers() {
     generation++; // makes any tick already in the mailbox stale
-    if (restartTimer != null) {
-      restartTimer.cancel();
-      restartTimer = null;
+    if (timer != null) {
+      timer.cancel();
+      timer = null;
     }
-    if (resetTimer != null) {
-      resetTimer.cancel();
-      resetTimer = null;
+    if (owner != null) {
+      owner = this; // every pending tick is stale now, those of a replaced layer included
     }
   }
 
