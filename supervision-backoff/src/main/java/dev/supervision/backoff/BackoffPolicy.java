@@ -1,6 +1,7 @@
 package dev.supervision.backoff;
 
 import com.typesafe.config.Config;
+import dev.supervision.backoff.internal.Causes;
 import dev.supervision.backoff.internal.DelaySchedule;
 import dev.supervision.backoff.internal.PolicyConfig;
 import java.time.Duration;
@@ -9,12 +10,12 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.Consumer;
+import java.util.StringJoiner;
+import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import java.util.stream.Stream;
 import org.slf4j.event.Level;
@@ -36,11 +37,14 @@ import org.slf4j.event.Level;
  *   <tr><td>jitter</td><td>{@link Jitter#full()}</td><td>non-null</td></tr>
  *   <tr><td>resetAfter</td><td>{@code (minBackoff + maxBackoff) / 2}, as Pekko</td><td>{@code > 0}</td></tr>
  *   <tr><td>maxRestarts</td><td>unlimited</td><td>{@code >= 0}; 0 stops on the first failure</td></tr>
- *   <tr><td>stashCapacity</td><td>1000, as Pekko</td><td>{@code >= 0}</td></tr>
- *   <tr><td>stopOn</td><td>none</td><td>non-null classes</td></tr>
+ *   <tr><td>stashCapacity</td><td>unset: the actor system's {@code
+ *       pekko.actor.typed.restart-stash-capacity} (1000 unless changed), as Pekko</td><td>{@code >= 0}</td></tr>
+ *   <tr><td>stopOn (classes, predicate)</td><td>none</td><td>non-null</td></tr>
+ *   <tr><td>restartOn</td><td>empty: every failure no stop rule matches is restarted</td><td>non-null classes</td></tr>
+ *   <tr><td>stopChildren</td><td>true, as Pekko</td><td></td></tr>
  *   <tr><td>randomSeed</td><td>none: each actor draws its own seed when it first fails</td><td></td></tr>
  *   <tr><td>maxRetryAfter</td><td>1 hour</td><td>{@code > 0}</td></tr>
- *   <tr><td>logLevel</td><td>WARN</td><td>non-null</td></tr>
+ *   <tr><td>logLevel</td><td>WARN (Pekko: ERROR), see {@link #withLogLevel(Level)}</td><td>non-null</td></tr>
  *   <tr><td>criticalLogLevel, after</td><td>ERROR after {@code Integer.MAX_VALUE} failures (never)</td><td>{@code after >= 1}</td></tr>
  *   <tr><td>loggingEnabled</td><td>true</td><td></td></tr>
  *   <tr><td>listeners</td><td>none</td><td>non-null</td></tr>
@@ -57,99 +61,25 @@ import org.slf4j.event.Level;
  */
 public final class BackoffPolicy {
 
-  private static final int UNLIMITED = -1;
-  private static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofHours(1);
+  private static final int PEKKO_DEFAULT_STASH_CAPACITY = 1000;
 
-  private final Duration minBackoff;
-  private final Duration maxBackoff;
-  private final double multiplier;
-  private final Jitter jitter;
-  private final Duration resetAfter;
-  private final int maxRestarts;
-  private final int stashCapacity;
-  private final List<Class<? extends Throwable>> stopOn;
-  private final boolean seeded;
-  private final long randomSeed;
-  private final Duration maxRetryAfter;
-  private final Level logLevel;
-  private final Level criticalLogLevel;
-  private final int criticalLogLevelAfter;
-  private final boolean loggingEnabled;
-  private final List<BackoffListener> listeners;
-  private final RestartBudget budget;
-  private final boolean publishEvents;
+  /** The value of every setting, in the order of {@link PolicySetting#ALL}; never modified. */
+  private final Object[] values;
 
-  private BackoffPolicy(Settings s) {
-    this.minBackoff = s.minBackoff;
-    this.maxBackoff = s.maxBackoff;
-    this.multiplier = s.multiplier;
-    this.jitter = s.jitter;
-    this.resetAfter = s.resetAfter;
-    this.maxRestarts = s.maxRestarts;
-    this.stashCapacity = s.stashCapacity;
-    this.stopOn = s.stopOn;
-    this.seeded = s.seeded;
-    this.randomSeed = s.randomSeed;
-    this.maxRetryAfter = s.maxRetryAfter;
-    this.logLevel = s.logLevel;
-    this.criticalLogLevel = s.criticalLogLevel;
-    this.criticalLogLevelAfter = s.criticalLogLevelAfter;
-    this.loggingEnabled = s.loggingEnabled;
-    this.listeners = s.listeners;
-    this.budget = s.budget;
-    this.publishEvents = s.publishEvents;
+  private BackoffPolicy(Object[] values) {
+    this.values = values;
   }
 
-  /** Returns a copy of this policy with one change applied; validation happens before. */
-  private BackoffPolicy with(Consumer<Settings> change) {
-    Settings s = new Settings(this);
-    change.accept(s);
-    return new BackoffPolicy(s);
+  /** Returns a copy of this policy with one setting changed; validation happens before. */
+  <T> BackoffPolicy with(PolicySetting<T> setting, T value) {
+    Object[] copy = values.clone();
+    copy[setting.index] = value;
+    return new BackoffPolicy(copy);
   }
 
-  /** The mutable twin of the policy's fields, used only while a new policy is made. */
-  private static final class Settings {
-    Duration minBackoff;
-    Duration maxBackoff;
-    double multiplier;
-    Jitter jitter;
-    Duration resetAfter;
-    int maxRestarts;
-    int stashCapacity;
-    List<Class<? extends Throwable>> stopOn;
-    boolean seeded;
-    long randomSeed;
-    Duration maxRetryAfter;
-    Level logLevel;
-    Level criticalLogLevel;
-    int criticalLogLevelAfter;
-    boolean loggingEnabled;
-    List<BackoffListener> listeners;
-    RestartBudget budget;
-    boolean publishEvents;
-
-    Settings() {}
-
-    Settings(BackoffPolicy p) {
-      minBackoff = p.minBackoff;
-      maxBackoff = p.maxBackoff;
-      multiplier = p.multiplier;
-      jitter = p.jitter;
-      resetAfter = p.resetAfter;
-      maxRestarts = p.maxRestarts;
-      stashCapacity = p.stashCapacity;
-      stopOn = p.stopOn;
-      seeded = p.seeded;
-      randomSeed = p.randomSeed;
-      maxRetryAfter = p.maxRetryAfter;
-      logLevel = p.logLevel;
-      criticalLogLevel = p.criticalLogLevel;
-      criticalLogLevelAfter = p.criticalLogLevelAfter;
-      loggingEnabled = p.loggingEnabled;
-      listeners = p.listeners;
-      budget = p.budget;
-      publishEvents = p.publishEvents;
-    }
+  @SuppressWarnings("unchecked")
+  private <T> T get(PolicySetting<T> setting) {
+    return (T) values[setting.index];
   }
 
   /**
@@ -171,22 +101,11 @@ public final class BackoffPolicy {
         "maxBackoff",
         ">= minBackoff (" + minBackoff + ")",
         maxBackoff);
-    Settings s = new Settings();
-    s.minBackoff = minBackoff;
-    s.maxBackoff = maxBackoff;
-    s.multiplier = 2.0;
-    s.jitter = Jitter.full();
-    s.resetAfter = minBackoff.plus(maxBackoff).dividedBy(2);
-    s.maxRestarts = UNLIMITED;
-    s.stashCapacity = 1000;
-    s.stopOn = List.of();
-    s.maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
-    s.logLevel = Level.WARN;
-    s.criticalLogLevel = Level.ERROR;
-    s.criticalLogLevelAfter = Integer.MAX_VALUE;
-    s.loggingEnabled = true;
-    s.listeners = List.of();
-    return new BackoffPolicy(s);
+    Object[] values = PolicySetting.codeDefaults();
+    values[PolicySetting.MIN_BACKOFF.index] = minBackoff;
+    values[PolicySetting.MAX_BACKOFF.index] = maxBackoff;
+    values[PolicySetting.RESET_AFTER.index] = minBackoff.plus(maxBackoff).dividedBy(2);
+    return new BackoffPolicy(values);
   }
 
   /**
@@ -236,7 +155,7 @@ public final class BackoffPolicy {
    *     my-service.worker-backoff.jitter: "fulll" is not one of full, equal, decorrelated, none}
    */
   public static BackoffPolicy fromConfig(Config root, String path) {
-    return PolicyConfig.read(root, path);
+    return PolicySetting.read(PolicyConfig.policy(root, path, PolicySetting.KEYS, PolicySetting.ALLOWED));
   }
 
   /**
@@ -256,7 +175,7 @@ public final class BackoffPolicy {
    *     allowed, or it names a budget
    */
   public static BackoffPolicy fromConfig(Config config) {
-    return PolicyConfig.read(config);
+    return PolicySetting.read(PolicyConfig.policy(config, PolicySetting.KEYS, PolicySetting.ALLOWED));
   }
 
   /**
@@ -273,8 +192,7 @@ public final class BackoffPolicy {
         "multiplier",
         "a finite number >= 1.0",
         multiplier);
-    return with(
-        s -> s.multiplier = multiplier);
+    return with(PolicySetting.MULTIPLIER, multiplier);
   }
 
   /**
@@ -287,8 +205,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withJitter(Jitter jitter) {
     Require.nonNull(jitter, "jitter");
-    return with(
-        s -> s.jitter = jitter);
+    return with(PolicySetting.JITTER, jitter);
   }
 
   /**
@@ -302,8 +219,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withResetAfter(Duration resetAfter) {
     Require.positive(resetAfter, "resetAfter");
-    return with(
-        s -> s.resetAfter = resetAfter);
+    return with(PolicySetting.RESET_AFTER, resetAfter);
   }
 
   /**
@@ -318,8 +234,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withMaxRestarts(int maxRestarts) {
     Require.nonNegative(maxRestarts, "maxRestarts");
-    return with(
-        s -> s.maxRestarts = maxRestarts);
+    return with(PolicySetting.MAX_RESTARTS, maxRestarts);
   }
 
   /**
@@ -328,14 +243,15 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withUnlimitedRestarts() {
-    return with(
-        s -> s.maxRestarts = UNLIMITED);
+    return with(PolicySetting.MAX_RESTARTS, null);
   }
 
   /**
    * Sets how many messages (and signals) are kept while the actor waits for its restart. They are
    * delivered in order to the new incarnation; those that do not fit are published on the event
-   * stream as {@code org.apache.pekko.actor.Dropped}.
+   * stream as {@code org.apache.pekko.actor.Dropped}. Without this call the capacity is unset and
+   * each actor takes {@code pekko.actor.typed.restart-stash-capacity} from its actor system's
+   * configuration (1000 unless the application changed it), as Pekko's own backoff does.
    *
    * @param stashCapacity {@code >= 0}; 0 drops every message that arrives during a backoff
    * @return a new policy
@@ -343,8 +259,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withStashCapacity(int stashCapacity) {
     Require.nonNegative(stashCapacity, "stashCapacity");
-    return with(
-        s -> s.stashCapacity = stashCapacity);
+    return with(PolicySetting.STASH_CAPACITY, stashCapacity);
   }
 
   /**
@@ -357,14 +272,66 @@ public final class BackoffPolicy {
    */
   @SafeVarargs
   public final BackoffPolicy withStopOn(Class<? extends Throwable>... types) {
+    List<Class<? extends Throwable>> copy = distinct(types);
+    return with(PolicySetting.STOP_ON, copy);
+  }
+
+  /**
+   * Declares failures as permanent by a rule: a failure for which {@code stopOn} returns {@code
+   * true}, or whose cause chain holds a throwable for which it does, stops the actor at once,
+   * without a restart. Replaces the previous predicate; it works together with {@link
+   * #withStopOn(Class[])} (either one matching is enough). See {@link #isPermanent(Throwable)} for
+   * how stop rules and {@link #withRestartOn(Class[])} combine. Two policies are equal only if they
+   * hold the same predicate instance.
+   *
+   * @param stopOn a thread-safe, side-effect-free predicate; it is called with each throwable of
+   *     the chain, from the outermost, on the actor's thread
+   * @return a new policy
+   * @throws NullPointerException if {@code stopOn} is {@code null}
+   */
+  public BackoffPolicy withStopOn(Predicate<Throwable> stopOn) {
+    Require.nonNull(stopOn, "stopOn");
+    return with(PolicySetting.STOP_ON_PREDICATE, stopOn);
+  }
+
+  /**
+   * Declares which failures are transient: only a failure that is an instance of one of these
+   * types, or has one in its cause chain, is restarted; any other failure stops the actor at once,
+   * as Pekko's {@code Behaviors.supervise(b).onFailure(IOException.class, ...)} lets other failure
+   * types through. A stop rule ({@link #withStopOn(Class[])}, {@link #withStopOn(Predicate)}) still
+   * wins over this list. Replaces the previous list; an empty list (the default) restarts every
+   * failure that no stop rule matches.
+   *
+   * @param types the transient failure types; may be empty to restart on every failure
+   * @return a new policy
+   * @throws NullPointerException if {@code types} or one of its elements is {@code null}
+   */
+  @SafeVarargs
+  public final BackoffPolicy withRestartOn(Class<? extends Throwable>... types) {
+    List<Class<? extends Throwable>> copy = distinct(types);
+    return with(PolicySetting.RESTART_ON, copy);
+  }
+
+  private static List<Class<? extends Throwable>> distinct(Class<? extends Throwable>[] types) {
     Require.nonNull(types, "types");
     Set<Class<? extends Throwable>> set = new LinkedHashSet<>();
     for (int i = 0; i < types.length; i++) {
       set.add(Require.nonNull(types[i], "types[" + i + "]"));
     }
-    List<Class<? extends Throwable>> copy = List.copyOf(set);
-    return with(
-        s -> s.stopOn = copy);
+    return List.copyOf(set);
+  }
+
+  /**
+   * Sets whether the children of a failed actor are stopped before it restarts (the default, as
+   * Pekko). With {@code false} the children survive the restart and the restart does not wait for
+   * them, as with Pekko's {@code restartWithBackoff(..).withStopChildren(false)}; the new
+   * incarnation must then not spawn children under names that are still taken.
+   *
+   * @param stopChildren whether to stop the children on a restart
+   * @return a new policy
+   */
+  public BackoffPolicy withStopChildren(boolean stopChildren) {
+    return with(PolicySetting.STOP_CHILDREN, stopChildren);
   }
 
   /**
@@ -376,11 +343,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withRandomSeed(long seed) {
-    return with(
-        s -> {
-          s.seeded = true;
-          s.randomSeed = seed;
-        });
+    return with(PolicySetting.RANDOM_SEED, seed);
   }
 
   /**
@@ -393,13 +356,20 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withMaxRetryAfter(Duration maxRetryAfter) {
     Require.positive(maxRetryAfter, "maxRetryAfter");
-    return with(
-        s -> s.maxRetryAfter = maxRetryAfter);
+    return with(PolicySetting.MAX_RETRY_AFTER, maxRetryAfter);
   }
 
   /**
    * Sets the level at which a failure that is restarted is logged (with its cause), through the
-   * SLF4J logger {@code dev.supervision.backoff.BackoffSupervisor}. Default WARN.
+   * SLF4J logger {@code dev.supervision.backoff.BackoffSupervisor}.
+   *
+   * <p>Default WARN, where Pekko's backoff logs every failure at ERROR. This is deliberate: a
+   * failure that is restarted with backoff has been handled, and an actor that keeps failing
+   * against a resource that is down would otherwise fill an ERROR channel with one line per
+   * attempt. ERROR is kept for what needs a person: an actor that stops (permanent failure or
+   * {@code maxRestarts} reached) and, if set, the failures after {@link
+   * #withCriticalLogLevel(Level, int)}'s count. {@code withLogLevel(Level.ERROR)} (or {@code
+   * log-level = error} in configuration) gives Pekko's behaviour back.
    *
    * @param logLevel the level
    * @return a new policy
@@ -407,8 +377,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withLogLevel(Level logLevel) {
     Require.nonNull(logLevel, "logLevel");
-    return with(
-        s -> s.logLevel = logLevel);
+    return with(PolicySetting.LOG_LEVEL, logLevel);
   }
 
   /**
@@ -425,11 +394,8 @@ public final class BackoffPolicy {
   public BackoffPolicy withCriticalLogLevel(Level criticalLogLevel, int afterFailures) {
     Require.nonNull(criticalLogLevel, "criticalLogLevel");
     Require.argument(afterFailures >= 1, "afterFailures", ">= 1", afterFailures);
-    return with(
-        s -> {
-          s.criticalLogLevel = criticalLogLevel;
-          s.criticalLogLevelAfter = afterFailures;
-        });
+    return with(PolicySetting.CRITICAL_LOG_LEVEL, criticalLogLevel)
+        .with(PolicySetting.CRITICAL_LOG_LEVEL_AFTER, afterFailures);
   }
 
   /**
@@ -439,8 +405,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withLoggingEnabled(boolean enabled) {
-    return with(
-        s -> s.loggingEnabled = enabled);
+    return with(PolicySetting.LOGGING_ENABLED, enabled);
   }
 
   /**
@@ -453,11 +418,11 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withListener(BackoffListener listener) {
     Require.nonNull(listener, "listener");
+    List<BackoffListener> listeners = getListeners();
     List<BackoffListener> copy = new ArrayList<>(listeners.size() + 1);
     copy.addAll(listeners);
     copy.add(listener);
-    return with(
-        s -> s.listeners = Collections.unmodifiableList(copy));
+    return with(PolicySetting.LISTENERS, Collections.unmodifiableList(copy));
   }
 
   /**
@@ -471,7 +436,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withBudget(RestartBudget budget) {
     Require.nonNull(budget, "budget");
-    return with(s -> s.budget = budget);
+    return with(PolicySetting.BUDGET, budget);
   }
 
   /**
@@ -480,7 +445,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withoutBudget() {
-    return with(s -> s.budget = null);
+    return with(PolicySetting.BUDGET, null);
   }
 
   /**
@@ -489,7 +454,7 @@ public final class BackoffPolicy {
    * @return the budget, or empty if restarts are limited only by the backoff
    */
   public Optional<RestartBudget> getBudget() {
-    return Optional.ofNullable(budget);
+    return Optional.ofNullable(get(PolicySetting.BUDGET));
   }
 
   /**
@@ -511,8 +476,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withEventStreamPublishing(boolean enabled) {
-    return with(
-        s -> s.publishEvents = enabled);
+    return with(PolicySetting.EVENT_STREAM_PUBLISHING, enabled);
   }
 
   /**
@@ -527,9 +491,11 @@ public final class BackoffPolicy {
    */
   public Stream<Duration> delays(RandomGenerator random) {
     Require.nonNull(random, "random");
-    DelaySchedule schedule = new DelaySchedule(minBackoff, maxBackoff, multiplier, jitter);
+    DelaySchedule schedule =
+        new DelaySchedule(getMinBackoff(), getMaxBackoff(), getMultiplier(), getJitter());
     Stream<Duration> all = Stream.generate(() -> Duration.ofNanos(schedule.nextDelayNanos(random)));
-    return maxRestarts == UNLIMITED ? all : all.limit(maxRestarts);
+    OptionalInt maxRestarts = getMaxRestarts();
+    return maxRestarts.isPresent() ? all.limit(maxRestarts.getAsInt()) : all;
   }
 
   /**
@@ -538,7 +504,7 @@ public final class BackoffPolicy {
    * @return the minimum backoff
    */
   public Duration getMinBackoff() {
-    return minBackoff;
+    return get(PolicySetting.MIN_BACKOFF);
   }
 
   /**
@@ -547,7 +513,7 @@ public final class BackoffPolicy {
    * @return the maximum backoff
    */
   public Duration getMaxBackoff() {
-    return maxBackoff;
+    return get(PolicySetting.MAX_BACKOFF);
   }
 
   /**
@@ -556,7 +522,7 @@ public final class BackoffPolicy {
    * @return the multiplier, {@code >= 1.0}
    */
   public double getMultiplier() {
-    return multiplier;
+    return get(PolicySetting.MULTIPLIER);
   }
 
   /**
@@ -565,7 +531,7 @@ public final class BackoffPolicy {
    * @return the jitter
    */
   public Jitter getJitter() {
-    return jitter;
+    return get(PolicySetting.JITTER);
   }
 
   /**
@@ -574,7 +540,7 @@ public final class BackoffPolicy {
    * @return the reset window
    */
   public Duration getResetAfter() {
-    return resetAfter;
+    return get(PolicySetting.RESET_AFTER);
   }
 
   /**
@@ -583,16 +549,33 @@ public final class BackoffPolicy {
    * @return the limit, or empty for unlimited restarts
    */
   public OptionalInt getMaxRestarts() {
-    return maxRestarts == UNLIMITED ? OptionalInt.empty() : OptionalInt.of(maxRestarts);
+    Integer maxRestarts = get(PolicySetting.MAX_RESTARTS);
+    return maxRestarts == null ? OptionalInt.empty() : OptionalInt.of(maxRestarts);
   }
 
   /**
-   * How many messages are kept during a backoff.
+   * How many messages are kept during a backoff, if this policy sets it. The supervisor uses this
+   * value when present and {@code pekko.actor.typed.restart-stash-capacity} of the actor system's
+   * configuration otherwise.
+   *
+   * @return the capacity set with {@link #withStashCapacity(int)} or {@code stash-capacity} in
+   *     configuration, or empty if it is left to the actor system (the default)
+   */
+  public OptionalInt getStashCapacitySetting() {
+    Integer stashCapacity = get(PolicySetting.STASH_CAPACITY);
+    return stashCapacity == null ? OptionalInt.empty() : OptionalInt.of(stashCapacity);
+  }
+
+  /**
+   * How many messages are kept during a backoff: the capacity this policy sets, else Pekko's
+   * default of 1000. An actor system whose {@code pekko.actor.typed.restart-stash-capacity} differs
+   * from 1000 uses that value instead when the policy sets none; see {@link
+   * #getStashCapacitySetting()}.
    *
    * @return the stash capacity
    */
   public int getStashCapacity() {
-    return stashCapacity;
+    return getStashCapacitySetting().orElse(PEKKO_DEFAULT_STASH_CAPACITY);
   }
 
   /**
@@ -601,7 +584,35 @@ public final class BackoffPolicy {
    * @return an unmodifiable list, in the order given, without duplicates
    */
   public List<Class<? extends Throwable>> getStopOn() {
-    return stopOn;
+    return get(PolicySetting.STOP_ON);
+  }
+
+  /**
+   * The permanent-failure rule set with {@link #withStopOn(Predicate)}.
+   *
+   * @return the predicate, or empty if there is none (the default)
+   */
+  public Optional<Predicate<Throwable>> getStopOnPredicate() {
+    return Optional.ofNullable(get(PolicySetting.STOP_ON_PREDICATE));
+  }
+
+  /**
+   * The transient failure types: if not empty, only these are restarted.
+   *
+   * @return an unmodifiable list, in the order given, without duplicates; empty (the default)
+   *     restarts every failure that no stop rule matches
+   */
+  public List<Class<? extends Throwable>> getRestartOn() {
+    return get(PolicySetting.RESTART_ON);
+  }
+
+  /**
+   * Whether the children of a failed actor are stopped before it restarts.
+   *
+   * @return {@code true} (the default) if they are
+   */
+  public boolean isStopChildren() {
+    return get(PolicySetting.STOP_CHILDREN);
   }
 
   /**
@@ -610,7 +621,8 @@ public final class BackoffPolicy {
    * @return the seed, or empty if each actor seeds itself
    */
   public OptionalLong getRandomSeed() {
-    return seeded ? OptionalLong.of(randomSeed) : OptionalLong.empty();
+    Long seed = get(PolicySetting.RANDOM_SEED);
+    return seed == null ? OptionalLong.empty() : OptionalLong.of(seed);
   }
 
   /**
@@ -619,7 +631,7 @@ public final class BackoffPolicy {
    * @return the limit
    */
   public Duration getMaxRetryAfter() {
-    return maxRetryAfter;
+    return get(PolicySetting.MAX_RETRY_AFTER);
   }
 
   /**
@@ -628,7 +640,7 @@ public final class BackoffPolicy {
    * @return the level
    */
   public Level getLogLevel() {
-    return logLevel;
+    return get(PolicySetting.LOG_LEVEL);
   }
 
   /**
@@ -637,7 +649,7 @@ public final class BackoffPolicy {
    * @return the level
    */
   public Level getCriticalLogLevel() {
-    return criticalLogLevel;
+    return get(PolicySetting.CRITICAL_LOG_LEVEL);
   }
 
   /**
@@ -647,7 +659,7 @@ public final class BackoffPolicy {
    * @return the count; {@code Integer.MAX_VALUE} means never
    */
   public int getCriticalLogLevelAfter() {
-    return criticalLogLevelAfter;
+    return get(PolicySetting.CRITICAL_LOG_LEVEL_AFTER);
   }
 
   /**
@@ -656,7 +668,7 @@ public final class BackoffPolicy {
    * @return {@code true} if it logs
    */
   public boolean isLoggingEnabled() {
-    return loggingEnabled;
+    return get(PolicySetting.LOGGING_ENABLED);
   }
 
   /**
@@ -665,7 +677,7 @@ public final class BackoffPolicy {
    * @return an unmodifiable list, in the order they were added
    */
   public List<BackoffListener> getListeners() {
-    return listeners;
+    return get(PolicySetting.LISTENERS);
   }
 
   /**
@@ -674,12 +686,29 @@ public final class BackoffPolicy {
    * @return {@code true} if events are published
    */
   public boolean isEventStreamPublishing() {
-    return publishEvents;
+    return get(PolicySetting.EVENT_STREAM_PUBLISHING);
   }
 
   /**
-   * Whether a throwable is permanent under this policy: it, or a cause in its chain, is an instance
-   * of one of {@link #getStopOn()}.
+   * Whether a failure is permanent under this policy, so that the actor stops at once without a
+   * restart. This is the one place that classifies failures. The chain of a failure is the failure
+   * and its causes ({@link Throwable#getCause()}), outermost first, each once (a cycle ends it). A
+   * failure is permanent if
+   *
+   * <ol>
+   *   <li>a stop rule matches: a throwable of its chain is an instance of one of {@link
+   *       #getStopOn()}, or the {@linkplain #getStopOnPredicate() stop predicate} returns {@code
+   *       true} for one; or else
+   *   <li>{@link #getRestartOn()} is not empty and no throwable of its chain is an instance of one
+   *       of its types.
+   * </ol>
+   *
+   * <p>So stop rules win over the restart list: with {@code withRestartOn(IOException.class)
+   * .withStopOn(FileNotFoundException.class)} an {@code IOException} is restarted, a {@code
+   * FileNotFoundException} (an {@code IOException}) stops, and an {@code IllegalStateException}
+   * stops. If the stop predicate throws, its exception is added to the failure as a suppressed
+   * exception and the failure counts as permanent: a broken rule stops the actor visibly rather
+   * than retrying forever.
    *
    * @param failure the failure
    * @return {@code true} if the actor should stop without a restart
@@ -687,75 +716,74 @@ public final class BackoffPolicy {
    */
   public boolean isPermanent(Throwable failure) {
     Require.nonNull(failure, "failure");
-    if (stopOn.isEmpty()) {
+    List<Class<? extends Throwable>> stopOn = getStopOn();
+    Predicate<Throwable> stopOnPredicate = get(PolicySetting.STOP_ON_PREDICATE);
+    List<Class<? extends Throwable>> restartOn = getRestartOn();
+    if (stopOn.isEmpty() && stopOnPredicate == null && restartOn.isEmpty()) {
       return false;
     }
-    Set<Throwable> seen = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-    for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
-      for (Class<? extends Throwable> type : stopOn) {
-        if (type.isInstance(t)) {
-          return true;
-        }
+    boolean transientFound = restartOn.isEmpty();
+    for (Throwable t : Causes.chain(failure)) {
+      if (isInstanceOfAny(t, stopOn) || matches(stopOnPredicate, failure, t)) {
+        return true;
+      }
+      transientFound = transientFound || isInstanceOfAny(t, restartOn);
+    }
+    return !transientFound;
+  }
+
+  private static boolean matches(Predicate<Throwable> stopOn, Throwable failure, Throwable t) {
+    if (stopOn == null) {
+      return false;
+    }
+    try {
+      return stopOn.test(t);
+    } catch (RuntimeException e) {
+      if (e != failure) {
+        failure.addSuppressed(e);
+      }
+      return true;
+    }
+  }
+
+  private static boolean isInstanceOfAny(Throwable t, List<Class<? extends Throwable>> types) {
+    for (Class<? extends Throwable> type : types) {
+      if (type.isInstance(t)) {
+        return true;
       }
     }
     return false;
   }
 
+  /**
+   * Two policies are equal if every setting is equal: the same durations, numbers, jitter (by the
+   * jitter's own {@code equals}), failure types in the same order, the same predicate and listener
+   * instances, and an equal budget.
+   *
+   * @param o the other object
+   * @return whether {@code o} is an equal policy
+   */
   @Override
   public boolean equals(Object o) {
-    if (this == o) {
-      return true;
-    }
-    if (!(o instanceof BackoffPolicy)) {
-      return false;
-    }
-    BackoffPolicy that = (BackoffPolicy) o;
-    return Double.compare(multiplier, that.multiplier) == 0
-        && maxRestarts == that.maxRestarts
-        && stashCapacity == that.stashCapacity
-        && seeded == that.seeded
-        && randomSeed == that.randomSeed
-        && criticalLogLevelAfter == that.criticalLogLevelAfter
-        && loggingEnabled == that.loggingEnabled
-        && minBackoff.equals(that.minBackoff)
-        && maxBackoff.equals(that.maxBackoff)
-        && jitter.equals(that.jitter)
-        && resetAfter.equals(that.resetAfter)
-        && stopOn.equals(that.stopOn)
-        && maxRetryAfter.equals(that.maxRetryAfter)
-        && logLevel == that.logLevel
-        && criticalLogLevel == that.criticalLogLevel
-        && listeners.equals(that.listeners)
-        && Objects.equals(budget, that.budget)
-        && publishEvents == that.publishEvents;
+    return this == o || (o instanceof BackoffPolicy that && Arrays.equals(values, that.values));
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(minBackoff, maxBackoff, multiplier, jitter, resetAfter, maxRestarts,
-        stashCapacity, stopOn, seeded, randomSeed, maxRetryAfter, logLevel, criticalLogLevel,
-        criticalLogLevelAfter, loggingEnabled, listeners, budget, publishEvents);
+    return Arrays.hashCode(values);
   }
 
+  /**
+   * Every setting, by its Java name, for example {@code BackoffPolicy{minBackoff=PT0.1S, ...}}.
+   *
+   * @return the settings
+   */
   @Override
   public String toString() {
-    return "BackoffPolicy{minBackoff=" + minBackoff
-        + ", maxBackoff=" + maxBackoff
-        + ", multiplier=" + multiplier
-        + ", jitter=" + jitter
-        + ", resetAfter=" + resetAfter
-        + ", maxRestarts=" + (maxRestarts == UNLIMITED ? "unlimited" : Integer.toString(maxRestarts))
-        + ", stashCapacity=" + stashCapacity
-        + ", stopOn=" + Arrays.toString(stopOn.stream().map(Class::getName).toArray())
-        + ", randomSeed=" + (seeded ? Long.toString(randomSeed) : "none")
-        + ", maxRetryAfter=" + maxRetryAfter
-        + ", logLevel=" + logLevel
-        + ", criticalLogLevel=" + criticalLogLevel
-        + ", criticalLogLevelAfter=" + criticalLogLevelAfter
-        + ", loggingEnabled=" + loggingEnabled
-        + ", listeners=" + listeners.size()
-        + ", budget=" + (budget == null ? "none" : budget.toString())
-        + ", eventStreamPublishing=" + publishEvents
-        + "}";
+    StringJoiner joiner = new StringJoiner(", ", "BackoffPolicy{", "}");
+    for (PolicySetting<?> setting : PolicySetting.ALL) {
+      joiner.add(setting.name + "=" + setting.show(values[setting.index]));
+    }
+    return joiner.toString();
   }
 }

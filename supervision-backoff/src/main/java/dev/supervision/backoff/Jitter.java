@@ -1,6 +1,5 @@
 package dev.supervision.backoff;
 
-import dev.supervision.backoff.internal.StandardJitter;
 import java.time.Duration;
 
 /**
@@ -45,7 +44,7 @@ public interface Jitter {
    * @return the shared, stateless full-jitter instance
    */
   static Jitter full() {
-    return StandardJitter.FULL;
+    return BuiltInJitter.FULL;
   }
 
   /**
@@ -54,7 +53,7 @@ public interface Jitter {
    * @return the shared, stateless equal-jitter instance
    */
   static Jitter equal() {
-    return StandardJitter.EQUAL;
+    return BuiltInJitter.EQUAL;
   }
 
   /**
@@ -64,7 +63,7 @@ public interface Jitter {
    * @return the shared, stateless decorrelated-jitter instance
    */
   static Jitter decorrelated() {
-    return StandardJitter.DECORRELATED;
+    return BuiltInJitter.DECORRELATED;
   }
 
   /**
@@ -74,7 +73,7 @@ public interface Jitter {
    * @return the shared, stateless no-jitter instance
    */
   static Jitter none() {
-    return StandardJitter.NONE;
+    return BuiltInJitter.NONE;
   }
 
   /**

@@ -1,11 +1,14 @@
 package dev.supervision.backoff;
 
+import dev.supervision.backoff.internal.ParameterException;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * Argument checks shared by the settings of this package. Every message names the parameter, the
- * rule and the rejected value, for example {@code minBackoff must be > 0 but was PT0S}.
+ * rule and the rejected value, for example {@code minBackoff must be > 0 but was PT0S}. A rejected
+ * value throws a {@link ParameterException}, an {@code IllegalArgumentException} that also carries
+ * the parameter's name, so that the configuration reader knows which key to blame.
  *
  * <p>Package-private: not API.
  */
@@ -22,7 +25,7 @@ final class Require {
 
   static void argument(boolean condition, String name, String rule, Object value) {
     if (!condition) {
-      throw new IllegalArgumentException(name + " must be " + rule + " but was " + value);
+      throw new ParameterException(name, name + " must be " + rule + " but was " + value);
     }
   }
 

@@ -49,6 +49,9 @@ final class BackoffPolicyFromConfigTest {
                 "reset-after = 45s",
                 "max-restarts = 7",
                 "stash-capacity = 12",
+                "stop-children = off",
+                "stop-on = [\"java.lang.IllegalArgumentException\"]",
+                "restart-on = [\"java.io.IOException\", \"java.util.concurrent.TimeoutException\"]",
                 "random-seed = 42",
                 "max-retry-after = 5m",
                 "log-level = info",
@@ -65,6 +68,11 @@ final class BackoffPolicyFromConfigTest {
     assertEquals(Duration.ofSeconds(45), p.getResetAfter());
     assertEquals(OptionalInt.of(7), p.getMaxRestarts());
     assertEquals(12, p.getStashCapacity());
+    assertFalse(p.isStopChildren());
+    assertEquals(java.util.List.of(IllegalArgumentException.class), p.getStopOn());
+    assertEquals(
+        java.util.List.of(java.io.IOException.class, java.util.concurrent.TimeoutException.class),
+        p.getRestartOn());
     assertEquals(OptionalLong.of(42), p.getRandomSeed());
     assertEquals(Duration.ofMinutes(5), p.getMaxRetryAfter());
     assertEquals(Level.INFO, p.getLogLevel());
@@ -157,7 +165,13 @@ final class BackoffPolicyFromConfigTest {
     assertEquals(reference.getString("jitter"), p.getJitter().toString());
     assertEquals("auto", reference.getString("reset-after"));
     assertEquals("off", reference.getString("max-restarts"));
-    assertEquals(reference.getInt("stash-capacity"), p.getStashCapacity());
+    assertEquals("auto", reference.getString("stash-capacity"));
+    assertEquals(OptionalInt.empty(), p.getStashCapacitySetting());
+    assertEquals(reference.getBoolean("stop-children"), p.isStopChildren());
+    assertEquals(java.util.List.of(), reference.getStringList("stop-on"));
+    assertEquals(java.util.List.of(), p.getStopOn());
+    assertEquals(java.util.List.of(), reference.getStringList("restart-on"));
+    assertEquals(java.util.List.of(), p.getRestartOn());
     assertEquals("off", reference.getString("random-seed"));
     assertEquals(reference.getDuration("max-retry-after"), p.getMaxRetryAfter());
     assertEquals(reference.getString("log-level").toUpperCase(), p.getLogLevel().name());
@@ -173,7 +187,7 @@ final class BackoffPolicyFromConfigTest {
     Config reference =
         ConfigFactory.defaultReference().getConfig("supervision-backoff.default-policy");
     assertEquals(
-        new java.util.TreeSet<>(dev.supervision.backoff.internal.PolicyConfig.KEYS),
+        new java.util.TreeSet<>(PolicySetting.KEYS),
         new java.util.TreeSet<>(reference.root().keySet()));
     Config budgetDefaults =
         ConfigFactory.defaultReference().getConfig(dev.supervision.backoff.internal.PolicyConfig.BUDGET_DEFAULTS_PATH);
@@ -184,7 +198,7 @@ final class BackoffPolicyFromConfigTest {
 
   @Test
   void everyKeyButBudgetRejectsNullNamingWhatIsAllowed() {
-    for (String key : dev.supervision.backoff.internal.PolicyConfig.KEYS) {
+    for (String key : PolicySetting.KEYS) {
       if (key.equals("budget")) {
         continue;
       }
@@ -300,7 +314,12 @@ final class BackoffPolicyFromConfigTest {
         "max-restarts = 1.5 | max-restarts: 1.5 is not off or a whole number >= 0",
         "max-restarts = 9999999999 | max-restarts: 9999999999 is not off or a whole number >= 0",
         "stash-capacity = -1 | stash-capacity: -1 is not allowed: stashCapacity must be >= 0 but was -1",
-        "stash-capacity = lots | stash-capacity: \"lots\" is not a whole number >= 0",
+        "stash-capacity = lots | stash-capacity: \"lots\" is not auto or a whole number >= 0",
+        "stop-children = maybe | stop-children: \"maybe\" is not one of on, off, true, false, yes, no",
+        "stop-on = java.io.IOException | stop-on: \"java.io.IOException\" is not a list of Throwable class names, for example [\"java.io.IOException\"]",
+        "stop-on = [\"java.io.IOExceptio\"] | stop-on: [\"java.io.IOExceptio\"] names class java.io.IOExceptio, which is not found (write the binary name, for example java.io.IOException or com.example.Outer$Inner)",
+        "restart-on = [\"java.lang.String\"] | restart-on: [\"java.lang.String\"] names class java.lang.String, which is not a Throwable",
+        "restart-on = [1] | restart-on: [1] is not a list of Throwable class names: element 0 is 1",
         "random-seed = abc | random-seed: \"abc\" is not off or a whole number",
         "random-seed = 1.5 | random-seed: 1.5 is not off or a whole number",
         "max-retry-after = 0s | max-retry-after: \"0s\" is not allowed: maxRetryAfter must be > 0 but was PT0S",
@@ -313,7 +332,7 @@ final class BackoffPolicyFromConfigTest {
         "publish-events = 2 | publish-events: 2 is not one of on, off, true, false, yes, no",
         "budget = \"\" | budget: \"\" is not a restart budget's name (a non-empty string) or null",
         "budget = 5 | budget: 5 is not a restart budget's name (a non-empty string) or null",
-        "jiter = full | jiter: unknown setting; a backoff policy block has only min-backoff, max-backoff, multiplier, jitter, reset-after, max-restarts, stash-capacity, random-seed, max-retry-after, log-level, critical-log-level, critical-log-level-after, logging-enabled, publish-events, budget",
+        "jiter = full | jiter: unknown setting; a backoff policy block has only min-backoff, max-backoff, multiplier, jitter, reset-after, max-restarts, stash-capacity, stop-children, stop-on, restart-on, random-seed, max-retry-after, log-level, critical-log-level, critical-log-level-after, logging-enabled, publish-events, budget",
       })
   void badValueNamesFullPathValueAndWhatIsAllowed(String block, String message) {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> read(block));

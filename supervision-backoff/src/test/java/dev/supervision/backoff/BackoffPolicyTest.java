@@ -44,7 +44,11 @@ final class BackoffPolicyTest {
     assertEquals(Duration.ofMillis(550), BASE.getResetAfter()); // (min + max) / 2, as Pekko
     assertEquals(OptionalInt.empty(), BASE.getMaxRestarts());
     assertEquals(1000, BASE.getStashCapacity());
+    assertEquals(OptionalInt.empty(), BASE.getStashCapacitySetting());
     assertEquals(List.of(), BASE.getStopOn());
+    assertEquals(java.util.Optional.empty(), BASE.getStopOnPredicate());
+    assertEquals(List.of(), BASE.getRestartOn());
+    assertTrue(BASE.isStopChildren());
     assertEquals(OptionalLong.empty(), BASE.getRandomSeed());
     assertEquals(Duration.ofHours(1), BASE.getMaxRetryAfter());
     assertEquals(Level.WARN, BASE.getLogLevel());
@@ -75,6 +79,7 @@ final class BackoffPolicyTest {
     assertEquals(Duration.ofSeconds(30), p.getResetAfter());
     assertEquals(OptionalInt.of(7), p.getMaxRestarts());
     assertEquals(5, p.getStashCapacity());
+    assertEquals(OptionalInt.of(5), p.getStashCapacitySetting());
     assertEquals(List.of(IllegalArgumentException.class, IOException.class), p.getStopOn());
     assertEquals(OptionalLong.of(99), p.getRandomSeed());
     assertEquals(Duration.ofMinutes(2), p.getMaxRetryAfter());
@@ -98,11 +103,19 @@ final class BackoffPolicyTest {
     assertNotEquals(a, b.withRandomSeed(2));
     assertNotEquals(a, b.withMultiplier(3));
     assertNotEquals(a, b.withEventStreamPublishing(true));
+    assertNotEquals(a, b.withStopChildren(false));
+    assertNotEquals(a, b.withStashCapacity(1000)); // set explicitly is not the same as unset
+    assertNotEquals(a, b.withRestartOn(IOException.class));
+    java.util.function.Predicate<Throwable> rule = t -> false;
+    assertNotEquals(a, b.withStopOn(rule));
+    assertEquals(a.withStopOn(rule), b.withStopOn(rule));
+    assertEquals(a.withStopOn(rule).hashCode(), b.withStopOn(rule).hashCode());
     assertEquals(
         "BackoffPolicy{minBackoff=PT0.1S, maxBackoff=PT1S, multiplier=2.0, jitter=full, resetAfter=PT0.55S,"
-            + " maxRestarts=3, stashCapacity=1000, stopOn=[], randomSeed=1, maxRetryAfter=PT1H,"
-            + " logLevel=WARN, criticalLogLevel=ERROR, criticalLogLevelAfter=2147483647,"
-            + " loggingEnabled=true, listeners=0, budget=none, eventStreamPublishing=false}",
+            + " maxRestarts=3, stashCapacity=auto, stopChildren=true, stopOn=[], stopOnPredicate=none,"
+            + " restartOn=[], randomSeed=1, maxRetryAfter=PT1H, logLevel=WARN, criticalLogLevel=ERROR,"
+            + " criticalLogLevelAfter=2147483647, loggingEnabled=true, eventStreamPublishing=false,"
+            + " budget=none, listeners=0}",
         a.toString());
   }
 
@@ -173,6 +186,29 @@ final class BackoffPolicyTest {
   void withStopOn_rejectsNulls() {
     assertNpe("types must not be null", () -> BASE.withStopOn((Class<? extends Throwable>[]) null));
     assertNpe("types[1] must not be null", () -> BASE.withStopOn(IOException.class, null));
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void withRestartOn_rejectsNullsAndDropsDuplicates() {
+    assertNpe("types must not be null", () -> BASE.withRestartOn((Class<? extends Throwable>[]) null));
+    assertNpe("types[1] must not be null", () -> BASE.withRestartOn(IOException.class, null));
+    assertEquals(List.of(IOException.class),
+        BASE.withRestartOn(IOException.class, IOException.class).getRestartOn());
+    assertEquals(List.of(), BASE.withRestartOn(IOException.class).withRestartOn().getRestartOn());
+  }
+
+  @Test
+  void withStopOnPredicate_rejectsNull() {
+    assertNpe("stopOn must not be null",
+        () -> BASE.withStopOn((java.util.function.Predicate<Throwable>) null));
+  }
+
+  @Test
+  void withStopChildren_canBeTurnedOffAndOn() {
+    assertFalse(BASE.withStopChildren(false).isStopChildren());
+    assertTrue(BASE.withStopChildren(false).withStopChildren(true).isStopChildren());
+    assertEquals(BASE, BASE.withStopChildren(false).withStopChildren(true));
   }
 
   @Test

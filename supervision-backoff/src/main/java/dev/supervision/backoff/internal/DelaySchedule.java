@@ -20,7 +20,6 @@ public final class DelaySchedule {
   private final long maxNanos;
   private final double multiplier;
   private final Jitter jitter;
-  private final StandardJitter standard;
 
   private int attempt;
   private long previousNanos;
@@ -40,7 +39,6 @@ public final class DelaySchedule {
     this.maxNanos = max.toNanos();
     this.multiplier = multiplier;
     this.jitter = jitter;
-    this.standard = jitter instanceof StandardJitter ? (StandardJitter) jitter : null;
     this.previousNanos = minNanos;
   }
 
@@ -87,20 +85,15 @@ public final class DelaySchedule {
     }
     long bound = boundNanos(minNanos, maxNanos, multiplier, attempt);
     double draw = random.nextDouble();
-    long delay;
-    if (standard != null) {
-      delay = standard.delayNanos(minNanos, maxNanos, bound, previousNanos, draw);
-    } else {
-      Duration custom =
-          jitter.delay(
-              new Jitter.Step(attempt, min, max, Duration.ofNanos(bound), Duration.ofNanos(previousNanos)),
-              draw);
-      if (custom == null) {
-        throw new IllegalStateException("jitter " + jitter + " returned null for attempt " + attempt);
-      }
-      delay = saturatedNanos(custom);
+    // The standard jitters compute in nanoseconds behind the same call, exactly (no double rounding).
+    Duration delayed =
+        jitter.delay(
+            new Jitter.Step(attempt, min, max, Duration.ofNanos(bound), Duration.ofNanos(previousNanos)),
+            draw);
+    if (delayed == null) {
+      throw new IllegalStateException("jitter " + jitter + " returned null for attempt " + attempt);
     }
-    delay = clamp(delay, maxNanos);
+    long delay = clamp(saturatedNanos(delayed), maxNanos);
     previousNanos = delay;
     return delay;
   }

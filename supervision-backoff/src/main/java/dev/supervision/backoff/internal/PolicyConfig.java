@@ -3,12 +3,12 @@ package dev.supervision.backoff.internal;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigList;
+import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
-import dev.supervision.backoff.BackoffPolicy;
-import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
 import java.time.Duration;
 import java.util.List;
@@ -16,25 +16,27 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
-import java.util.function.Function;
-import org.slf4j.event.Level;
 
 /**
- * INTERNAL API: reads a {@link BackoffPolicy} from a HOCON block, behind {@code
- * BackoffPolicy.fromConfig}.
+ * INTERNAL API: reads the values of one HOCON block (a backoff policy block, or a restart budget
+ * block) with messages that name the setting at fault, behind {@code BackoffPolicy.fromConfig}.
+ * It knows how to read a value and how to blame a key; which keys a policy has, and what they
+ * mean, is written once in the policy's table of settings, which drives this reader.
  *
- * <p>Every key the block leaves out is taken from {@value #DEFAULTS_PATH}: first from the root
- * config given (so an application can change the defaults of all its policies in {@code
- * application.conf}), then from the library's {@code reference.conf}. A bad value fails with an
- * {@link IllegalArgumentException} whose message starts with the full path of the setting that
- * holds it (the block's path, or {@value #DEFAULTS_PATH} when the bad value is a default), then the
- * value as written in HOCON, then what is allowed; for example {@code
+ * <p>Every key the block leaves out is taken from the defaults path ({@value #DEFAULTS_PATH} for a
+ * policy): first from the root config given (so an application can change the defaults of all its
+ * policies in {@code application.conf}), then from the library's {@code reference.conf}. A bad
+ * value fails with an {@link IllegalArgumentException} whose message starts with the full path of
+ * the setting that holds it (the block's path, or the defaults path when the bad value is a
+ * default), then the value as written in HOCON, then what is allowed; for example {@code
  * my-service.worker-backoff.jitter: "fulll" is not one of full, equal, decorrelated, none}. Keys
  * that are not settings are rejected too, since they are almost always typos.
  *
  * <p>{@code budget} names a {@link RestartBudget} defined at {@value #BUDGETS_PATH}{@code .<name>}
  * in the root config, with defaults from {@value #BUDGET_DEFAULTS_PATH}; its values are checked the
  * same way.
+ *
+ * <p>This class depends on no policy type, so that the policy can use it without an import circle.
  */
 public final class PolicyConfig {
 
@@ -50,49 +52,20 @@ public final class PolicyConfig {
   /** Every key of a budget block. */
   public static final List<String> BUDGET_KEYS = List.of("permits", "period", "burst", "cluster-wide");
 
-  /** Every key of a policy block, in the order of {@code reference.conf}. */
-  public static final List<String> KEYS =
-      List.of(
-          "min-backoff",
-          "max-backoff",
-          "multiplier",
-          "jitter",
-          "reset-after",
-          "max-restarts",
-          "stash-capacity",
-          "random-seed",
-          "max-retry-after",
-          "log-level",
-          "critical-log-level",
-          "critical-log-level-after",
-          "logging-enabled",
-          "publish-events",
-          "budget");
+  /** What a boolean key allows. */
+  public static final String BOOLEAN = "one of on, off, true, false, yes, no";
 
-  /** What each key that must not be null allows, for the message about a null value. */
-  private static final Map<String, String> NON_NULL =
-      Map.ofEntries(
-          Map.entry("min-backoff", "a duration > 0"),
-          Map.entry("max-backoff", "a duration >= min-backoff and <= 180d"),
-          Map.entry("multiplier", "a finite number >= 1.0"),
-          Map.entry("jitter", "one of full, equal, decorrelated, none"),
-          Map.entry("reset-after", "auto or a duration > 0"),
-          Map.entry("max-restarts", "off or a whole number >= 0"),
-          Map.entry("stash-capacity", "a whole number >= 0"),
-          Map.entry("random-seed", "off or a whole number"),
-          Map.entry("max-retry-after", "a duration > 0"),
-          Map.entry("log-level", "one of error, warn, info, debug, trace"),
-          Map.entry("critical-log-level", "one of error, warn, info, debug, trace"),
-          Map.entry("critical-log-level-after", "off or a whole number >= 1"),
-          Map.entry("logging-enabled", "one of on, off, true, false, yes, no"),
-          Map.entry("publish-events", "one of on, off, true, false, yes, no"),
-          Map.entry("permits", "a whole number >= 1"),
-          Map.entry("period", "a duration >= 10ms"),
-          Map.entry("burst", "auto or a whole number >= 1"),
-          Map.entry("cluster-wide", "one of on, off, true, false, yes, no"));
+  /** What each key of a budget block allows, for the message about a null or missing value. */
+  private static final Map<String, String> BUDGET_ALLOWED =
+      Map.of(
+          "permits", "a whole number >= 1",
+          "period", "a duration >= 10ms",
+          "burst", "auto or a whole number >= 1",
+          "cluster-wide", BOOLEAN);
 
-  private static final List<String> JITTERS = List.of("full", "equal", "decorrelated", "none");
-  private static final List<String> LEVELS = List.of("error", "warn", "info", "debug", "trace");
+  private static final String POLICY_BLOCK = "a backoff policy block { ... }";
+  private static final String BUDGET_BLOCK = "a restart budget block { permits = ..., period = ... }";
+  private static final String BUDGET_DEFAULTS_BLOCK = "a block of restart budget defaults { ... }";
 
   /** The whole config, where budgets are defined; null when only a block was given. */
   private final Config root;
@@ -100,75 +73,130 @@ public final class PolicyConfig {
   private final Config defaults;
   private final String prefix;
   private final String defaultsPath;
+  /** Every key of the block, in the documented order. */
   private final List<String> keys;
+  /** What each key allows, for the messages about a null or missing value. */
+  private final Map<String, String> allowed;
 
   private PolicyConfig(
-      Config root, Config block, Config defaults, String prefix, String defaultsPath, List<String> keys) {
+      Config root,
+      Config block,
+      Config defaults,
+      String prefix,
+      String defaultsPath,
+      List<String> keys,
+      Map<String, String> allowed) {
     this.root = root;
     this.block = block;
     this.defaults = defaults;
     this.prefix = prefix;
     this.defaultsPath = defaultsPath;
     this.keys = keys;
+    this.allowed = allowed;
   }
 
   /**
-   * Reads a block whose path in the application's config is not known: messages name the key
-   * relative to the block and where its value came from (file and line when it came from a file).
+   * A reader of a policy block whose path in the application's config is not known: messages name
+   * the key relative to the block and where its value came from (file and line when it came from a
+   * file). Defaults come from the library's {@code reference.conf}.
    *
    * @param block the policy block
-   * @return the policy
+   * @param keys every key a policy block may have, in the documented order
+   * @param allowed what each key allows, for messages about null and missing values
+   * @return the reader
    * @throws NullPointerException if {@code block} is {@code null}
-   * @throws IllegalArgumentException if a key is unknown, a value is not allowed, or the block
-   *     names a budget (which only the root config can define)
+   * @throws IllegalArgumentException if the block has a key that is not in {@code keys}
    */
-  public static BackoffPolicy read(Config block) {
+  public static PolicyConfig policy(Config block, List<String> keys, Map<String, String> allowed) {
     Objects.requireNonNull(block, "config must not be null");
-    return new PolicyConfig(null, block, library(DEFAULTS_PATH), "", DEFAULTS_PATH, KEYS).parse();
+    PolicyConfig reader =
+        new PolicyConfig(null, block, library(DEFAULTS_PATH), "", DEFAULTS_PATH, keys, allowed);
+    reader.rejectUnknownKeys("a backoff policy block");
+    return reader;
   }
 
   /**
-   * Reads the block at {@code path} in {@code root}; messages name the full path. Defaults come
-   * from {@code root}'s {@value #DEFAULTS_PATH} if it has one, then from the library's {@code
-   * reference.conf}.
+   * A reader of the policy block at {@code path} in {@code root}; messages name the full path.
+   * Defaults come from {@code root}'s {@value #DEFAULTS_PATH} if it has one (which may hold only
+   * {@code keys}), then from the library's {@code reference.conf}.
    *
    * @param root the whole config, for example {@code system.settings().config()}
    * @param path the path of the policy block in {@code root}
-   * @return the policy
-   * @throws NullPointerException if an argument is {@code null}
-   * @throws IllegalArgumentException if there is no block at {@code path}, a key is unknown, a
-   *     value is not allowed, or the budget it names is not defined or not valid
+   * @param keys every key a policy block may have, in the documented order
+   * @param allowed what each key allows, for messages about null and missing values
+   * @return the reader
+   * @throws NullPointerException if {@code root} or {@code path} is {@code null}
+   * @throws IllegalArgumentException if there is no block at {@code path}, or it or the
+   *     application's defaults have a key that is not in {@code keys}
    */
-  public static BackoffPolicy read(Config root, String path) {
+  public static PolicyConfig policy(
+      Config root, String path, List<String> keys, Map<String, String> allowed) {
     Objects.requireNonNull(root, "root must not be null");
     Objects.requireNonNull(path, "path must not be null");
-    Config block = block(root, path);
-    return new PolicyConfig(root, block, defaults(root, DEFAULTS_PATH), path + ".", DEFAULTS_PATH, KEYS)
-        .parse();
+    Config block = block(root, path, POLICY_BLOCK);
+    PolicyConfig reader =
+        new PolicyConfig(
+            root, block, defaults(root, DEFAULTS_PATH, keys, POLICY_BLOCK), path + ".", DEFAULTS_PATH,
+            keys, allowed);
+    reader.rejectUnknownKeys("a backoff policy block");
+    return reader;
   }
 
-  /** The defaults at {@code path}: the root's, if it has them, over the library's. */
-  private static Config defaults(Config root, String path) {
+  /**
+   * The defaults at {@code path}: the root's, if it has them, over the library's. The root's block
+   * may hold only {@code keys}: a typo there would otherwise change nothing, silently.
+   */
+  private static Config defaults(Config root, String path, List<String> keys, String what) {
     Config defaults = library(path);
-    if (root.hasPathOrNull(path)) {
-      defaults = block(root, path).withFallback(defaults);
+    if (find(root, path, what) != null) {
+      Config own = block(root, path, what);
+      rejectUnknownKeys(own, path + ".", keys, what.substring(0, what.indexOf(" {")));
+      defaults = own.withFallback(defaults);
     }
     return defaults;
   }
 
-  private static Config block(Config root, String path) {
+  /**
+   * The value at {@code path} in {@code root}, or null if there is none; a {@code null} in HOCON
+   * is returned as a value of type NULL. Unlike {@code Config.getValue} it explains a path that
+   * runs through a value that is not a block instead of throwing {@code ConfigException}.
+   */
+  private static ConfigValue find(Config root, String path, String what) {
+    List<String> elements;
     try {
-      return root.getConfig(path);
-    } catch (ConfigException.BadPath e) {
-      throw new IllegalArgumentException("\"" + path + "\" is not a valid config path: " + e.getMessage(), e);
-    } catch (ConfigException.Null e) {
-      throw new IllegalArgumentException(path + ": null is not a backoff policy block { ... }", e);
-    } catch (ConfigException.Missing e) {
-      throw new IllegalArgumentException(path + ": missing; expected a backoff policy block { ... }", e);
+      elements = ConfigUtil.splitPath(path);
     } catch (ConfigException e) {
-      throw new IllegalArgumentException(
-          path + ": " + render(root.getValue(path)) + " is not a backoff policy block { ... }", e);
+      throw new IllegalArgumentException("\"" + path + "\" is not a valid config path: " + e.getMessage(), e);
     }
+    ConfigValue value = root.root();
+    for (int i = 0; i < elements.size(); i++) {
+      if (value.valueType() != ConfigValueType.OBJECT) {
+        String parent = ConfigUtil.joinPath(elements.subList(0, i));
+        throw new IllegalArgumentException(
+            path + ": " + parent + " is " + (value.valueType() == ConfigValueType.NULL ? "null" : render(value))
+                + ", not a block { ... }, so it cannot hold " + what);
+      }
+      value = ((ConfigObject) value).get(elements.get(i));
+      if (value == null) {
+        return null;
+      }
+    }
+    return value;
+  }
+
+  /** The block at {@code path}; an IllegalArgumentException naming the path if it is not one. */
+  private static Config block(Config root, String path, String what) {
+    ConfigValue value = find(root, path, what);
+    if (value == null) {
+      throw new IllegalArgumentException(path + ": missing; expected " + what);
+    }
+    if (value.valueType() == ConfigValueType.NULL) {
+      throw new IllegalArgumentException(path + ": null is not " + what);
+    }
+    if (value.valueType() != ConfigValueType.OBJECT) {
+      throw new IllegalArgumentException(path + ": " + render(value) + " is not " + what);
+    }
+    return ((ConfigObject) value).toConfig();
   }
 
   private static Config library(String path) {
@@ -179,82 +207,58 @@ public final class PolicyConfig {
   // ---------------------------------------------------------------- parsing
 
   private void rejectUnknownKeys(String what) {
-    TreeSet<String> unknown = new TreeSet<>(block.root().keySet());
-    keys.forEach(unknown::remove);
-    if (!unknown.isEmpty()) {
-      String key = unknown.first();
+    String key = firstUnknownKey(block, keys);
+    if (key != null) {
       throw new IllegalArgumentException(
           where(key, block) + ": unknown setting; " + what + " has only " + String.join(", ", keys));
     }
   }
 
-  private BackoffPolicy parse() {
-    rejectUnknownKeys("a backoff policy block");
-    Duration min = duration("min-backoff");
-    Duration max = duration("max-backoff");
-    BackoffPolicy policy;
-    try {
-      policy = BackoffPolicy.exponential(min, max);
-    } catch (IllegalArgumentException e) {
-      // Require names the parameter first: "minBackoff must be ..." or "maxBackoff must be ..."
-      throw invalid(e.getMessage().startsWith("minBackoff") ? "min-backoff" : "max-backoff", e);
+  private static void rejectUnknownKeys(Config block, String prefix, List<String> keys, String what) {
+    String key = firstUnknownKey(block, keys);
+    if (key != null) {
+      throw new IllegalArgumentException(
+          prefix + ConfigUtil.joinPath(key) + ": unknown setting; " + what + " has only " + String.join(", ", keys));
     }
-    double multiplier = number("multiplier");
-    policy = apply(policy, "multiplier", p -> p.withMultiplier(multiplier));
-    Jitter jitter = jitter(oneOf("jitter", JITTERS));
-    policy = policy.withJitter(jitter);
-    if (!isWord("reset-after", "auto")) {
-      Duration resetAfter = duration("reset-after", "a duration (for example 30s) or auto");
-      policy = apply(policy, "reset-after", p -> p.withResetAfter(resetAfter));
-    }
-    if (!isWord("max-restarts", "off")) {
-      int maxRestarts = integer("max-restarts", "off or a whole number >= 0");
-      policy = apply(policy, "max-restarts", p -> p.withMaxRestarts(maxRestarts));
-    }
-    int stashCapacity = integer("stash-capacity", "a whole number >= 0");
-    policy = apply(policy, "stash-capacity", p -> p.withStashCapacity(stashCapacity));
-    if (!isWord("random-seed", "off")) {
-      long seed = longInteger("random-seed", "off or a whole number");
-      policy = policy.withRandomSeed(seed);
-    }
-    Duration maxRetryAfter = duration("max-retry-after");
-    policy = apply(policy, "max-retry-after", p -> p.withMaxRetryAfter(maxRetryAfter));
-    policy = policy.withLogLevel(level(oneOf("log-level", LEVELS)));
-    Level critical = level(oneOf("critical-log-level", LEVELS));
-    if (isWord("critical-log-level-after", "off")) {
-      policy = policy.withCriticalLogLevel(critical, Integer.MAX_VALUE);
-    } else {
-      int after = integer("critical-log-level-after", "off or a whole number >= 1");
-      policy = apply(policy, "critical-log-level-after", p -> p.withCriticalLogLevel(critical, after));
-    }
-    policy = policy.withLoggingEnabled(bool("logging-enabled"));
-    policy = policy.withEventStreamPublishing(bool("publish-events"));
-    RestartBudget budget = budget();
-    return budget == null ? policy : policy.withBudget(budget);
   }
 
-  private RestartBudget budget() {
-    Config source = source("budget");
-    if (!source.hasPath("budget")) {
+  private static String firstUnknownKey(Config block, List<String> keys) {
+    TreeSet<String> unknown = new TreeSet<>(block.root().keySet());
+    keys.forEach(unknown::remove);
+    return unknown.isEmpty() ? null : unknown.first();
+  }
+
+  /**
+   * The restart budget that {@code key} names, defined at {@value #BUDGETS_PATH}{@code .<name>}.
+   *
+   * @param key the key
+   * @return the budget, or {@code null} if the value is {@code null}
+   * @throws IllegalArgumentException if the value is not a name, the budget is not defined or not
+   *     valid, or this reader was made for a block alone (which cannot see the budgets)
+   */
+  public RestartBudget budget(String key) {
+    Config source = source(key);
+    if (!source.hasPath(key)) {
       return null; // absent or null
     }
-    ConfigValue value = source.getValue("budget");
+    ConfigValue value = source.getValue(key);
     Object raw = value.unwrapped();
     if (value.valueType() != ConfigValueType.STRING || ((String) raw).isBlank()) {
-      throw bad("budget", "is not a restart budget's name (a non-empty string) or null");
+      throw bad(key, "is not a restart budget's name (a non-empty string) or null");
     }
     String name = ((String) raw).trim();
     if (root == null) {
-      throw bad("budget", "cannot be looked up: budgets are defined at " + BUDGETS_PATH
+      throw bad(key, "cannot be looked up: budgets are defined at " + BUDGETS_PATH
           + ".<name>, which only BackoffPolicy.fromConfig(root, path) can see");
     }
     String path = ConfigUtil.joinPath("supervision-backoff", "budgets", name);
-    if (!root.hasPathOrNull(path)) {
-      throw bad("budget", "is not defined: expected " + path + " { permits = ..., period = ... }");
+    if (find(root, path, BUDGET_BLOCK) == null) {
+      throw bad(key, "is not defined: expected " + path + " { permits = ..., period = ... }");
     }
     return new PolicyConfig(
-            root, block(root, path), defaults(root, BUDGET_DEFAULTS_PATH), path + ".",
-            BUDGET_DEFAULTS_PATH, BUDGET_KEYS)
+            root, block(root, path, BUDGET_BLOCK),
+            defaults(root, BUDGET_DEFAULTS_PATH, BUDGET_KEYS, BUDGET_DEFAULTS_BLOCK), path + ".",
+            BUDGET_DEFAULTS_PATH, BUDGET_KEYS, BUDGET_ALLOWED)
         .parseBudget(name);
   }
 
@@ -265,13 +269,16 @@ public final class PolicyConfig {
     RestartBudget budget;
     try {
       budget = RestartBudget.of(name, permits, period);
-    } catch (IllegalArgumentException e) {
-      // Require names the parameter first: "permits must be ..." or "period must be ..."
-      throw invalid(e.getMessage().startsWith("permits") ? "permits" : "period", e);
+    } catch (ParameterException e) {
+      throw BUDGET_KEYS.contains(e.parameter()) ? invalid(e.parameter(), e) : e;
     }
     if (!isWord("burst", "auto")) {
       int burst = integer("burst", "auto or a whole number >= 1");
-      budget = apply(budget, "burst", b -> b.withBurst(burst));
+      try {
+        budget = budget.withBurst(burst);
+      } catch (IllegalArgumentException e) {
+        throw invalid("burst", e);
+      }
     }
     return bool("cluster-wide") ? budget.clusterWide() : budget;
   }
@@ -286,25 +293,26 @@ public final class PolicyConfig {
     if (defaults.hasPathOrNull(key)) {
       return defaults;
     }
-    throw new IllegalArgumentException(where(key, block) + ": missing; expected " + NON_NULL.get(key));
+    throw new IllegalArgumentException(where(key, block) + ": missing; expected " + allowed.get(key));
   }
 
   /** The full path of {@code key} as the message should name it. */
   private String where(String key, Config source) {
+    String quoted = ConfigUtil.joinPath(key); // "max-backoff.x" stays one quoted key
     if (source != block) {
-      return defaultsPath + "." + key;
+      return defaultsPath + "." + quoted;
     }
     if (!prefix.isEmpty()) {
-      return prefix + key;
+      return prefix + quoted;
     }
-    ConfigValue value = block.hasPathOrNull(key) ? block.root().get(key) : null;
-    return value == null ? key : key + " (" + value.origin().description() + ")";
+    ConfigValue value = block.root().get(key);
+    return value == null ? quoted : quoted + " (" + value.origin().description() + ")";
   }
 
   private ConfigValue raw(String key) {
     Config source = source(key);
     if (source.getIsNull(key)) {
-      throw new IllegalArgumentException(where(key, source) + ": null is not " + NON_NULL.get(key));
+      throw new IllegalArgumentException(where(key, source) + ": null is not " + allowed.get(key));
     }
     return source.getValue(key);
   }
@@ -315,35 +323,27 @@ public final class PolicyConfig {
     return new IllegalArgumentException(where(key, source) + ": " + value + " " + problem);
   }
 
-  private IllegalArgumentException invalid(String key, IllegalArgumentException rule) {
+  public IllegalArgumentException invalid(String key, IllegalArgumentException rule) {
     IllegalArgumentException e = bad(key, "is not allowed: " + rule.getMessage());
     e.initCause(rule);
     return e;
-  }
-
-  private <T> T apply(T value, String key, Function<T, T> change) {
-    try {
-      return change.apply(value);
-    } catch (IllegalArgumentException e) {
-      throw invalid(key, e);
-    }
   }
 
   private static String render(ConfigValue value) {
     return value.render(ConfigRenderOptions.concise());
   }
 
-  private boolean isWord(String key, String word) {
+  public boolean isWord(String key, String word) {
     ConfigValue value = raw(key);
     return value.valueType() == ConfigValueType.STRING
         && word.equalsIgnoreCase(((String) value.unwrapped()).trim());
   }
 
-  private Duration duration(String key) {
+  public Duration duration(String key) {
     return duration(key, "a duration (for example 100ms, 2s, 1m)");
   }
 
-  private Duration duration(String key, String allowed) {
+  public Duration duration(String key, String allowed) {
     raw(key);
     try {
       return source(key).getDuration(key);
@@ -352,7 +352,7 @@ public final class PolicyConfig {
     }
   }
 
-  private double number(String key) {
+  public double number(String key) {
     raw(key);
     try {
       return source(key).getDouble(key);
@@ -361,7 +361,7 @@ public final class PolicyConfig {
     }
   }
 
-  private int integer(String key, String allowed) {
+  public int integer(String key, String allowed) {
     ConfigValue value = raw(key);
     if (!isIntegral(value)) {
       throw bad(key, "is not " + allowed);
@@ -373,7 +373,7 @@ public final class PolicyConfig {
     }
   }
 
-  private long longInteger(String key, String allowed) {
+  public long longInteger(String key, String allowed) {
     ConfigValue value = raw(key);
     if (!isIntegral(value)) {
       throw bad(key, "is not " + allowed);
@@ -394,7 +394,7 @@ public final class PolicyConfig {
     return raw instanceof String && ((String) raw).trim().matches("[-+]?\\d+");
   }
 
-  private boolean bool(String key) {
+  public boolean bool(String key) {
     raw(key);
     try {
       return source(key).getBoolean(key);
@@ -403,7 +403,47 @@ public final class PolicyConfig {
     }
   }
 
-  private String oneOf(String key, List<String> allowed) {
+  @SuppressWarnings("unchecked")
+  public Class<? extends Throwable>[] throwables(String key) {
+    ConfigValue value = raw(key);
+    if (value.valueType() != ConfigValueType.LIST) {
+      throw bad(key, "is not a list of Throwable class names, for example [\"java.io.IOException\"]");
+    }
+    List<?> names = (List<?>) value.unwrapped();
+    Class<? extends Throwable>[] types = new Class[names.size()];
+    for (int i = 0; i < types.length; i++) {
+      Object name = names.get(i);
+      if (!(name instanceof String) || ((String) name).isBlank()) {
+        throw bad(key, "is not a list of Throwable class names: element " + i + " is "
+            + (name == null ? "null" : render(((ConfigList) value).get(i))));
+      }
+      types[i] = throwable(key, ((String) name).trim());
+    }
+    return types;
+  }
+
+  private Class<? extends Throwable> throwable(String key, String name) {
+    Class<?> type;
+    try {
+      type = Class.forName(name, false, classLoader());
+    } catch (ClassNotFoundException | LinkageError e) {
+      IllegalArgumentException error = bad(key, "names class " + name + ", which is not found"
+          + " (write the binary name, for example java.io.IOException or com.example.Outer$Inner)");
+      error.initCause(e);
+      throw error;
+    }
+    if (!Throwable.class.isAssignableFrom(type)) {
+      throw bad(key, "names class " + name + ", which is not a Throwable");
+    }
+    return type.asSubclass(Throwable.class);
+  }
+
+  private static ClassLoader classLoader() {
+    ClassLoader context = Thread.currentThread().getContextClassLoader();
+    return context != null ? context : PolicyConfig.class.getClassLoader();
+  }
+
+  public String oneOf(String key, List<String> allowed) {
     ConfigValue value = raw(key);
     if (value.valueType() == ConfigValueType.STRING) {
       String word = ((String) value.unwrapped()).trim().toLowerCase(Locale.ROOT);
@@ -412,22 +452,5 @@ public final class PolicyConfig {
       }
     }
     throw bad(key, "is not one of " + String.join(", ", allowed));
-  }
-
-  private static Jitter jitter(String name) {
-    switch (name) {
-      case "full":
-        return Jitter.full();
-      case "equal":
-        return Jitter.equal();
-      case "decorrelated":
-        return Jitter.decorrelated();
-      default:
-        return Jitter.none();
-    }
-  }
-
-  private static Level level(String name) {
-    return Level.valueOf(name.toUpperCase(Locale.ROOT));
   }
 }

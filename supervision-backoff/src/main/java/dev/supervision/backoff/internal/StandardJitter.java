@@ -1,13 +1,11 @@
 package dev.supervision.backoff.internal;
 
-import dev.supervision.backoff.Jitter;
-import java.time.Duration;
-
 /**
- * INTERNAL API: the four standard jitters of {@link Jitter}, with a nanosecond fast path used by
- * {@link DelaySchedule}. Obtain them through {@link Jitter#full()} and friends.
+ * INTERNAL API: the arithmetic of the four standard jitters of {@code Jitter}, in nanoseconds.
+ * Users obtain the jitters through {@code Jitter.full()} and friends; this enum only computes, and
+ * depends on nothing of this library.
  */
-public enum StandardJitter implements Jitter {
+public enum StandardJitter {
   // Above 2^53 ns (about 104 days) a long does not survive a trip through double: it rounds to an
   // even neighbour. So only the random part is computed in double, and the ends of each range are
   // kept in long arithmetic: a delay never falls 1 ns below its range's start or above its end.
@@ -15,14 +13,14 @@ public enum StandardJitter implements Jitter {
   /** {@code u * bound}. */
   FULL {
     @Override
-    long delayNanos(long min, long max, long bound, long previous, double draw) {
+    long unclamped(long min, long max, long bound, long previous, double draw) {
       return Math.min(bound, (long) (bound * draw));
     }
   },
   /** {@code bound/2 + u * bound/2}. */
   EQUAL {
     @Override
-    long delayNanos(long min, long max, long bound, long previous, double draw) {
+    long unclamped(long min, long max, long bound, long previous, double draw) {
       long half = bound / 2;
       long rest = bound - half;
       return half + Math.min(rest, (long) (draw * rest));
@@ -31,7 +29,7 @@ public enum StandardJitter implements Jitter {
   /** {@code min(max, min + u * (3 * previous - min))}. */
   DECORRELATED {
     @Override
-    long delayNanos(long min, long max, long bound, long previous, double draw) {
+    long unclamped(long min, long max, long bound, long previous, double draw) {
       double span = 3.0 * previous - min;
       long offset = span <= 0 ? 0 : (long) (draw * span);
       return offset >= max - min ? max : min + offset;
@@ -40,38 +38,25 @@ public enum StandardJitter implements Jitter {
   /** {@code bound}. */
   NONE {
     @Override
-    long delayNanos(long min, long max, long bound, long previous, double draw) {
+    long unclamped(long min, long max, long bound, long previous, double draw) {
       return bound;
     }
   };
 
+  abstract long unclamped(long min, long max, long bound, long previous, double draw);
+
   /**
-   * The delay in nanoseconds; the caller clamps it to {@code [0, max]}.
+   * The delay in nanoseconds, clamped to {@code [0, max]}.
    *
    * @param min the policy's minimum backoff in nanoseconds
    * @param max the policy's maximum backoff in nanoseconds
    * @param bound this attempt's exponential bound in nanoseconds
    * @param previous the previous delay in nanoseconds
    * @param draw a uniform draw in {@code [0, 1)}
-   * @return the delay in nanoseconds
+   * @return the delay in nanoseconds, within {@code [0, max]}
    */
-  abstract long delayNanos(long min, long max, long bound, long previous, double draw);
-
-  @Override
-  public Duration delay(Step step, double draw) {
-    return Duration.ofNanos(
-        DelaySchedule.clamp(
-            delayNanos(
-                step.minBackoff().toNanos(),
-                step.maxBackoff().toNanos(),
-                step.bound().toNanos(),
-                step.previous().toNanos(),
-                draw),
-            step.maxBackoff().toNanos()));
-  }
-
-  @Override
-  public String toString() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+  public long delayNanos(long min, long max, long bound, long previous, double draw) {
+    long nanos = unclamped(min, max, bound, previous, draw);
+    return nanos < 0 ? 0 : Math.min(nanos, max);
   }
 }

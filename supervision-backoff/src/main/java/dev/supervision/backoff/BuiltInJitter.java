@@ -1,0 +1,40 @@
+package dev.supervision.backoff;
+
+import dev.supervision.backoff.internal.StandardJitter;
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * The four standard jitters of {@link Jitter}, as shared, stateless instances. Package-private:
+ * users obtain them through {@link Jitter#full()} and friends. The arithmetic is {@link
+ * StandardJitter}'s, which knows nothing of this type (so that the two do not import each other).
+ */
+enum BuiltInJitter implements Jitter {
+  FULL(StandardJitter.FULL),
+  EQUAL(StandardJitter.EQUAL),
+  DECORRELATED(StandardJitter.DECORRELATED),
+  NONE(StandardJitter.NONE);
+
+  private final StandardJitter arithmetic;
+
+  BuiltInJitter(StandardJitter arithmetic) {
+    this.arithmetic = arithmetic;
+  }
+
+  @Override
+  public Duration delay(Step step, double draw) {
+    return Duration.ofNanos(
+        arithmetic.delayNanos(
+            step.minBackoff().toNanos(),
+            step.maxBackoff().toNanos(),
+            step.bound().toNanos(),
+            step.previous().toNanos(),
+            draw));
+  }
+
+  /** The name used in configuration and in {@code toString}: {@code full}, {@code equal}, ... */
+  @Override
+  public String toString() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+}
