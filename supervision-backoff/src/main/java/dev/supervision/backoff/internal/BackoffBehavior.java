@@ -7,9 +7,7 @@ import dev.supervision.backoff.RestartBudgets;
 import dev.supervision.backoff.RetryAfter;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Collections;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -494,7 +492,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
         if (!NonFatal.apply(t)) {
           throw sneaky(t);
         }
-        log(jctx, Level.ERROR, t, "Supervised actor [{}] failed in PreRestart", jctx.getSelf().path());
+        log(jctx, Level.ERROR, t, "Supervised actor [{}] failed in PreRestart; the restart goes on", jctx.getSelf().path());
       }
     }
     stopChildren(jctx);
@@ -502,7 +500,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (schedule == null) {
       schedule = new DelaySchedule(policy.getMinBackoff(), policy.getMaxBackoff(), policy.getMultiplier(), policy.getJitter());
     }
-    long delayNanos = withRetryAfter(schedule.nextDelayNanos(random(jctx)), failure);
+    long delayNanos = withRetryAfter(jctx, nextDelay(jctx), failure);
     Duration delay = Duration.ofNanos(delayNanos);
     inBackoff = true;
     restartDue = false;
@@ -525,7 +523,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     dropStash(ctx, "actor stopped by its backoff supervisor: " + reason);
     if (policy.isLoggingEnabled()) {
       log(jctx, Level.ERROR, failure, "Supervised actor [{}] stopped after {} restarts ({}): {}",
-          jctx.getSelf().path(), restarts, reason, failure.toString());
+          jctx.getSelf().path(), restarts, reason, describe(failure));
     }
     if (listening) {
       emit(jctx, new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason));
@@ -533,11 +531,26 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     return sneaky(failure);
   }
 
-  private long withRetryAfter(long delayNanos, Throwable failure) {
-    Set<Throwable> seen = null;
-    for (Throwable t = failure; t != null; t = t.getCause()) {
+  /**
+   * The policy's delay, lengthened to the first usable {@link RetryAfter} hint of the cause chain.
+   * A hint that throws is skipped (one WARN line names it), as are null, zero and negative hints:
+   * a broken hint never costs the restart.
+   */
+  private long withRetryAfter(ActorContext<T> jctx, long delayNanos, Throwable failure) {
+    for (Throwable t : Causes.chain(failure)) {
       if (t instanceof RetryAfter) {
-        Duration hint = ((RetryAfter) t).retryAfter();
+        Duration hint;
+        try {
+          hint = ((RetryAfter) t).retryAfter();
+        } catch (Throwable broken) {
+          if (!NonFatal.apply(broken)) {
+            throw sneaky(broken);
+          }
+          log(jctx, Level.WARN, broken,
+              "Supervised actor [{}]: the RetryAfter hint of {} threw {}; ignored, the policy's delay applies",
+              jctx.getSelf().path(), t.getClass().getName(), describe(broken));
+          continue;
+        }
         if (hint != null && !hint.isNegative() && !hint.isZero()) {
           long hintNanos = Math.min(
               policy.getMaxRetryAfter().toNanos(),
@@ -545,12 +558,18 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
           return Math.max(delayNanos, hintNanos);
         }
       }
-      if (seen == null) {
-        seen = Collections.newSetFromMap(new IdentityHashMap<>());
-      }
-      if (!seen.add(t)) {
-        break; // a cause cycle
-      }
+    }
+    return delayNanos;
+  }
+
+  /** The next delay of the schedule; a broken user jitter gets one WARN line (see DelaySchedule). */
+  private long nextDelay(ActorContext<T> jctx) {
+    long delayNanos = schedule.nextDelayNanos(random(jctx));
+    DelaySchedule.BrokenJitter broken = schedule.takeBrokenJitter();
+    if (broken != null) {
+      log(jctx, Level.WARN, broken.threw(),
+          "Supervised actor [{}]: jitter [{}] {} for attempt {}; full jitter used for this attempt",
+          jctx.getSelf().path(), broken.jitter(), broken.problem(), broken.attempt());
     }
     return delayNanos;
   }
@@ -832,17 +851,26 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     Level level = restarts > policy.getCriticalLogLevelAfter() ? policy.getCriticalLogLevel() : policy.getLogLevel();
     log(jctx, level, failure, "Supervised actor [{}] failed (attempt {}), restarting in {} ms: {}",
-        jctx.getSelf().path(), restarts, delay.toMillis(), failure.toString());
+        jctx.getSelf().path(), restarts, delay.toMillis(), describe(failure));
   }
 
-  private static void log(ActorContext<?> jctx, Level level, Throwable cause, String format, Object... args) {
-    if (!LOG.isEnabledForLevel(level)) {
+  /**
+   * Every line of the supervisor goes through here, so that {@code withLoggingEnabled(false)}
+   * silences all of them. A log call that throws (an argument's {@code toString}, an appender) is
+   * ignored: logging never stops a restart.
+   */
+  private void log(ActorContext<?> jctx, Level level, Throwable cause, String format, Object... args) {
+    if (!policy.isLoggingEnabled() || !LOG.isEnabledForLevel(level)) {
       return;
     }
     String previous = MDC.get("pekkoSource");
     MDC.put("pekkoSource", jctx.getSelf().path().toString());
     try {
       LOG.atLevel(level).setCause(cause).log(format, args);
+    } catch (Throwable t) {
+      if (!NonFatal.apply(t)) {
+        throw sneaky(t);
+      }
     } finally {
       if (previous == null) {
         MDC.remove("pekkoSource");
@@ -865,6 +893,18 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     if (policy.isEventStreamPublishing()) {
       jctx.getSystem().eventStream().tell(new EventStream.Publish<>(event));
+    }
+  }
+
+  /** {@code t.toString()}, or its class name if that throws: a log line never fails a restart. */
+  static String describe(Throwable t) {
+    try {
+      return t.toString();
+    } catch (Throwable broken) {
+      if (!NonFatal.apply(broken)) {
+        throw sneaky(broken);
+      }
+      return t.getClass().getName() + " (whose toString threw " + broken.getClass().getName() + ")";
     }
   }
 
