@@ -27,14 +27,17 @@ import org.apache.pekko.actor.typed.Behavior;
  *   <li>A failure matching {@link BackoffPolicy#getStopOn()}, or one that comes after {@link
  *       BackoffPolicy#getMaxRestarts()} restarts without a reset, stops the actor: the failed
  *       behavior gets {@code PostStop} and a watching parent sees {@code ChildFailed}.
- *   <li>Otherwise the failed behavior gets {@code PreRestart}, its children are stopped, and the
- *       restart is scheduled after the policy's next delay (at least the {@link RetryAfter} hint, if
- *       the failure carries one) through the actor system's scheduler.
- *   <li>Messages and signals that arrive meanwhile are stashed up to {@link
- *       BackoffPolicy#getStashCapacity()}; the rest are published on the event stream as {@code
+ *   <li>Otherwise the failed behavior gets {@code PreRestart}, its children are stopped (unless
+ *       {@link BackoffPolicy#isStopChildren()} is {@code false}), and the restart is scheduled
+ *       after the policy's next delay (at least the {@link RetryAfter} hint, if the failure carries
+ *       one) through the actor system's scheduler.
+ *   <li>Messages and signals that arrive meanwhile are stashed up to the policy's stash capacity,
+ *       or, if it sets none, the actor system's {@code pekko.actor.typed.restart-stash-capacity}
+ *       (1000 by default); the rest are published on the event stream as {@code
  *       org.apache.pekko.actor.Dropped}.
- *   <li>When the delay has passed and every child has terminated (so their names can be reused),
- *       the original behavior is started again and the stash is delivered in order.
+ *   <li>When the delay has passed and every stopped child has terminated (so their names can be
+ *       reused), the original behavior is started again and the stash is delivered in order. Kept
+ *       children are not waited for.
  *   <li>After {@link BackoffPolicy#getResetAfter()} without a failure, the count returns to 0.
  * </ol>
  *

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ThreadLocalRandom;
@@ -57,7 +58,8 @@ import scala.util.control.NonFatal;
  * behavior, which passes it to the child, and the actor runs the stopped behavior's callback. A
  * failure (thrown in {@code setup}, a message or a signal, or returned as a failed behavior, see
  * below) cancels the actor's timers, signals {@code
- * PreRestart} to the failed behavior, stops its children, draws a delay and schedules a {@link Tick}
+ * PreRestart} to the failed behavior, stops its children (unless the policy keeps them), draws a
+ * delay and schedules a {@link Tick}
  * with {@code ActorContext.scheduleOnce}, so the system scheduler (and therefore {@code
  * ManualTime}) times the restart. During the backoff there is no child; messages and signals are
  * stashed up to the capacity, the rest are published as {@link Dropped}. The restart happens when
@@ -495,7 +497,9 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
         log(jctx, Level.ERROR, t, "Supervised actor [{}] failed in PreRestart; the restart goes on", jctx.getSelf().path());
       }
     }
-    stopChildren(jctx);
+    if (policy.isStopChildren()) {
+      stopChildren(jctx); // the restart waits for their Terminated
+    }
     restarts++;
     if (schedule == null) {
       schedule = new DelaySchedule(policy.getMinBackoff(), policy.getMaxBackoff(), policy.getMultiplier(), policy.getJitter());
@@ -505,7 +509,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     inBackoff = true;
     restartDue = false;
     if (stash == null) {
-      stash = new ArrayDeque<>(Math.min(16, Math.max(1, policy.getStashCapacity())));
+      stash = new ArrayDeque<>(Math.min(16, Math.max(1, stashCapacity(ctx))));
     }
     timer = jctx.scheduleOnce(delay, self(jctx), new Tick(owner, ++generation, false));
     logFailure(jctx, failure, delay);
@@ -775,12 +779,22 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   // ---------------------------------------------------------------- helpers
 
   private void stashOrDrop(TypedActorContext<T> ctx, Object item) {
-    if (stash.size() < policy.getStashCapacity()) {
+    int capacity = stashCapacity(ctx);
+    if (stash.size() < capacity) {
       stash.add(item);
     } else {
       publishDropped(ctx, item, "stash of the backoff supervisor is full (capacity "
-          + policy.getStashCapacity() + ")");
+          + capacity + ")");
     }
+  }
+
+  /**
+   * The policy's stash capacity, else the actor system's {@code
+   * pekko.actor.typed.restart-stash-capacity} (as Pekko's own supervisor does; 1000 by default).
+   */
+  private int stashCapacity(TypedActorContext<T> ctx) {
+    OptionalInt set = policy.getStashCapacitySetting();
+    return set.isPresent() ? set.getAsInt() : ctx.asJava().getSystem().settings().RestartStashCapacity();
   }
 
   private int dropStash(TypedActorContext<T> ctx, String reason) {
