@@ -16,7 +16,10 @@ import org.apache.pekko.actor.typed.Behavior;
  * }</pre>
  *
  * <p>What it does, in order, when the child fails while handling a message or a signal, or while
- * starting ({@code Behaviors.setup}):
+ * starting ({@code Behaviors.setup}). The child fails when it throws, and also when it returns a
+ * failed behavior (as Pekko's stop supervisor does, and a persistent behavior whose journal or
+ * store fails): that is handled like the throw of the failure it carries. Pekko's own supervisor
+ * lets a failed behavior through, and the actor stops.
  *
  * <ol>
  *   <li>Fatal errors ({@code VirtualMachineError}, {@code LinkageError}, ...) are not handled.
@@ -24,21 +27,30 @@ import org.apache.pekko.actor.typed.Behavior;
  *   <li>A failure matching {@link BackoffPolicy#getStopOn()}, or one that comes after {@link
  *       BackoffPolicy#getMaxRestarts()} restarts without a reset, stops the actor: the failed
  *       behavior gets {@code PostStop} and a watching parent sees {@code ChildFailed}.
- *   <li>Otherwise the failed behavior gets {@code PreRestart}, its children are stopped, and the
- *       restart is scheduled after the policy's next delay (at least the {@link RetryAfter} hint, if
- *       the failure carries one) through the actor system's scheduler.
- *   <li>Messages and signals that arrive meanwhile are stashed up to {@link
- *       BackoffPolicy#getStashCapacity()}; the rest are published on the event stream as {@code
+ *   <li>Otherwise the failed behavior gets {@code PreRestart}, its children are stopped (unless
+ *       {@link BackoffPolicy#isStopChildren()} is {@code false}), and the restart is scheduled
+ *       after the policy's next delay (at least the {@link RetryAfter} hint, if the failure carries
+ *       one) through the actor system's scheduler.
+ *   <li>Messages and signals that arrive meanwhile are stashed up to the policy's stash capacity,
+ *       or, if it sets none, the actor system's {@code pekko.actor.typed.restart-stash-capacity}
+ *       (1000 by default); the rest are published on the event stream as {@code
  *       org.apache.pekko.actor.Dropped}.
- *   <li>When the delay has passed and every child has terminated (so their names can be reused),
- *       the original behavior is started again and the stash is delivered in order.
+ *   <li>When the delay has passed and every stopped child has terminated (so their names can be
+ *       reused), the original behavior is started again and the stash is delivered in order. Kept
+ *       children are not waited for.
  *   <li>After {@link BackoffPolicy#getResetAfter()} without a failure, the count returns to 0.
  * </ol>
  *
  * <p>Stopping the actor during its backoff stops it cleanly: no restart follows and the stash is
  * published as {@code Dropped}. A failure thrown while the child's own {@code StashBuffer} unstashes
- * is handled as the failure of the behavior that threw, as by Pekko's supervisor. Supervisors can
- * be nested; an inner one that gives up is restarted by the outer one.
+ * is handled as the failure of the behavior that threw, as by Pekko's supervisor. Supervisors with
+ * different policies can be nested; an inner one that gives up is restarted by the outer one.
+ *
+ * <p>Re-wrapping: an actor keeps one supervisor per distinct policy ({@link BackoffPolicy#equals}),
+ * however often its behavior wraps its own next state, as in {@code counter(n) =
+ * wrap(Behaviors.receiveMessage(m -> counter(n + 1)), policy)}; {@code wrap(wrap(b, p), p)} is
+ * {@code wrap(b, p)}. After a re-wrap, a restart starts the behavior of the latest re-wrap, and the
+ * restart count, the delay schedule and the pending reset carry on.
  *
  * <p>While nothing fails, a message costs the supervisor a null test, a type test, a {@code try}
  * and an identity test on the child's result (the child's behavior is held and interpreted directly, with

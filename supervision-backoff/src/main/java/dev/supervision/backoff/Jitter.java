@@ -20,10 +20,12 @@ import java.time.Duration;
  *   <li>{@link #none()}: {@code e}, deterministic.
  * </ul>
  *
- * <p>Users may implement their own. Whatever a jitter returns, the supervisor clamps it to {@code
- * [0, maxBackoff]}: the cap is a hard ceiling for every jitter (only a {@link RetryAfter} hint may
- * lengthen a delay beyond it). Implementations must be thread-safe (stateless is simplest): one
- * instance is shared by every actor of a policy.
+ * <p>Users may implement their own. The supervisor clamps a delay above {@code maxBackoff} to it:
+ * the cap is a hard ceiling for every jitter (only a {@link RetryAfter} hint may lengthen a delay
+ * beyond it). A jitter that throws, or returns {@code null} or a negative delay, costs no restart:
+ * that attempt gets {@link #full()} jitter instead, and one WARN line names the jitter and what it
+ * did. Implementations must be thread-safe (stateless is simplest): one instance is shared by every
+ * actor of a policy.
  */
 @FunctionalInterface
 public interface Jitter {
@@ -34,7 +36,10 @@ public interface Jitter {
    * @param step the attempt, the policy's bounds, this attempt's exponential bound and the previous
    *     delay; never {@code null}
    * @param draw a uniform random number in {@code [0, 1)}
-   * @return the delay; values outside {@code [0, step.maxBackoff()]} are clamped by the caller
+   * @return the delay; a value above {@code step.maxBackoff()} is clamped to it by the caller. A
+   *     jitter that throws, or returns {@code null} or a negative delay, is broken: the supervisor
+   *     logs one WARN line naming it and uses full jitter for that attempt (the restart still
+   *     happens)
    */
   Duration delay(Step step, double draw);
 

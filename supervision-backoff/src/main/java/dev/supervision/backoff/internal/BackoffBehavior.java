@@ -7,10 +7,9 @@ import dev.supervision.backoff.RestartBudgets;
 import dev.supervision.backoff.RetryAfter;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Collections;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ThreadLocalRandom;
@@ -27,6 +26,8 @@ import org.apache.pekko.actor.typed.Signal;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.TypedActorContext;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.internal.BehaviorImpl;
+import org.apache.pekko.actor.typed.internal.InterceptorImpl;
 import org.apache.pekko.actor.typed.internal.UnstashException;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -55,13 +56,35 @@ import scala.util.control.NonFatal;
  * When the child returns a new behavior it replaces {@code current} and this behavior stays; when
  * it returns {@code stopped}, that is returned as is, so the actor gives {@code PostStop} to this
  * behavior, which passes it to the child, and the actor runs the stopped behavior's callback. A
- * failure (in {@code setup}, a message or a signal) cancels the actor's timers, signals {@code
- * PreRestart} to the failed behavior, stops its children, draws a delay and schedules a {@link Tick}
+ * failure (thrown in {@code setup}, a message or a signal, or returned as a failed behavior, see
+ * below) cancels the actor's timers, signals {@code
+ * PreRestart} to the failed behavior, stops its children (unless the policy keeps them), draws a
+ * delay and schedules a {@link Tick}
  * with {@code ActorContext.scheduleOnce}, so the system scheduler (and therefore {@code
  * ManualTime}) times the restart. During the backoff there is no child; messages and signals are
  * stashed up to the capacity, the rest are published as {@link Dropped}. The restart happens when
  * the tick has fired and every stopped child has terminated: the initial behavior is started
  * again, the stash is replayed in order, and a reset tick is scheduled {@code resetAfter} later.
+ *
+ * <p>Failed behaviors. A child may fail without throwing, by returning {@code BehaviorImpl.failed(cause)}:
+ * Pekko's own stop supervisor does, and so does an {@code EventSourcedBehavior} or a {@code
+ * DurableStateBehavior} when its journal or store fails. Wherever this class receives a behavior
+ * from the child (its start, a message, a signal, the replay of the stash, a restart), a failed one
+ * is handled exactly like the throw of its cause (non-fatal causes only; a fatal one is passed on as
+ * is). Pekko's supervisor lets failed behaviors through, so the actor stops. The test costs nothing
+ * on the hot path: it runs only for results that are not alive, which {@code same} is.
+ *
+ * <p>Re-wrapping. A behavior that wraps its own next state ({@code counter(n) = wrap(receive(m ->
+ * counter(n + 1)), policy)}) must not nest one supervisor per state change. The actor keeps one
+ * layer per distinct policy ({@link BackoffPolicy#equals}): {@code wrap(wrap(b, p), p)} is {@code
+ * wrap(b, p)}; a {@link Wrap} with an equal policy returned by the child is adopted ({@link #adopt}:
+ * its behavior becomes the child and the behavior restarted from now on); a layer with an equal
+ * policy started elsewhere (inside a {@code setup}, an interceptor or a layer with another policy)
+ * takes over from this one, which leaves the stack ({@link #replacedBy}). Either way the surviving
+ * layer restarts the behavior of the latest re-wrap (as Pekko's, whose newest duplicate survives)
+ * and keeps the restart count, the delay schedule, the random sequence and the pending reset of the
+ * layer it replaces (unlike Pekko's, which starts counting afresh). Both checks run only on results
+ * that are not {@code same}.
  *
  * <p>Ticks are {@link Signal}s (as in Pekko's own supervisor) so that a stale tick reaching a user
  * behavior is an unhandled signal, never a {@code ClassCastException}; each carries its owner and a
@@ -79,7 +102,12 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    */
   static final Logger LOG = LoggerFactory.getLogger("dev.supervision.backoff.BackoffSupervisor");
 
-  private final Behavior<T> initial;
+  /**
+   * The behavior started at every restart: the wrapped one, or the one wrapped by the latest re-wrap
+   * with an equal policy that this layer adopted.
+   */
+  private Behavior<T> initial;
+
   private final BackoffPolicy policy;
   /** Whether anyone wants events (listeners or the event stream): events are built only then. */
   private final boolean listening;
@@ -100,8 +128,18 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   private SplittableRandom random;
   private ArrayDeque<Object> stash;
   private Set<ActorRef<Void>> stoppingChildren;
-  private Cancellable restartTimer;
-  private Cancellable resetTimer;
+  /**
+   * The pending restart tick (during a backoff) or reset tick (after a restart): never both, so one
+   * field (an actor's supervisor stays at 64 bytes).
+   */
+  private Cancellable timer;
+
+  /**
+   * Whose ticks and permits this layer takes: itself, or, until its pending reset has fired or been
+   * cancelled, the layer it replaced (see {@link #handOver}). Null once this layer has been replaced
+   * (retired): it then handles no failure.
+   */
+  private Object owner = this;
 
   private BackoffBehavior(Behavior<T> initial, BackoffPolicy policy) {
     this.initial = initial;
@@ -118,15 +156,43 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    * @return the behavior to spawn
    */
   public static <T> Behavior<T> supervise(Behavior<T> initial, BackoffPolicy policy) {
-    return Behaviors.setup(ctx -> new BackoffBehavior<>(initial, policy).start(ctx));
+    if (initial instanceof Wrap && ((Wrap<T>) initial).policy.equals(policy)) {
+      return initial; // wrap(wrap(b, p), p) is wrap(b, p)
+    }
+    return new Wrap<>(initial, policy);
+  }
+
+  /**
+   * What {@link #supervise} returns: a deferred behavior (as {@code Behaviors.setup} is) that
+   * creates the actor's supervisor when it starts. Its own class, so that a supervisor can recognize
+   * a re-wrap with an equal policy among its child's results and adopt it instead of nesting it.
+   */
+  private static final class Wrap<T> extends BehaviorImpl.DeferredBehavior<T> {
+    final Behavior<T> initial;
+    final BackoffPolicy policy;
+
+    Wrap(Behavior<T> initial, BackoffPolicy policy) {
+      this.initial = initial;
+      this.policy = policy;
+    }
+
+    @Override
+    public Behavior<T> apply(TypedActorContext<T> ctx) {
+      return new BackoffBehavior<>(initial, policy).start(ctx);
+    }
+
+    @Override
+    public String toString() {
+      return "BackoffSupervisor.wrap(" + initial + ", " + policy + ")";
+    }
   }
 
   /** The restart and reset timers' message. */
-  private record Tick(BackoffBehavior<?> owner, long generation, boolean reset)
+  private record Tick(Object owner, long generation, boolean reset)
       implements Signal, DeadLetterSuppression {}
 
   /** A restart budget's permit, sent by its gate. */
-  private record Permit(BackoffBehavior<?> owner, long generation) implements Signal, DeadLetterSuppression {}
+  private record Permit(Object owner, long generation) implements Signal, DeadLetterSuppression {}
 
   /** A signal kept in the stash, told apart from messages. */
   private record StashedSignal(Signal signal) {}
@@ -149,7 +215,14 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     // same or unhandled as the initial behavior is a programming error; the actor fails to start
     Behavior.validateAsInitial(started);
     if (!Behavior.isAlive(started)) {
+      if (isHandledFailure(started)) {
+        onFailure(ctx, failureOf(started), null);
+        return this;
+      }
       return started; // the child stopped at once; so does the actor
+    }
+    if (replacedBy(started)) {
+      return started; // setup(ctx -> wrap(b, p)) wrapped in p: the inner layer is the actor's
     }
     current = started;
     return this;
@@ -173,6 +246,9 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
         // without its dispatch on the other kinds: a few ns less on every message
         result = ((ExtensibleBehavior<T>) child).receive(ctx, msg);
         if (result != Behaviors.<T>same()) {
+          if (result instanceof Wrap) {
+            result = adopt(result);
+          }
           result = Behavior.start(result, ctx);
         }
       } else {
@@ -181,19 +257,19 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     } catch (Throwable t) {
       return onFailure(ctx, t, child);
     }
-    return next(result);
+    return next(ctx, result, child);
   }
 
   @Override
   public Behavior<T> receiveSignal(TypedActorContext<T> ctx, Signal signal) {
-    if (signal instanceof Tick && ((Tick) signal).owner == this) {
+    if (signal instanceof Tick && ((Tick) signal).owner == owner) {
       Tick tick = (Tick) signal;
       if (tick.generation != generation) {
         return Behaviors.same(); // cancelled after it was enqueued
       }
       return tick.reset ? onResetDue(ctx) : onRestartDue(ctx);
     }
-    if (signal instanceof Permit && ((Permit) signal).owner == this) {
+    if (signal instanceof Permit && ((Permit) signal).owner == owner) {
       Permit permit = (Permit) signal;
       if (permit.generation != generation || !permitRequested) {
         return Behaviors.same(); // granted after we stopped waiting
@@ -222,21 +298,137 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       }
       return onFailure(ctx, t, child);
     }
-    return next(result);
+    if (signal == PreRestart.instance() && !Behavior.isAlive(result)) {
+      return result; // an outer supervisor is restarting us and ignores this; not ours to handle
+    }
+    return next(ctx, result, child);
   }
 
   /**
    * What the actor continues with after the child handled a message or signal: this behavior, with
    * the child's new behavior in {@link #current}, or the child's {@code unhandled} or {@code
    * stopped} as is (a stopped actor gives {@code PostStop} to this behavior, which passes it to
-   * {@code current}, the behavior that stopped).
+   * {@code current}, the behavior that stopped), or, if the child returned a failed behavior, what
+   * {@link #onFailure} makes of the failure it carries.
    */
-  private Behavior<T> next(Behavior<T> result) {
-    if (result == Behaviors.<T>same() || Behavior.isUnhandled(result) || !Behavior.isAlive(result)) {
+  private Behavior<T> next(TypedActorContext<T> ctx, Behavior<T> result, Behavior<T> child) {
+    if (result == Behaviors.<T>same() || Behavior.isUnhandled(result)) {
       return result;
+    }
+    if (!Behavior.isAlive(result)) { // off the hot path: stopped or failed
+      return isHandledFailure(result) ? onFailure(ctx, failureOf(result), child) : result;
+    }
+    if (replacedBy(result)) {
+      return result; // a newer layer with an equal policy took over; this one leaves the stack
     }
     current = result; // already started by Behavior.interpretMessage
     return Behaviors.same();
+  }
+
+  // ---------------------------------------------------------------- re-wrapping
+
+  /**
+   * A re-wrap with an equal policy returned by the child ({@code wrap(b, policy)} returned as is):
+   * this layer adopts {@code b} as its child and as the behavior it restarts, instead of nesting a
+   * second supervisor. Different policies are left alone; they nest.
+   *
+   * @return the behavior to start as the child
+   */
+  @SuppressWarnings("unchecked")
+  private Behavior<T> adopt(Behavior<T> result) {
+    Behavior<T> next = result;
+    while (next instanceof Wrap && ((Wrap<T>) next).policy.equals(policy)) {
+      next = ((Wrap<T>) next).initial;
+      initial = next;
+    }
+    return next;
+  }
+
+  /**
+   * Whether a started behavior from the child holds a newer layer with an equal policy (a re-wrap
+   * that was started elsewhere: inside a {@code Behaviors.setup}, an interceptor, or a layer with a
+   * different policy). If it does, this layer hands its state over to that one (see {@link
+   * #handOver}) and retires: the caller returns the child's behavior in place of this one. Only
+   * supervisors and interceptors are looked into, so a plain behavior costs two type tests.
+   */
+  private boolean replacedBy(Behavior<T> started) {
+    if (!(started instanceof BackoffBehavior) && !(started instanceof InterceptorImpl)) {
+      return false;
+    }
+    BackoffBehavior<?> heir = equalLayerIn(started);
+    if (heir == null) {
+      return false;
+    }
+    handOver(heir);
+    return true;
+  }
+
+  /** The outermost supervisor with an equal policy in {@code b}'s stack of layers, or null. */
+  private BackoffBehavior<?> equalLayerIn(Behavior<?> b) {
+    Behavior<?> layer = b;
+    while (layer != null) {
+      if (layer instanceof BackoffBehavior) {
+        BackoffBehavior<?> supervisor = (BackoffBehavior<?>) layer;
+        if (supervisor.policy == policy || supervisor.policy.equals(policy)) {
+          return supervisor;
+        }
+        layer = supervisor.current;
+      } else if (layer instanceof InterceptorImpl) {
+        layer = ((InterceptorImpl<?, ?>) layer).nestedBehavior();
+      } else {
+        return null;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Retires this layer in favour of {@code heir}, a newer layer with an equal policy. A heir that
+   * has just started healthy takes over the restart count, the delay schedule, the random sequence
+   * and the pending reset (its ticks are this layer's), so that re-wrapping neither resets nor
+   * restarts the backoff. A heir that failed while it started has begun its own backoff; this
+   * layer's timers are cancelled and the heir goes on with its own count. Idempotent.
+   */
+  private void handOver(BackoffBehavior<?> heir) {
+    if (owner == null) {
+      return; // retired already (a stash replay may find the heir again in later results)
+    }
+    if (heir.owner == heir && heir.current != null && !heir.inBackoff) {
+      heir.restarts = restarts;
+      heir.schedule = schedule;
+      heir.random = random;
+      if (timer != null) { // the pending reset: its tick names this layer's owner
+        heir.owner = owner;
+        heir.generation = generation;
+        heir.timer = timer;
+        timer = null;
+      }
+    } else {
+      cancelOwnTimers();
+    }
+    owner = null; // retired
+    current = null;
+    initial = null;
+    schedule = null;
+    random = null;
+  }
+
+  private boolean isRetired() {
+    return owner == null;
+  }
+
+  /**
+   * Whether {@code result} is a failed behavior ({@code BehaviorImpl.failed(cause)}, which Pekko's
+   * own stop supervisor and persistent behaviors return instead of throwing) whose cause this
+   * supervisor handles: every non-fatal one. Called only on results that are not alive.
+   */
+  private static boolean isHandledFailure(Behavior<?> result) {
+    return result instanceof BehaviorImpl.FailedBehavior
+        && NonFatal.apply(((BehaviorImpl.FailedBehavior) result).cause());
+  }
+
+  private static Throwable failureOf(Behavior<?> failed) {
+    return ((BehaviorImpl.FailedBehavior) failed).cause();
   }
 
   private Behavior<T> signalDuringBackoff(TypedActorContext<T> ctx, Signal signal) {
@@ -268,8 +460,9 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   /**
    * Handles a failure: gives up (rethrows) or schedules a restart and returns {@code same}.
    *
-   * @param thrown what the child threw; an {@code UnstashException} (thrown by a {@code StashBuffer}
-   *     while unstashing) stands for its cause, thrown by the behavior it carries
+   * @param thrown what the child threw, or the cause of the failed behavior it returned; an {@code
+   *     UnstashException} (thrown by a {@code StashBuffer} while unstashing) stands for its cause,
+   *     thrown by the behavior it carries
    * @param failed the behavior that threw (gets PreRestart, or PostStop from the actor if we give
    *     up), or null if the child never started
    */
@@ -301,22 +494,24 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
         if (!NonFatal.apply(t)) {
           throw sneaky(t);
         }
-        log(jctx, Level.ERROR, t, "Supervised actor [{}] failed in PreRestart", jctx.getSelf().path());
+        log(jctx, Level.ERROR, t, "Supervised actor [{}] failed in PreRestart; the restart goes on", jctx.getSelf().path());
       }
     }
-    stopChildren(jctx);
+    if (policy.isStopChildren()) {
+      stopChildren(jctx); // the restart waits for their Terminated
+    }
     restarts++;
     if (schedule == null) {
       schedule = new DelaySchedule(policy.getMinBackoff(), policy.getMaxBackoff(), policy.getMultiplier(), policy.getJitter());
     }
-    long delayNanos = withRetryAfter(schedule.nextDelayNanos(random(jctx)), failure);
+    long delayNanos = withRetryAfter(jctx, nextDelay(jctx), failure);
     Duration delay = Duration.ofNanos(delayNanos);
     inBackoff = true;
     restartDue = false;
     if (stash == null) {
-      stash = new ArrayDeque<>(Math.min(16, Math.max(1, policy.getStashCapacity())));
+      stash = new ArrayDeque<>(Math.min(16, Math.max(1, stashCapacity(ctx))));
     }
-    restartTimer = jctx.scheduleOnce(delay, self(jctx), new Tick(this, ++generation, false));
+    timer = jctx.scheduleOnce(delay, self(jctx), new Tick(owner, ++generation, false));
     logFailure(jctx, failure, delay);
     if (listening) {
       emit(jctx, new BackoffEvent.RestartScheduled(jctx.getSelf(), restarts, delay, failure));
@@ -332,7 +527,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     dropStash(ctx, "actor stopped by its backoff supervisor: " + reason);
     if (policy.isLoggingEnabled()) {
       log(jctx, Level.ERROR, failure, "Supervised actor [{}] stopped after {} restarts ({}): {}",
-          jctx.getSelf().path(), restarts, reason, failure.toString());
+          jctx.getSelf().path(), restarts, reason, describe(failure));
     }
     if (listening) {
       emit(jctx, new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason));
@@ -340,11 +535,26 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     return sneaky(failure);
   }
 
-  private long withRetryAfter(long delayNanos, Throwable failure) {
-    Set<Throwable> seen = null;
-    for (Throwable t = failure; t != null; t = t.getCause()) {
+  /**
+   * The policy's delay, lengthened to the first usable {@link RetryAfter} hint of the cause chain.
+   * A hint that throws is skipped (one WARN line names it), as are null, zero and negative hints:
+   * a broken hint never costs the restart.
+   */
+  private long withRetryAfter(ActorContext<T> jctx, long delayNanos, Throwable failure) {
+    for (Throwable t : Causes.chain(failure)) {
       if (t instanceof RetryAfter) {
-        Duration hint = ((RetryAfter) t).retryAfter();
+        Duration hint;
+        try {
+          hint = ((RetryAfter) t).retryAfter();
+        } catch (Throwable broken) {
+          if (!NonFatal.apply(broken)) {
+            throw sneaky(broken);
+          }
+          log(jctx, Level.WARN, broken,
+              "Supervised actor [{}]: the RetryAfter hint of {} threw {}; ignored, the policy's delay applies",
+              jctx.getSelf().path(), t.getClass().getName(), describe(broken));
+          continue;
+        }
         if (hint != null && !hint.isNegative() && !hint.isZero()) {
           long hintNanos = Math.min(
               policy.getMaxRetryAfter().toNanos(),
@@ -352,12 +562,18 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
           return Math.max(delayNanos, hintNanos);
         }
       }
-      if (seen == null) {
-        seen = Collections.newSetFromMap(new IdentityHashMap<>());
-      }
-      if (!seen.add(t)) {
-        break; // a cause cycle
-      }
+    }
+    return delayNanos;
+  }
+
+  /** The next delay of the schedule; a broken user jitter gets one WARN line (see DelaySchedule). */
+  private long nextDelay(ActorContext<T> jctx) {
+    long delayNanos = schedule.nextDelayNanos(random(jctx));
+    DelaySchedule.BrokenJitter broken = schedule.takeBrokenJitter();
+    if (broken != null) {
+      log(jctx, Level.WARN, broken.threw(),
+          "Supervised actor [{}]: jitter [{}] {} for attempt {}; full jitter used for this attempt",
+          jctx.getSelf().path(), broken.jitter(), broken.problem(), broken.attempt());
     }
     return delayNanos;
   }
@@ -383,7 +599,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
 
   private Behavior<T> onRestartDue(TypedActorContext<T> ctx) {
     restartDue = true;
-    restartTimer = null;
+    timer = null;
     if (stoppingChildren != null && !stoppingChildren.isEmpty()) {
       return Behaviors.same(); // waits for the children's Terminated
     }
@@ -399,7 +615,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     String budget = policy.getBudget().get().getName();
     permitRequested = true;
     RestartBudgets.get(jctx.getSystem()).gate(policy.getBudget().get())
-        .tell(new BudgetGate.Acquire(self(jctx), new Permit(this, generation)));
+        .tell(new BudgetGate.Acquire(self(jctx), new Permit(owner, generation)));
     if (policy.isLoggingEnabled()) {
       log(jctx, Level.DEBUG, null, "Supervised actor [{}] waits for a permit of restart budget [{}] (attempt {})",
           jctx.getSelf().path(), budget, restarts);
@@ -438,10 +654,13 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     } catch (Throwable t) {
       return onFailure(ctx, t, null);
     }
+    if (!Behavior.isAlive(started) && isHandledFailure(started)) {
+      return onFailure(ctx, failureOf(started), null); // the stash is kept for the next restart
+    }
     inBackoff = false;
     restartDue = false;
     stoppingChildren = null; // empty by now; released like the stash
-    resetTimer = jctx.scheduleOnce(policy.getResetAfter(), self(jctx), new Tick(this, ++generation, true));
+    timer = jctx.scheduleOnce(policy.getResetAfter(), self(jctx), new Tick(owner, ++generation, true));
     if (policy.isLoggingEnabled()) {
       log(jctx, Level.DEBUG, null, "Supervised actor [{}] restarted (attempt {})", jctx.getSelf().path(), restarts);
     }
@@ -464,6 +683,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       return started; // the restarted child stopped at once; so does the actor
     }
     Behavior<T> live = started;
+    replacedBy(started);
     ArrayDeque<Object> pending = stash;
     while (pending != null && !pending.isEmpty()) {
       Object item = pending.poll();
@@ -471,8 +691,11 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       try {
         result = item instanceof StashedSignal
             ? Behavior.interpretSignal(live, ctx, ((StashedSignal) item).signal)
-            : Behavior.interpretMessage(live, ctx, (T) item);
+            : interpretMessage(ctx, live, (T) item);
       } catch (Throwable t) {
+        if (isRetired()) {
+          throw sneaky(t); // the layer that took over gave up; not ours to handle
+        }
         return onFailure(ctx, t, live);
       }
       if (Behavior.isUnhandled(result) && !(item instanceof StashedSignal)) {
@@ -481,20 +704,43 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
             new UnhandledMessage(item, org.apache.pekko.actor.ActorRef.noSender(), Adapter.toClassic(jctx.getSelf()))));
       }
       if (!Behavior.isAlive(result)) {
+        if (isHandledFailure(result) && !isRetired()) {
+          return onFailure(ctx, failureOf(result), live); // the rest of the stash is kept
+        }
         current = live; // gets PostStop through us
         dropStash(ctx, "actor stopped while its stash was replayed");
         return result;
       }
+      if (result != Behaviors.<T>same() && !Behavior.isUnhandled(result)) {
+        replacedBy(result);
+      }
       live = Behavior.canonicalize(result, live, ctx);
     }
     stash = null; // released: an actor that stays healthy keeps no stash
+    if (isRetired()) {
+      return live; // a newer layer with an equal policy took over
+    }
     current = live;
     return Behaviors.same();
   }
 
+  /** {@link Behavior#interpretMessage}, adopting a re-wrap with an equal policy as {@link #receive} does. */
+  @SuppressWarnings("unchecked")
+  private Behavior<T> interpretMessage(TypedActorContext<T> ctx, Behavior<T> child, T msg) throws Exception {
+    if (!(child instanceof ExtensibleBehavior)) {
+      return Behavior.interpretMessage(child, ctx, msg);
+    }
+    Behavior<T> result = ((ExtensibleBehavior<T>) child).receive(ctx, msg);
+    if (result == Behaviors.<T>same()) {
+      return result;
+    }
+    return Behavior.start(result instanceof Wrap ? adopt(result) : result, ctx);
+  }
+
   private Behavior<T> onResetDue(TypedActorContext<T> ctx) {
     ActorContext<T> jctx = ctx.asJava();
-    resetTimer = null;
+    timer = null;
+    owner = this; // no tick of a replaced layer is pending any more
     int before = restarts;
     restarts = 0;
     // Released rather than reset, so that an actor that has recovered holds no more than one that
@@ -533,12 +779,22 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   // ---------------------------------------------------------------- helpers
 
   private void stashOrDrop(TypedActorContext<T> ctx, Object item) {
-    if (stash.size() < policy.getStashCapacity()) {
+    int capacity = stashCapacity(ctx);
+    if (stash.size() < capacity) {
       stash.add(item);
     } else {
       publishDropped(ctx, item, "stash of the backoff supervisor is full (capacity "
-          + policy.getStashCapacity() + ")");
+          + capacity + ")");
     }
+  }
+
+  /**
+   * The policy's stash capacity, else the actor system's {@code
+   * pekko.actor.typed.restart-stash-capacity} (as Pekko's own supervisor does; 1000 by default).
+   */
+  private int stashCapacity(TypedActorContext<T> ctx) {
+    OptionalInt set = policy.getStashCapacitySetting();
+    return set.isPresent() ? set.getAsInt() : ctx.asJava().getSystem().settings().RestartStashCapacity();
   }
 
   private int dropStash(TypedActorContext<T> ctx, String reason) {
@@ -571,13 +827,12 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
 
   private void cancelOwnTimers() {
     generation++; // makes any tick already in the mailbox stale
-    if (restartTimer != null) {
-      restartTimer.cancel();
-      restartTimer = null;
+    if (timer != null) {
+      timer.cancel();
+      timer = null;
     }
-    if (resetTimer != null) {
-      resetTimer.cancel();
-      resetTimer = null;
+    if (owner != null) {
+      owner = this; // every pending tick is stale now, those of a replaced layer included
     }
   }
 
@@ -610,17 +865,26 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     Level level = restarts > policy.getCriticalLogLevelAfter() ? policy.getCriticalLogLevel() : policy.getLogLevel();
     log(jctx, level, failure, "Supervised actor [{}] failed (attempt {}), restarting in {} ms: {}",
-        jctx.getSelf().path(), restarts, delay.toMillis(), failure.toString());
+        jctx.getSelf().path(), restarts, delay.toMillis(), describe(failure));
   }
 
-  private static void log(ActorContext<?> jctx, Level level, Throwable cause, String format, Object... args) {
-    if (!LOG.isEnabledForLevel(level)) {
+  /**
+   * Every line of the supervisor goes through here, so that {@code withLoggingEnabled(false)}
+   * silences all of them. A log call that throws (an argument's {@code toString}, an appender) is
+   * ignored: logging never stops a restart.
+   */
+  private void log(ActorContext<?> jctx, Level level, Throwable cause, String format, Object... args) {
+    if (!policy.isLoggingEnabled() || !LOG.isEnabledForLevel(level)) {
       return;
     }
     String previous = MDC.get("pekkoSource");
     MDC.put("pekkoSource", jctx.getSelf().path().toString());
     try {
       LOG.atLevel(level).setCause(cause).log(format, args);
+    } catch (Throwable t) {
+      if (!NonFatal.apply(t)) {
+        throw sneaky(t);
+      }
     } finally {
       if (previous == null) {
         MDC.remove("pekkoSource");
@@ -643,6 +907,18 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     if (policy.isEventStreamPublishing()) {
       jctx.getSystem().eventStream().tell(new EventStream.Publish<>(event));
+    }
+  }
+
+  /** {@code t.toString()}, or its class name if that throws: a log line never fails a restart. */
+  static String describe(Throwable t) {
+    try {
+      return t.toString();
+    } catch (Throwable broken) {
+      if (!NonFatal.apply(broken)) {
+        throw sneaky(broken);
+      }
+      return t.getClass().getName() + " (whose toString threw " + broken.getClass().getName() + ")";
     }
   }
 

@@ -3,6 +3,7 @@ package dev.supervision.backoff.internal;
 import dev.supervision.backoff.Jitter;
 import java.time.Duration;
 import java.util.random.RandomGenerator;
+import scala.util.control.NonFatal;
 
 /**
  * INTERNAL API: the delay schedule of one supervised actor. Not thread-safe: it belongs to one actor
@@ -10,7 +11,9 @@ import java.util.random.RandomGenerator;
  *
  * <p>Arithmetic saturates: the exponential bound is computed in {@code double} and capped before it
  * is converted to nanoseconds, so attempt 1,000,000 (or {@code Integer.MAX_VALUE}) gives the cap, never
- * an overflow. Every delay is clamped to {@code [0, max]}, whatever the jitter returns.
+ * an overflow. Every delay is clamped to {@code [0, max]}, whatever the jitter returns; a user
+ * jitter that throws, or returns null or a negative delay, gets full jitter instead for that
+ * attempt (see {@link #takeBrokenJitter}).
  */
 public final class DelaySchedule {
 
@@ -23,6 +26,7 @@ public final class DelaySchedule {
 
   private int attempt;
   private long previousNanos;
+  private BrokenJitter brokenJitter;
 
   /**
    * A schedule at attempt 0.
@@ -86,16 +90,68 @@ public final class DelaySchedule {
     long bound = boundNanos(minNanos, maxNanos, multiplier, attempt);
     double draw = random.nextDouble();
     // The standard jitters compute in nanoseconds behind the same call, exactly (no double rounding).
-    Duration delayed =
-        jitter.delay(
-            new Jitter.Step(attempt, min, max, Duration.ofNanos(bound), Duration.ofNanos(previousNanos)),
-            draw);
-    if (delayed == null) {
-      throw new IllegalStateException("jitter " + jitter + " returned null for attempt " + attempt);
+    Duration delayed;
+    Throwable threw = null;
+    try {
+      delayed =
+          jitter.delay(
+              new Jitter.Step(attempt, min, max, Duration.ofNanos(bound), Duration.ofNanos(previousNanos)),
+              draw);
+    } catch (Throwable t) {
+      if (!NonFatal.apply(t)) {
+        throw t;
+      }
+      delayed = null;
+      threw = t;
     }
-    long delay = clamp(saturatedNanos(delayed), maxNanos);
+    long delay;
+    if (delayed == null || delayed.isNegative()) {
+      // a broken user jitter: this attempt gets full jitter on the same bound and draw instead
+      brokenJitter = new BrokenJitter(jitter, attempt, delayed, threw);
+      delay = StandardJitter.FULL.delayNanos(minNanos, maxNanos, bound, previousNanos, draw);
+    } else {
+      delay = clamp(saturatedNanos(delayed), maxNanos);
+    }
     previousNanos = delay;
     return delay;
+  }
+
+  /**
+   * What went wrong with a user jitter in one attempt: it threw ({@code threw} is set) or returned
+   * null or a negative delay ({@code returned}).
+   *
+   * @param jitter the jitter
+   * @param attempt the attempt it failed on
+   * @param returned what it returned, null if it threw or returned null
+   * @param threw what it threw, or null
+   */
+  public record BrokenJitter(Jitter jitter, int attempt, Duration returned, Throwable threw) {
+
+    /**
+     * What went wrong, for a log line.
+     *
+     * @return for example {@code "threw java.lang.ArithmeticException: / by zero"}
+     */
+    public String problem() {
+      if (threw != null) {
+        return "threw " + BackoffBehavior.describe(threw);
+      }
+      return returned == null ? "returned null" : "returned a negative delay " + returned;
+    }
+  }
+
+  /**
+   * The problem of the user jitter in the last call of {@link #nextDelayNanos}, if it was broken,
+   * and forgets it. A broken jitter (one that throws, or returns null or a negative delay) never
+   * makes {@link #nextDelayNanos} fail: that attempt gets full jitter on the same exponential bound
+   * and the same draw instead, within {@code [0, max]}.
+   *
+   * @return the problem, or null if the last call had none
+   */
+  public BrokenJitter takeBrokenJitter() {
+    BrokenJitter broken = brokenJitter;
+    brokenJitter = null;
+    return broken;
   }
 
   /** Forgets every attempt: the next delay is drawn as for the first one. */
