@@ -16,7 +16,10 @@ import org.apache.pekko.actor.typed.Behavior;
  * }</pre>
  *
  * <p>What it does, in order, when the child fails while handling a message or a signal, or while
- * starting ({@code Behaviors.setup}):
+ * starting ({@code Behaviors.setup}). The child fails when it throws, and also when it returns a
+ * failed behavior (as Pekko's stop supervisor does, and a persistent behavior whose journal or
+ * store fails): that is handled like the throw of the failure it carries. Pekko's own supervisor
+ * lets a failed behavior through, and the actor stops.
  *
  * <ol>
  *   <li>Fatal errors ({@code VirtualMachineError}, {@code LinkageError}, ...) are not handled.

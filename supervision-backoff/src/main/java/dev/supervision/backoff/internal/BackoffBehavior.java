@@ -27,6 +27,7 @@ import org.apache.pekko.actor.typed.Signal;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.TypedActorContext;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.internal.BehaviorImpl;
 import org.apache.pekko.actor.typed.internal.UnstashException;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -55,13 +56,22 @@ import scala.util.control.NonFatal;
  * When the child returns a new behavior it replaces {@code current} and this behavior stays; when
  * it returns {@code stopped}, that is returned as is, so the actor gives {@code PostStop} to this
  * behavior, which passes it to the child, and the actor runs the stopped behavior's callback. A
- * failure (in {@code setup}, a message or a signal) cancels the actor's timers, signals {@code
+ * failure (thrown in {@code setup}, a message or a signal, or returned as a failed behavior, see
+ * below) cancels the actor's timers, signals {@code
  * PreRestart} to the failed behavior, stops its children, draws a delay and schedules a {@link Tick}
  * with {@code ActorContext.scheduleOnce}, so the system scheduler (and therefore {@code
  * ManualTime}) times the restart. During the backoff there is no child; messages and signals are
  * stashed up to the capacity, the rest are published as {@link Dropped}. The restart happens when
  * the tick has fired and every stopped child has terminated: the initial behavior is started
  * again, the stash is replayed in order, and a reset tick is scheduled {@code resetAfter} later.
+ *
+ * <p>Failed behaviors. A child may fail without throwing, by returning {@code BehaviorImpl.failed(cause)}:
+ * Pekko's own stop supervisor does, and so does an {@code EventSourcedBehavior} or a {@code
+ * DurableStateBehavior} when its journal or store fails. Wherever this class receives a behavior
+ * from the child (its start, a message, a signal, the replay of the stash, a restart), a failed one
+ * is handled exactly like the throw of its cause (non-fatal causes only; a fatal one is passed on as
+ * is). Pekko's supervisor lets failed behaviors through, so the actor stops. The test costs nothing
+ * on the hot path: it runs only for results that are not alive, which {@code same} is.
  *
  * <p>Ticks are {@link Signal}s (as in Pekko's own supervisor) so that a stale tick reaching a user
  * behavior is an unhandled signal, never a {@code ClassCastException}; each carries its owner and a
@@ -149,6 +159,10 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     // same or unhandled as the initial behavior is a programming error; the actor fails to start
     Behavior.validateAsInitial(started);
     if (!Behavior.isAlive(started)) {
+      if (isHandledFailure(started)) {
+        onFailure(ctx, failureOf(started), null);
+        return this;
+      }
       return started; // the child stopped at once; so does the actor
     }
     current = started;
@@ -181,7 +195,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     } catch (Throwable t) {
       return onFailure(ctx, t, child);
     }
-    return next(result);
+    return next(ctx, result, child);
   }
 
   @Override
@@ -222,21 +236,42 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       }
       return onFailure(ctx, t, child);
     }
-    return next(result);
+    if (signal == PreRestart.instance() && !Behavior.isAlive(result)) {
+      return result; // an outer supervisor is restarting us and ignores this; not ours to handle
+    }
+    return next(ctx, result, child);
   }
 
   /**
    * What the actor continues with after the child handled a message or signal: this behavior, with
    * the child's new behavior in {@link #current}, or the child's {@code unhandled} or {@code
    * stopped} as is (a stopped actor gives {@code PostStop} to this behavior, which passes it to
-   * {@code current}, the behavior that stopped).
+   * {@code current}, the behavior that stopped), or, if the child returned a failed behavior, what
+   * {@link #onFailure} makes of the failure it carries.
    */
-  private Behavior<T> next(Behavior<T> result) {
-    if (result == Behaviors.<T>same() || Behavior.isUnhandled(result) || !Behavior.isAlive(result)) {
+  private Behavior<T> next(TypedActorContext<T> ctx, Behavior<T> result, Behavior<T> child) {
+    if (result == Behaviors.<T>same() || Behavior.isUnhandled(result)) {
       return result;
+    }
+    if (!Behavior.isAlive(result)) { // off the hot path: stopped or failed
+      return isHandledFailure(result) ? onFailure(ctx, failureOf(result), child) : result;
     }
     current = result; // already started by Behavior.interpretMessage
     return Behaviors.same();
+  }
+
+  /**
+   * Whether {@code result} is a failed behavior ({@code BehaviorImpl.failed(cause)}, which Pekko's
+   * own stop supervisor and persistent behaviors return instead of throwing) whose cause this
+   * supervisor handles: every non-fatal one. Called only on results that are not alive.
+   */
+  private static boolean isHandledFailure(Behavior<?> result) {
+    return result instanceof BehaviorImpl.FailedBehavior
+        && NonFatal.apply(((BehaviorImpl.FailedBehavior) result).cause());
+  }
+
+  private static Throwable failureOf(Behavior<?> failed) {
+    return ((BehaviorImpl.FailedBehavior) failed).cause();
   }
 
   private Behavior<T> signalDuringBackoff(TypedActorContext<T> ctx, Signal signal) {
@@ -268,8 +303,9 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   /**
    * Handles a failure: gives up (rethrows) or schedules a restart and returns {@code same}.
    *
-   * @param thrown what the child threw; an {@code UnstashException} (thrown by a {@code StashBuffer}
-   *     while unstashing) stands for its cause, thrown by the behavior it carries
+   * @param thrown what the child threw, or the cause of the failed behavior it returned; an {@code
+   *     UnstashException} (thrown by a {@code StashBuffer} while unstashing) stands for its cause,
+   *     thrown by the behavior it carries
    * @param failed the behavior that threw (gets PreRestart, or PostStop from the actor if we give
    *     up), or null if the child never started
    */
@@ -438,6 +474,9 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     } catch (Throwable t) {
       return onFailure(ctx, t, null);
     }
+    if (!Behavior.isAlive(started) && isHandledFailure(started)) {
+      return onFailure(ctx, failureOf(started), null); // the stash is kept for the next restart
+    }
     inBackoff = false;
     restartDue = false;
     stoppingChildren = null; // empty by now; released like the stash
@@ -481,6 +520,9 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
             new UnhandledMessage(item, org.apache.pekko.actor.ActorRef.noSender(), Adapter.toClassic(jctx.getSelf()))));
       }
       if (!Behavior.isAlive(result)) {
+        if (isHandledFailure(result)) {
+          return onFailure(ctx, failureOf(result), live); // the rest of the stash is kept
+        }
         current = live; // gets PostStop through us
         dropStash(ctx, "actor stopped while its stash was replayed");
         return result;

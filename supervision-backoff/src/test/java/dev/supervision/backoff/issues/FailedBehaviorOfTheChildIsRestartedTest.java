@@ -1,0 +1,223 @@
+package dev.supervision.backoff.issues;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import dev.supervision.backoff.BackoffEvent;
+import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.Jitter;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.PreRestart;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.Terminated;
+import org.apache.pekko.actor.typed.internal.BehaviorImpl;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A child that fails by returning a failed behavior ({@code BehaviorImpl.failed(cause)}, what Pekko's
+ * stop supervisor and persistent behaviors return on a journal failure) instead of throwing is
+ * restarted like one that throws the cause, wherever the supervisor receives the child's behavior:
+ * its start, a message, a signal, the replay of the stash, a restart. Before, the actor stopped.
+ */
+final class FailedBehaviorOfTheChildIsRestartedTest {
+
+  static ActorTestKit testKit;
+  static ManualTime time;
+
+  @BeforeAll
+  static void startTestKit() {
+    testKit = ActorTestKit.create(ManualTime.config());
+    time = ManualTime.get(testKit.system());
+  }
+
+  @AfterAll
+  static void shutdown() {
+    testKit.shutdownTestKit();
+  }
+
+  static final class Soft extends RuntimeException {
+    Soft(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  static BackoffPolicy policy(TestProbe<BackoffEvent> events) {
+    return BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+        .withJitter(Jitter.none())
+        .withResetAfter(Duration.ofHours(1))
+        .withListener(events.ref()::tell);
+  }
+
+  /**
+   * "started" at each start; "fail-soft" returns a failed behavior carrying {@code cause}; "kill-kid"
+   * stops a watched child, whose Terminated returns a failed behavior; other messages are echoed as
+   * "got:m".
+   */
+  static Behavior<String> child(ActorRef<String> probe, Soft cause, AtomicInteger failedStarts) {
+    return Behaviors.setup(ctx -> {
+      if (failedStarts.getAndDecrement() > 0) {
+        probe.tell("setup-failed");
+        return BehaviorImpl.failed(cause);
+      }
+      probe.tell("started");
+      ActorRef<Void> kid = ctx.spawnAnonymous(Behaviors.<Void>empty());
+      ctx.watch(kid);
+      return Behaviors.receive(String.class)
+          .onMessageEquals("fail-soft", () -> BehaviorImpl.failed(cause))
+          .onMessageEquals("kill-kid", () -> {
+            ctx.stop(kid);
+            return Behaviors.same();
+          })
+          .onMessage(String.class, m -> {
+            probe.tell("got:" + m);
+            return Behaviors.same();
+          })
+          .onSignal(Terminated.class, t -> BehaviorImpl.failed(cause))
+          .onSignal(PreRestart.class, s -> {
+            probe.tell("preRestart");
+            return Behaviors.same();
+          })
+          .onSignal(PostStop.class, s -> {
+            probe.tell("postStop");
+            return Behaviors.same();
+          })
+          .build();
+    });
+  }
+
+  private static BackoffEvent.RestartScheduled expectScheduled(
+      TestProbe<BackoffEvent> events, int attempt, long delayMs, Throwable cause) {
+    BackoffEvent.RestartScheduled scheduled =
+        assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
+    assertEquals(attempt, scheduled.attempt());
+    assertEquals(Duration.ofMillis(delayMs), scheduled.delay());
+    assertSame(cause, scheduled.cause());
+    return scheduled;
+  }
+
+  @Test
+  void aFailedBehaviorReturnedForAMessageIsRestartedWithBackoff() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    Soft cause = new Soft("journal down");
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger()), policy(events)));
+    probe.expectMessage("started");
+    actor.tell("fail-soft");
+    probe.expectMessage("preRestart");
+    expectScheduled(events, 1, 100, cause);
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    actor.tell("ping");
+    probe.expectMessage("got:ping");
+  }
+
+  @Test
+  void aFailedBehaviorReturnedForASignalIsRestartedWithBackoff() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    Soft cause = new Soft("signal");
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger()), policy(events)));
+    probe.expectMessage("started");
+    actor.tell("kill-kid"); // its Terminated returns the failed behavior
+    probe.expectMessage("preRestart");
+    expectScheduled(events, 1, 100, cause);
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+  }
+
+  @Test
+  void aFailedBehaviorReturnedBySetupIsRestartedAtTheStartAndAtARestart() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    Soft cause = new Soft("setup");
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger(2)), policy(events)));
+    probe.expectMessage("setup-failed"); // the first start
+    expectScheduled(events, 1, 100, cause);
+    actor.tell("kept"); // stashed through both backoffs
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("setup-failed"); // the first restart
+    expectScheduled(events, 2, 200, cause);
+    time.timePasses(Duration.ofMillis(200));
+    probe.expectMessage("started");
+    probe.expectMessage("got:kept");
+  }
+
+  @Test
+  void aFailedBehaviorReturnedDuringTheStashReplayRestartsAndKeepsTheRestOfTheStash() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    Soft cause = new Soft("replay");
+    ActorRef<String> actor =
+        testKit.spawn(BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger()), policy(events)));
+    probe.expectMessage("started");
+    actor.tell("fail-soft");
+    probe.expectMessage("preRestart");
+    expectScheduled(events, 1, 100, cause);
+    actor.tell("a");
+    actor.tell("fail-soft");
+    actor.tell("b");
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectMessage("got:a");
+    probe.expectMessage("preRestart"); // the replayed "fail-soft"
+    assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage());
+    expectScheduled(events, 2, 200, cause);
+    time.timePasses(Duration.ofMillis(200));
+    probe.expectMessage("started");
+    probe.expectMessage("got:b");
+  }
+
+  @Test
+  void aPermanentFailureCarriedByAFailedBehaviorStopsTheActor() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    Soft cause = new Soft("permanent");
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(
+        child(probe.ref(), cause, new AtomicInteger()), policy(events).withStopOn(Soft.class)));
+    probe.expectMessage("started");
+    actor.tell("fail-soft");
+    probe.expectMessage("postStop");
+    BackoffEvent.GaveUp gaveUp = assertInstanceOf(BackoffEvent.GaveUp.class, events.receiveMessage());
+    assertEquals(BackoffEvent.Reason.PERMANENT_FAILURE, gaveUp.reason());
+    assertSame(cause, gaveUp.cause());
+    probe.expectTerminated(actor);
+  }
+
+  @Test
+  void anInnerPekkoStopSupervisorsFailureIsRestartedByTheOuterWrap() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    AtomicInteger starts = new AtomicInteger();
+    Behavior<String> throwing = Behaviors.setup(ctx -> {
+      probe.ref().tell("started-" + starts.incrementAndGet());
+      return Behaviors.receiveMessage(m -> {
+        throw new IllegalStateException(m);
+      });
+    });
+    // Pekko's stop supervisor turns the throw into a failed behavior (as persistent actors do)
+    Behavior<String> inner = Behaviors.supervise(throwing).onFailure(SupervisorStrategy.stop().withLoggingEnabled(false));
+    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(inner, policy(events)));
+    probe.expectMessage("started-1");
+    actor.tell("boom");
+    BackoffEvent.RestartScheduled scheduled =
+        assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
+    assertEquals("boom", assertInstanceOf(IllegalStateException.class, scheduled.cause()).getMessage());
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started-2");
+  }
+}
