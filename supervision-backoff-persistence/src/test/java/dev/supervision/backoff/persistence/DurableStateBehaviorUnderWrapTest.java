@@ -1,0 +1,182 @@
+package dev.supervision.backoff.persistence;
+
+import static dev.supervision.backoff.persistence.Kits.assertCausedBy;
+import static dev.supervision.backoff.persistence.Kits.expectRestartScheduled;
+import static dev.supervision.backoff.persistence.Kits.freshId;
+import static dev.supervision.backoff.persistence.Kits.policy;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.supervision.backoff.BackoffEvent;
+import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.BackoffSupervisor;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.persistence.state.DurableStateStoreRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A {@code DurableStateBehavior} wrapped with {@code BackoffSupervisor.wrap}: a failed write or a
+ * failed read of its store restarts it with the policy, and the restarted entity recovers its
+ * state from the store.
+ */
+final class DurableStateBehaviorUnderWrapTest {
+
+  static ActorTestKit testKit;
+  static ManualTime time;
+  static FlakyStateStore store;
+
+  @BeforeAll
+  static void start() {
+    testKit = ActorTestKit.create("DurableStateBehaviorUnderWrapTest", Kits.config());
+    time = ManualTime.get(testKit.system());
+    store = DurableStateStoreRegistry.get(testKit.system()).durableStateStoreFor("flaky-state-store");
+  }
+
+  @AfterAll
+  static void shutdown() {
+    testKit.shutdownTestKit();
+  }
+
+  /** One entity under test with its probes. */
+  static final class Entity {
+    final String id = freshId("register");
+    final TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    final TestProbe<String> recoveries = testKit.createTestProbe();
+    final TestProbe<String> replies = testKit.createTestProbe();
+    ActorRef<Register.Command> ref;
+
+    Entity spawn(BackoffPolicy policy) {
+      ref = testKit.spawn(BackoffSupervisor.wrap(new Register(id, recoveries.ref()), policy));
+      return this;
+    }
+
+    Entity spawn() {
+      return spawn(policy(events));
+    }
+
+    void append(String entry, String expectedState) {
+      ref.tell(new Register.Append(entry, replies.ref()));
+      replies.expectMessage(expectedState);
+    }
+
+    void restartsAndRecovers(BackoffEvent.RestartScheduled scheduled, String state) {
+      time.timePasses(scheduled.delay());
+      assertEquals(scheduled.attempt(), events.expectMessageClass(BackoffEvent.Restarted.class).attempt());
+      recoveries.expectMessage("recovered:" + state);
+    }
+  }
+
+  @Test
+  void aFailedStoreWriteRestartsTheEntityWhichRecoversItsState() {
+    Entity e = new Entity().spawn();
+    e.recoveries.expectMessage("recovered:");
+    e.append("a", "a");
+
+    IOException down = new IOException("state store down");
+    store.failNextWrites(1, down);
+    e.ref.tell(new Register.Append("b", e.replies.ref()));
+
+    BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
+    assertCausedBy(scheduled.cause(), down);
+    e.replies.expectNoMessage(Duration.ofMillis(100));
+    e.restartsAndRecovers(scheduled, "a");
+    e.append("c", "a,c");
+  }
+
+  @Test
+  void aFailedStoreReadDuringRecoveryRestartsTheEntity() {
+    Entity first = new Entity().spawn();
+    first.recoveries.expectMessage("recovered:");
+    first.append("a", "a");
+    testKit.stop(first.ref);
+
+    Entity e = new Entity();
+    IOException down = new IOException("state store unreachable");
+    store.failNextReads(1, down);
+    e.ref = testKit.spawn(BackoffSupervisor.wrap(new Register(first.id, e.recoveries.ref()), policy(e.events)));
+
+    BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
+    assertCausedBy(scheduled.cause(), down);
+    e.recoveries.expectNoMessage(Duration.ofMillis(100));
+    e.restartsAndRecovers(scheduled, "a");
+    e.append("b", "a,b");
+  }
+
+  @Test
+  void repeatedStoreFailuresFollowTheFullJitterScheduleUnderTheCap() {
+    Entity e = new Entity();
+    store.failNextReads(4, new IOException("state store unreachable"));
+    e.spawn();
+
+    long bound = Kits.MIN.toNanos();
+    for (int attempt = 1; attempt <= 4; attempt++) {
+      BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, attempt);
+      assertTrue(scheduled.delay().toNanos() <= Math.min(bound, Kits.MAX.toNanos()),
+          "attempt " + attempt + ": " + scheduled.delay() + " above its bound or the cap");
+      bound *= 2;
+      time.timePasses(scheduled.delay());
+      e.events.expectMessageClass(BackoffEvent.Restarted.class);
+    }
+    e.recoveries.expectMessage("recovered:");
+  }
+
+  @Test
+  void aStoreFailureWhoseCauseMatchesStopOnStopsTheEntity() {
+    Entity e = new Entity();
+    e.spawn(policy(e.events).withStopOn(IllegalStateException.class));
+    e.recoveries.expectMessage("recovered:");
+    TestProbe<Object> watcher = testKit.createTestProbe();
+
+    IllegalStateException corrupt = new IllegalStateException("state table is corrupt");
+    store.failNextWrites(1, corrupt);
+    e.ref.tell(new Register.Append("a", e.replies.ref()));
+
+    BackoffEvent.GaveUp gaveUp = e.events.expectMessageClass(BackoffEvent.GaveUp.class);
+    assertEquals(BackoffEvent.Reason.PERMANENT_FAILURE, gaveUp.reason());
+    assertCausedBy(gaveUp.cause(), corrupt);
+    watcher.expectTerminated(e.ref);
+  }
+
+  @Test
+  void commandsSentDuringTheBackoffAreHandledInOrderAfterRecovery() {
+    Entity e = new Entity().spawn();
+    e.recoveries.expectMessage("recovered:");
+    e.append("a", "a");
+    store.failNextWrites(1, new IOException("state store down"));
+    e.ref.tell(new Register.Append("lost", e.replies.ref()));
+    BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
+
+    e.ref.tell(new Register.Append("b", e.replies.ref()));
+    e.ref.tell(new Register.Get(e.replies.ref()));
+    e.ref.tell(new Register.Append("c", e.replies.ref()));
+    e.replies.expectNoMessage(Duration.ofMillis(100));
+
+    e.restartsAndRecovers(scheduled, "a");
+    assertEquals(List.of("a,b", "a,b", "a,b,c"), e.replies.receiveSeveralMessages(3));
+  }
+
+  @Test
+  void pekkosOwnSuperviseAroundTheEntityDoesNotRestartItOnAStoreFailure() {
+    Entity e = new Entity();
+    Behavior<Register.Command> pekko = Behaviors.supervise(new Register(e.id, e.recoveries.ref()))
+        .onFailure(SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MAX, 0.2));
+    e.ref = testKit.spawn(pekko);
+    e.recoveries.expectMessage("recovered:");
+    TestProbe<Object> watcher = testKit.createTestProbe();
+
+    store.failNextWrites(1, new IOException("state store down"));
+    e.ref.tell(new Register.Append("a", e.replies.ref()));
+    watcher.expectTerminated(e.ref);
+  }
+}
