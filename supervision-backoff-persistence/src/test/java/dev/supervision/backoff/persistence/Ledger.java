@@ -3,6 +3,7 @@ package dev.supervision.backoff.persistence;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
+import org.apache.pekko.persistence.typed.RecoveryFailed;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
@@ -11,7 +12,8 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 /**
  * A small event-sourced entity for the tests: its events are strings and its state is the events
  * joined by commas. An entry that starts with {@code snap} is followed by a snapshot. Each
- * recovery is reported to {@code recoveries} as {@code recovered:<state>}.
+ * recovery is reported to {@code recoveries} as {@code recovered:<state>}, each failed one as {@code
+ * recovery-failed}.
  */
 final class Ledger extends EventSourcedBehavior<Ledger.Command, String, String> {
 
@@ -67,6 +69,7 @@ final class Ledger extends EventSourcedBehavior<Ledger.Command, String, String> 
   public SignalHandler<String> signalHandler() {
     return newSignalHandlerBuilder()
         .onSignal(RecoveryCompleted.instance(), state -> recoveries.tell("recovered:" + state))
+        .onSignal(RecoveryFailed.class, (state, failed) -> recoveries.tell("recovery-failed"))
         .build();
   }
 
