@@ -214,6 +214,20 @@ final class EventSourcedBehaviorUnderWrapTest {
   }
 
   @Test
+  void anEventHandlerThatThrowsAtEveryReplayIsStoppedByStopOnItsException() {
+    // Pekko reports it as a recovery failure (JournalFailureException); stopOn matches the cause
+    // chain, so the handler's exception type stops the entity instead of replaying it forever
+    Entity e = new Entity();
+    journal.persistForRecovery(e.id, List.of("a", Ledger.POISON));
+    e.spawn(policy(e.events).withStopOn(IllegalStateException.class));
+    TestProbe<Object> watcher = testKit.createTestProbe();
+
+    BackoffEvent.GaveUp gaveUp = e.events.expectMessageClass(BackoffEvent.GaveUp.class);
+    assertEquals(BackoffEvent.Reason.PERMANENT_FAILURE, gaveUp.reason());
+    watcher.expectTerminated(e.ref);
+  }
+
+  @Test
   void repeatedJournalFailuresFollowTheFullJitterScheduleUnderTheCap() {
     Entity e = new Entity();
     journal.persistForRecovery(e.id, List.of("a"));

@@ -28,6 +28,9 @@ final class Ledger extends EventSourcedBehavior<Ledger.Command, String, String> 
   /** The command handler throws {@code failure}. */
   record Throw(RuntimeException failure) implements Command {}
 
+  /** An event the event handler throws on (a bug in the event handler, met at every replay). */
+  static final String POISON = "poison";
+
   private final ActorRef<String> recoveries;
 
   Ledger(String persistenceId, ActorRef<String> recoveries) {
@@ -62,7 +65,12 @@ final class Ledger extends EventSourcedBehavior<Ledger.Command, String, String> 
   public EventHandler<String, String> eventHandler() {
     return newEventHandlerBuilder()
         .forAnyState()
-        .onAnyEvent((state, event) -> state.isEmpty() ? event : state + "," + event);
+        .onAnyEvent((state, event) -> {
+          if (event.equals(POISON)) {
+            throw new IllegalStateException("the event handler cannot apply " + event);
+          }
+          return state.isEmpty() ? event : state + "," + event;
+        });
   }
 
   @Override
