@@ -349,6 +349,19 @@ final class EventSourcedBehaviorUnderWrapTest {
   }
 
   @Test
+  void pekkosOnPersistFailureAloneDoesNotRestartTheEntityOnARejectedEvent() {
+    Entity e = new Entity();
+    e.ref = testKit.spawn(new Ledger(e.id, e.recoveries.ref(),
+        SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MAX, 0.2)));
+    e.recoveries.expectMessage("recovered:");
+    TestProbe<Object> watcher = testKit.createTestProbe();
+
+    journal.rejectNextPersisted(e.id);
+    e.ref.tell(new Ledger.Append("rejected", e.replies.ref()));
+    watcher.expectTerminated(e.ref);
+  }
+
+  @Test
   void onPersistFailureInsideWrapHandlesJournalFailuresBeforeWrapSeesThem() {
     Entity e = new Entity();
     Ledger ledger = new Ledger(e.id, e.recoveries.ref(),
