@@ -71,7 +71,7 @@ final class DurableStateBehaviorUnderWrapTest {
     }
 
     void restartsAndRecovers(BackoffEvent.RestartScheduled scheduled, String state) {
-      time.timePasses(scheduled.delay());
+      Kits.passDelay(time, scheduled);
       assertEquals(scheduled.attempt(), events.expectMessageClass(BackoffEvent.Restarted.class).attempt());
       recoveries.expectMessage("recovered:" + state);
     }
@@ -125,7 +125,7 @@ final class DurableStateBehaviorUnderWrapTest {
       assertTrue(scheduled.delay().toNanos() <= Math.min(bound, Kits.MAX.toNanos()),
           "attempt " + attempt + ": " + scheduled.delay() + " above its bound or the cap");
       bound *= 2;
-      time.timePasses(scheduled.delay());
+      Kits.passDelay(time, scheduled);
       e.events.expectMessageClass(BackoffEvent.Restarted.class);
     }
     e.recoveries.expectMessage("recovered:");

@@ -81,7 +81,7 @@ final class EventSourcedBehaviorUnderWrapTest {
 
     /** Waits for the restart, moves the clock past it in one step, and expects the recovery. */
     void restartsAndRecovers(BackoffEvent.RestartScheduled scheduled, String state) {
-      time.timePasses(scheduled.delay());
+      Kits.passDelay(time, scheduled);
       BackoffEvent.Restarted restarted = events.expectMessageClass(BackoffEvent.Restarted.class);
       assertEquals(scheduled.attempt(), restarted.attempt());
       expectRecovered(state);
@@ -241,7 +241,7 @@ final class EventSourcedBehaviorUnderWrapTest {
           "attempt " + attempt + ": " + scheduled.delay() + " above the bound " + Duration.ofNanos(bound)
               + " or the cap " + Kits.MAX);
       bound *= 2;
-      time.timePasses(scheduled.delay());
+      Kits.passDelay(time, scheduled);
       e.events.expectMessageClass(BackoffEvent.Restarted.class);
     }
     e.expectRecovered("a");
@@ -273,7 +273,7 @@ final class EventSourcedBehaviorUnderWrapTest {
     e.ref.tell(new Ledger.Append("a", e.replies.ref()));
 
     BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
-    time.timePasses(scheduled.delay());
+    Kits.passDelay(time, scheduled);
     e.events.expectMessageClass(BackoffEvent.WaitingForPermit.class);
     e.events.expectMessageClass(BackoffEvent.PermitGranted.class);
     e.events.expectMessageClass(BackoffEvent.Restarted.class);
@@ -310,7 +310,7 @@ final class EventSourcedBehaviorUnderWrapTest {
     e.spawn();
     BackoffEvent.RestartScheduled first = expectRestartScheduled(e.events, 1);
     e.ref.tell(new Ledger.Append("b", e.replies.ref())); // stashed by the supervisor ...
-    time.timePasses(first.delay()); // ... handed to the restarted entity, which stashes it while it recovers
+    Kits.passDelay(time, first); // ... handed to the restarted entity, which stashes it while it recovers
     e.events.expectMessageClass(BackoffEvent.Restarted.class);
     BackoffEvent.RestartScheduled second = expectRestartScheduled(e.events, 2); // the recovery fails again
     e.restartsAndRecovers(second, "");

@@ -59,6 +59,11 @@ final class Kits {
     return scheduled;
   }
 
+  /** Moves the clock just past the scheduled restart, in one step (it counts whole milliseconds). */
+  static void passDelay(ManualTime time, BackoffEvent.RestartScheduled scheduled) {
+    time.timePasses(scheduled.delay().plusMillis(1));
+  }
+
   /** True if {@code expected} is {@code failure} or one of its causes. */
   static boolean causedBy(Throwable failure, Throwable expected) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
