@@ -10,8 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.RestartBudget;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
@@ -22,6 +24,7 @@ import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.persistence.state.DurableStateStoreRegistry;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -48,6 +51,20 @@ final class DurableStateBehaviorUnderWrapTest {
     testKit.shutdownTestKit();
   }
 
+  /** The actors a test spawned; stopped after it, so that none restarts while the next test moves the clock. */
+  static final List<ActorRef<?>> spawned = new ArrayList<>();
+
+  static <T> ActorRef<T> track(ActorRef<T> ref) {
+    spawned.add(ref);
+    return ref;
+  }
+
+  @AfterEach
+  void stopSpawned() {
+    spawned.forEach(testKit::stop);
+    spawned.clear();
+  }
+
   /** One entity under test with its probes. */
   static final class Entity {
     final String id = freshId("register");
@@ -57,7 +74,7 @@ final class DurableStateBehaviorUnderWrapTest {
     ActorRef<Register.Command> ref;
 
     Entity spawn(BackoffPolicy policy) {
-      ref = testKit.spawn(BackoffSupervisor.wrap(new Register(id, recoveries.ref()), policy));
+      ref = track(testKit.spawn(BackoffSupervisor.wrap(new Register(id, recoveries.ref()), policy)));
       return this;
     }
 
@@ -84,7 +101,7 @@ final class DurableStateBehaviorUnderWrapTest {
     e.append("a", "a");
 
     IOException down = new IOException("state store down");
-    store.failNextWrites(1, down);
+    store.failNextWrites(e.id, 1, down);
     e.ref.tell(new Register.Append("b", e.replies.ref()));
 
     BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
@@ -103,8 +120,8 @@ final class DurableStateBehaviorUnderWrapTest {
 
     Entity e = new Entity();
     IOException down = new IOException("state store unreachable");
-    store.failNextReads(1, down);
-    e.ref = testKit.spawn(BackoffSupervisor.wrap(new Register(first.id, e.recoveries.ref()), policy(e.events)));
+    store.failNextReads(first.id, 1, down);
+    e.ref = track(testKit.spawn(BackoffSupervisor.wrap(new Register(first.id, e.recoveries.ref()), policy(e.events))));
 
     BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
     assertCausedBy(scheduled.cause(), down);
@@ -116,7 +133,7 @@ final class DurableStateBehaviorUnderWrapTest {
   @Test
   void repeatedStoreFailuresFollowTheFullJitterScheduleUnderTheCap() {
     Entity e = new Entity();
-    store.failNextReads(4, new IOException("state store unreachable"));
+    store.failNextReads(e.id, 4, new IOException("state store unreachable"));
     e.spawn();
 
     long bound = Kits.MIN.toNanos();
@@ -132,6 +149,37 @@ final class DurableStateBehaviorUnderWrapTest {
   }
 
   @Test
+  void theRestartCountResetsAfterAHealthyPeriod() {
+    Entity e = new Entity().spawn();
+    e.recoveries.expectMessage("recovered:");
+    store.failNextWrites(e.id, 1, new IOException("state store down"));
+    e.ref.tell(new Register.Append("a", e.replies.ref()));
+    e.restartsAndRecovers(expectRestartScheduled(e.events, 1), "");
+
+    time.timePasses(Kits.RESET);
+    assertEquals(1, e.events.expectMessageClass(BackoffEvent.BackoffReset.class).attempts());
+
+    store.failNextWrites(e.id, 1, new IOException("state store down"));
+    e.ref.tell(new Register.Append("b", e.replies.ref()));
+    expectRestartScheduled(e.events, 1); // the first again, not the second
+  }
+
+  @Test
+  void aStoreFailureWaitsForAPermitOfTheRestartBudget() {
+    Entity e = new Entity();
+    e.spawn(policy(e.events).withBudget(RestartBudget.of(freshId("state-store"), 10, Duration.ofSeconds(1))));
+    e.recoveries.expectMessage("recovered:");
+    store.failNextWrites(e.id, 1, new IOException("state store down"));
+    e.ref.tell(new Register.Append("a", e.replies.ref()));
+
+    Kits.passDelay(time, expectRestartScheduled(e.events, 1));
+    e.events.expectMessageClass(BackoffEvent.WaitingForPermit.class);
+    e.events.expectMessageClass(BackoffEvent.PermitGranted.class);
+    e.events.expectMessageClass(BackoffEvent.Restarted.class);
+    e.recoveries.expectMessage("recovered:");
+  }
+
+  @Test
   void aStoreFailureWhoseCauseMatchesStopOnStopsTheEntity() {
     Entity e = new Entity();
     e.spawn(policy(e.events).withStopOn(IllegalStateException.class));
@@ -139,7 +187,7 @@ final class DurableStateBehaviorUnderWrapTest {
     TestProbe<Object> watcher = testKit.createTestProbe();
 
     IllegalStateException corrupt = new IllegalStateException("state table is corrupt");
-    store.failNextWrites(1, corrupt);
+    store.failNextWrites(e.id, 1, corrupt);
     e.ref.tell(new Register.Append("a", e.replies.ref()));
 
     BackoffEvent.GaveUp gaveUp = e.events.expectMessageClass(BackoffEvent.GaveUp.class);
@@ -153,7 +201,7 @@ final class DurableStateBehaviorUnderWrapTest {
     Entity e = new Entity().spawn();
     e.recoveries.expectMessage("recovered:");
     e.append("a", "a");
-    store.failNextWrites(1, new IOException("state store down"));
+    store.failNextWrites(e.id, 1, new IOException("state store down"));
     e.ref.tell(new Register.Append("lost", e.replies.ref()));
     BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
 
@@ -171,11 +219,11 @@ final class DurableStateBehaviorUnderWrapTest {
     Entity e = new Entity();
     Behavior<Register.Command> pekko = Behaviors.supervise(new Register(e.id, e.recoveries.ref()))
         .onFailure(SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MAX, 0.2));
-    e.ref = testKit.spawn(pekko);
+    e.ref = track(testKit.spawn(pekko));
     e.recoveries.expectMessage("recovered:");
     TestProbe<Object> watcher = testKit.createTestProbe();
 
-    store.failNextWrites(1, new IOException("state store down"));
+    store.failNextWrites(e.id, 1, new IOException("state store down"));
     e.ref.tell(new Register.Append("a", e.replies.ref()));
     watcher.expectTerminated(e.ref);
   }

@@ -14,6 +14,7 @@ import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.RestartBudget;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes;
@@ -27,6 +28,7 @@ import org.apache.pekko.persistence.testkit.javadsl.PersistenceTestKit;
 import org.apache.pekko.persistence.testkit.javadsl.SnapshotTestKit;
 import org.apache.pekko.persistence.typed.EventRejectedException;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -56,6 +58,20 @@ final class EventSourcedBehaviorUnderWrapTest {
     testKit.shutdownTestKit();
   }
 
+  /** The actors a test spawned; stopped after it, so that none restarts while the next test moves the clock. */
+  static final List<ActorRef<?>> spawned = new ArrayList<>();
+
+  static <T> ActorRef<T> track(ActorRef<T> ref) {
+    spawned.add(ref);
+    return ref;
+  }
+
+  @AfterEach
+  void stopSpawned() {
+    spawned.forEach(testKit::stop);
+    spawned.clear();
+  }
+
   /** One entity under test with its probes. */
   static final class Entity {
     final String id = freshId("ledger");
@@ -65,7 +81,7 @@ final class EventSourcedBehaviorUnderWrapTest {
     ActorRef<Ledger.Command> ref;
 
     Entity spawn(BackoffPolicy policy) {
-      ref = testKit.spawn(BackoffSupervisor.wrap(new Ledger(id, recoveries.ref()), policy));
+      ref = track(testKit.spawn(BackoffSupervisor.wrap(new Ledger(id, recoveries.ref()), policy)));
       return this;
     }
 
@@ -147,7 +163,7 @@ final class EventSourcedBehaviorUnderWrapTest {
     Entity e = new Entity();
     IOException down = new IOException("snapshot store unreachable");
     snapshots.failNextRead(first.id, down);
-    e.ref = testKit.spawn(BackoffSupervisor.wrap(new Ledger(first.id, e.recoveries.ref()), policy(e.events)));
+    e.ref = track(testKit.spawn(BackoffSupervisor.wrap(new Ledger(first.id, e.recoveries.ref()), policy(e.events))));
 
     BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
     assertCausedBy(scheduled.cause(), down);
@@ -339,7 +355,7 @@ final class EventSourcedBehaviorUnderWrapTest {
     Entity e = new Entity();
     Behavior<Ledger.Command> pekko = Behaviors.supervise(new Ledger(e.id, e.recoveries.ref()))
         .onFailure(SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MAX, 0.2));
-    e.ref = testKit.spawn(pekko);
+    e.ref = track(testKit.spawn(pekko));
     e.recoveries.expectMessage("recovered:");
     TestProbe<Object> watcher = testKit.createTestProbe();
 
@@ -351,8 +367,8 @@ final class EventSourcedBehaviorUnderWrapTest {
   @Test
   void pekkosOnPersistFailureAloneDoesNotRestartTheEntityOnARejectedEvent() {
     Entity e = new Entity();
-    e.ref = testKit.spawn(new Ledger(e.id, e.recoveries.ref(),
-        SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MAX, 0.2)));
+    e.ref = track(testKit.spawn(new Ledger(e.id, e.recoveries.ref(),
+        SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MAX, 0.2))));
     e.recoveries.expectMessage("recovered:");
     TestProbe<Object> watcher = testKit.createTestProbe();
 
@@ -366,7 +382,7 @@ final class EventSourcedBehaviorUnderWrapTest {
     Entity e = new Entity();
     Ledger ledger = new Ledger(e.id, e.recoveries.ref(),
         SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MIN, 0.0));
-    e.ref = testKit.spawn(BackoffSupervisor.wrap(ledger, policy(e.events)));
+    e.ref = track(testKit.spawn(BackoffSupervisor.wrap(ledger, policy(e.events))));
     e.recoveries.expectMessage("recovered:");
     e.append("a", "a");
 
@@ -387,7 +403,7 @@ final class EventSourcedBehaviorUnderWrapTest {
     Ledger ledger = new Ledger(e.id, e.recoveries.ref(),
         SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MIN, 0.0));
     journal.failNextNReads(e.id, 2, new IOException("journal unreachable"));
-    e.ref = testKit.spawn(BackoffSupervisor.wrap(ledger, policy(e.events)));
+    e.ref = track(testKit.spawn(BackoffSupervisor.wrap(ledger, policy(e.events))));
     e.expectFailedReplay();
     e.ref.tell(new Ledger.Append("b", e.replies.ref())); // stashed by Pekko's supervisor ...
     time.timePasses(Kits.MIN); // ... handed to the restarted entity, which stashes it while it recovers
@@ -405,7 +421,7 @@ final class EventSourcedBehaviorUnderWrapTest {
         SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MIN, 0.0).withMaxRestarts(1));
     IOException down = new IOException("journal unreachable");
     journal.failNextNReads(e.id, 2, down);
-    e.ref = testKit.spawn(BackoffSupervisor.wrap(ledger, policy(e.events)));
+    e.ref = track(testKit.spawn(BackoffSupervisor.wrap(ledger, policy(e.events))));
     e.expectFailedReplay();
     time.timePasses(Kits.MIN); // Pekko's restart, whose recovery fails again: Pekko gives up
     BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);

@@ -1,7 +1,6 @@
 package dev.supervision.backoff.persistence;
 
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.dispatch.Futures;
@@ -12,45 +11,51 @@ import org.apache.pekko.persistence.testkit.state.scaladsl.PersistenceTestKitDur
 import scala.concurrent.Future;
 
 /**
- * The persistence test kit's in-memory durable state store, whose next reads or writes can be made
- * to fail (the test kit's own store has no failure injection).
+ * The persistence test kit's in-memory durable state store, whose next reads or writes of a
+ * persistence id can be made to fail (the test kit's own store has no failure injection).
  */
 final class FlakyStateStore extends PersistenceTestKitDurableStateStore<Object> {
 
-  private final AtomicInteger failingReads = new AtomicInteger();
-  private final AtomicInteger failingWrites = new AtomicInteger();
-  private final AtomicReference<Throwable> cause = new AtomicReference<>();
+  /** A failure to inject {@code count} more times. */
+  private record Failing(int count, Throwable cause) {}
+
+  private final ConcurrentHashMap<String, Failing> failingReads = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Failing> failingWrites = new ConcurrentHashMap<>();
 
   FlakyStateStore(ExtendedActorSystem system) {
     super(system);
   }
 
-  /** The next {@code n} reads ({@code getObject}, used by recovery) fail with {@code failure}. */
-  void failNextReads(int n, Throwable failure) {
-    cause.set(failure);
-    failingReads.set(n);
+  /** The next {@code n} reads of {@code persistenceId} (recovery) fail with {@code failure}. */
+  void failNextReads(String persistenceId, int n, Throwable failure) {
+    failingReads.put(persistenceId, new Failing(n, failure));
   }
 
-  /** The next {@code n} writes ({@code upsertObject}, used by persist) fail with {@code failure}. */
-  void failNextWrites(int n, Throwable failure) {
-    cause.set(failure);
-    failingWrites.set(n);
+  /** The next {@code n} writes of {@code persistenceId} (persist) fail with {@code failure}. */
+  void failNextWrites(String persistenceId, int n, Throwable failure) {
+    failingWrites.put(persistenceId, new Failing(n, failure));
+  }
+
+  /** The failure to inject now for {@code persistenceId}, if any, counted. */
+  private static Throwable take(ConcurrentHashMap<String, Failing> failing, String persistenceId) {
+    Throwable[] taken = {null};
+    failing.computeIfPresent(persistenceId, (id, f) -> {
+      taken[0] = f.cause();
+      return f.count() > 1 ? new Failing(f.count() - 1, f.cause()) : null;
+    });
+    return taken[0];
   }
 
   @Override
   public Future<GetObjectResult<Object>> getObject(String persistenceId) {
-    if (failingReads.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-      return Futures.failed(cause.get());
-    }
-    return super.getObject(persistenceId);
+    Throwable failure = take(failingReads, persistenceId);
+    return failure != null ? Futures.failed(failure) : super.getObject(persistenceId);
   }
 
   @Override
   public Future<Done> upsertObject(String persistenceId, long revision, Object value, String tag) {
-    if (failingWrites.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-      return Futures.failed(cause.get());
-    }
-    return super.upsertObject(persistenceId, revision, value, tag);
+    Throwable failure = take(failingWrites, persistenceId);
+    return failure != null ? Futures.failed(failure) : super.upsertObject(persistenceId, revision, value, tag);
   }
 
   /** The plugin: configured as {@code flaky-state-store.class}. */
