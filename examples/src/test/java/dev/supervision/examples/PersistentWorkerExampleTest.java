@@ -33,7 +33,7 @@ final class PersistentWorkerExampleTest {
     String text = Files.readString(doc);
     String source = Files.readString(ClusterDocsTest.SOURCES.resolve("PersistentWorkerExample.java"));
     String fromDoc = ClusterDocsTest.between(text, "<!-- persistent-worker -->")
-        .replace("```java", "").replace("```", "").strip();
-    assertEquals(ClusterDocsTest.between(source, "// #persistent-worker").strip(), fromDoc);
+        .replace("```java", "").replace("```", "").stripIndent().strip();
+    assertEquals(ClusterDocsTest.between(source, "// #persistent-worker").stripIndent().strip(), fromDoc);
   }
 }
