@@ -1,0 +1,230 @@
+package dev.supervision.backoff.persistence;
+
+import static dev.supervision.backoff.persistence.Kits.assertCausedBy;
+import static dev.supervision.backoff.persistence.Kits.expectRestartScheduled;
+import static dev.supervision.backoff.persistence.Kits.freshId;
+import static dev.supervision.backoff.persistence.Kits.policy;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.supervision.backoff.BackoffEvent;
+import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.RestartBudget;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.persistence.state.DurableStateStoreRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A {@code DurableStateBehavior} wrapped with {@code BackoffSupervisor.wrap}: a failed write or a
+ * failed read of its store restarts it with the policy, and the restarted entity recovers its
+ * state from the store.
+ */
+final class DurableStateBehaviorUnderWrapTest {
+
+  static ActorTestKit testKit;
+  static ManualTime time;
+  static FlakyStateStore store;
+
+  @BeforeAll
+  static void start() {
+    testKit = ActorTestKit.create("DurableStateBehaviorUnderWrapTest", Kits.config());
+    time = ManualTime.get(testKit.system());
+    store = DurableStateStoreRegistry.get(testKit.system()).durableStateStoreFor("flaky-state-store");
+  }
+
+  @AfterAll
+  static void shutdown() {
+    testKit.shutdownTestKit();
+  }
+
+  /** The actors a test spawned; stopped after it, so that none restarts while the next test moves the clock. */
+  static final List<ActorRef<?>> spawned = new ArrayList<>();
+
+  static <T> ActorRef<T> track(ActorRef<T> ref) {
+    spawned.add(ref);
+    return ref;
+  }
+
+  @AfterEach
+  void stopSpawned() {
+    spawned.forEach(testKit::stop);
+    spawned.clear();
+  }
+
+  /** One entity under test with its probes. */
+  static final class Entity {
+    final String id = freshId("register");
+    final TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    final TestProbe<String> recoveries = testKit.createTestProbe();
+    final TestProbe<String> replies = testKit.createTestProbe();
+    ActorRef<Register.Command> ref;
+
+    Entity spawn(BackoffPolicy policy) {
+      ref = track(testKit.spawn(BackoffSupervisor.wrap(new Register(id, recoveries.ref()), policy)));
+      return this;
+    }
+
+    Entity spawn() {
+      return spawn(policy(events));
+    }
+
+    void append(String entry, String expectedState) {
+      ref.tell(new Register.Append(entry, replies.ref()));
+      replies.expectMessage(expectedState);
+    }
+
+    void restartsAndRecovers(BackoffEvent.RestartScheduled scheduled, String state) {
+      Kits.passDelay(time, scheduled);
+      assertEquals(scheduled.attempt(), events.expectMessageClass(BackoffEvent.Restarted.class).attempt());
+      recoveries.expectMessage("recovered:" + state);
+    }
+  }
+
+  @Test
+  void aFailedStoreWriteRestartsTheEntityWhichRecoversItsState() {
+    Entity e = new Entity().spawn();
+    e.recoveries.expectMessage("recovered:");
+    e.append("a", "a");
+
+    IOException down = new IOException("state store down");
+    store.failNextWrites(e.id, 1, down);
+    e.ref.tell(new Register.Append("b", e.replies.ref()));
+
+    BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
+    assertCausedBy(scheduled.cause(), down);
+    e.replies.expectNoMessage(Duration.ofMillis(100));
+    e.restartsAndRecovers(scheduled, "a");
+    e.append("c", "a,c");
+  }
+
+  @Test
+  void aFailedStoreReadDuringRecoveryRestartsTheEntity() {
+    Entity first = new Entity().spawn();
+    first.recoveries.expectMessage("recovered:");
+    first.append("a", "a");
+    testKit.stop(first.ref);
+
+    Entity e = new Entity();
+    IOException down = new IOException("state store unreachable");
+    store.failNextReads(first.id, 1, down);
+    e.ref = track(testKit.spawn(BackoffSupervisor.wrap(new Register(first.id, e.recoveries.ref()), policy(e.events))));
+
+    BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
+    assertCausedBy(scheduled.cause(), down);
+    e.recoveries.expectNoMessage(Duration.ofMillis(100));
+    e.restartsAndRecovers(scheduled, "a");
+    e.append("b", "a,b");
+  }
+
+  @Test
+  void repeatedStoreFailuresFollowTheFullJitterScheduleUnderTheCap() {
+    Entity e = new Entity();
+    store.failNextReads(e.id, 4, new IOException("state store unreachable"));
+    e.spawn();
+
+    long bound = Kits.MIN.toNanos();
+    for (int attempt = 1; attempt <= 4; attempt++) {
+      BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, attempt);
+      assertTrue(scheduled.delay().toNanos() <= Math.min(bound, Kits.MAX.toNanos()),
+          "attempt " + attempt + ": " + scheduled.delay() + " above its bound or the cap");
+      bound *= 2;
+      Kits.passDelay(time, scheduled);
+      e.events.expectMessageClass(BackoffEvent.Restarted.class);
+    }
+    e.recoveries.expectMessage("recovered:");
+  }
+
+  @Test
+  void theRestartCountResetsAfterAHealthyPeriod() {
+    Entity e = new Entity().spawn();
+    e.recoveries.expectMessage("recovered:");
+    store.failNextWrites(e.id, 1, new IOException("state store down"));
+    e.ref.tell(new Register.Append("a", e.replies.ref()));
+    e.restartsAndRecovers(expectRestartScheduled(e.events, 1), "");
+
+    time.timePasses(Kits.RESET);
+    assertEquals(1, e.events.expectMessageClass(BackoffEvent.BackoffReset.class).attempts());
+
+    store.failNextWrites(e.id, 1, new IOException("state store down"));
+    e.ref.tell(new Register.Append("b", e.replies.ref()));
+    expectRestartScheduled(e.events, 1); // the first again, not the second
+  }
+
+  @Test
+  void aStoreFailureWaitsForAPermitOfTheRestartBudget() {
+    Entity e = new Entity();
+    e.spawn(policy(e.events).withBudget(RestartBudget.of(freshId("state-store"), 10, Duration.ofSeconds(1))));
+    e.recoveries.expectMessage("recovered:");
+    store.failNextWrites(e.id, 1, new IOException("state store down"));
+    e.ref.tell(new Register.Append("a", e.replies.ref()));
+
+    Kits.passDelay(time, expectRestartScheduled(e.events, 1));
+    e.events.expectMessageClass(BackoffEvent.WaitingForPermit.class);
+    e.events.expectMessageClass(BackoffEvent.PermitGranted.class);
+    e.events.expectMessageClass(BackoffEvent.Restarted.class);
+    e.recoveries.expectMessage("recovered:");
+  }
+
+  @Test
+  void aStoreFailureWhoseCauseMatchesStopOnStopsTheEntity() {
+    Entity e = new Entity();
+    e.spawn(policy(e.events).withStopOn(IllegalStateException.class));
+    e.recoveries.expectMessage("recovered:");
+    TestProbe<Object> watcher = testKit.createTestProbe();
+
+    IllegalStateException corrupt = new IllegalStateException("state table is corrupt");
+    store.failNextWrites(e.id, 1, corrupt);
+    e.ref.tell(new Register.Append("a", e.replies.ref()));
+
+    BackoffEvent.GaveUp gaveUp = e.events.expectMessageClass(BackoffEvent.GaveUp.class);
+    assertEquals(BackoffEvent.Reason.PERMANENT_FAILURE, gaveUp.reason());
+    assertCausedBy(gaveUp.cause(), corrupt);
+    watcher.expectTerminated(e.ref);
+  }
+
+  @Test
+  void commandsSentDuringTheBackoffAreHandledInOrderAfterRecovery() {
+    Entity e = new Entity().spawn();
+    e.recoveries.expectMessage("recovered:");
+    e.append("a", "a");
+    store.failNextWrites(e.id, 1, new IOException("state store down"));
+    e.ref.tell(new Register.Append("lost", e.replies.ref()));
+    BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
+
+    e.ref.tell(new Register.Append("b", e.replies.ref()));
+    e.ref.tell(new Register.Get(e.replies.ref()));
+    e.ref.tell(new Register.Append("c", e.replies.ref()));
+    e.replies.expectNoMessage(Duration.ofMillis(100));
+
+    e.restartsAndRecovers(scheduled, "a");
+    assertEquals(List.of("a,b", "a,b", "a,b,c"), e.replies.receiveSeveralMessages(3));
+  }
+
+  @Test
+  void pekkosOwnSuperviseAroundTheEntityDoesNotRestartItOnAStoreFailure() {
+    Entity e = new Entity();
+    Behavior<Register.Command> pekko = Behaviors.supervise(new Register(e.id, e.recoveries.ref()))
+        .onFailure(SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MAX, 0.2));
+    e.ref = track(testKit.spawn(pekko));
+    e.recoveries.expectMessage("recovered:");
+    TestProbe<Object> watcher = testKit.createTestProbe();
+
+    store.failNextWrites(e.id, 1, new IOException("state store down"));
+    e.ref.tell(new Register.Append("a", e.replies.ref()));
+    watcher.expectTerminated(e.ref);
+  }
+}
