@@ -567,7 +567,8 @@ public final class BackoffPolicy {
    * @return the stash capacity
    */
   public int getStashCapacity() {
-    return getStashCapacitySetting().orElse(PEKKO_DEFAULT_STASH_CAPACITY);
+    Integer stashCapacity = get(PolicySetting.STASH_CAPACITY);
+    return stashCapacity == null ? PEKKO_DEFAULT_STASH_CAPACITY : stashCapacity;
   }
 
   /**
