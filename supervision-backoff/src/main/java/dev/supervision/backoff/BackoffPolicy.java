@@ -29,28 +29,13 @@ import org.slf4j.event.Level;
  * {@code jitter(min(maxBackoff, minBackoff * multiplier^(n-1)))}, clamped to {@code [0,
  * maxBackoff]}, and then raised to a {@link RetryAfter} hint if the failure carries one.
  *
- * <table>
- *   <caption>Settings and their defaults</caption>
- *   <tr><th>setting</th><th>default</th><th>rule</th></tr>
- *   <tr><td>minBackoff, maxBackoff</td><td>(required)</td><td>{@code 0 < min <= max <= 180 days}</td></tr>
- *   <tr><td>multiplier</td><td>2.0</td><td>finite, {@code >= 1.0}</td></tr>
- *   <tr><td>jitter</td><td>{@link Jitter#full()}</td><td>non-null</td></tr>
- *   <tr><td>resetAfter</td><td>{@code (minBackoff + maxBackoff) / 2}, as Pekko</td><td>{@code > 0}</td></tr>
- *   <tr><td>maxRestarts</td><td>unlimited</td><td>{@code >= 0}; 0 stops on the first failure</td></tr>
- *   <tr><td>stashCapacity</td><td>unset: the actor system's {@code
- *       pekko.actor.typed.restart-stash-capacity} (1000 unless changed), as Pekko</td><td>{@code >= 0}</td></tr>
- *   <tr><td>stopOn (classes, predicate)</td><td>none</td><td>non-null</td></tr>
- *   <tr><td>restartOn</td><td>empty: every failure no stop rule matches is restarted</td><td>non-null classes</td></tr>
- *   <tr><td>stopChildren</td><td>true, as Pekko</td><td></td></tr>
- *   <tr><td>randomSeed</td><td>none: each actor draws its own seed when it first fails</td><td></td></tr>
- *   <tr><td>maxRetryAfter</td><td>1 hour</td><td>{@code > 0}</td></tr>
- *   <tr><td>logLevel</td><td>WARN (Pekko: ERROR), see {@link #withLogLevel(Level)}</td><td>non-null</td></tr>
- *   <tr><td>criticalLogLevel, after</td><td>ERROR after {@code Integer.MAX_VALUE} failures (never)</td><td>{@code after >= 1}</td></tr>
- *   <tr><td>loggingEnabled</td><td>true</td><td></td></tr>
- *   <tr><td>listeners</td><td>none</td><td>non-null</td></tr>
- *   <tr><td>budget</td><td>none</td><td>a {@link RestartBudget}</td></tr>
- *   <tr><td>eventStreamPublishing</td><td>false</td><td></td></tr>
- * </table>
+ * <p>Every {@code withX} method states its setting's default. In short: multiplier 2, {@link
+ * Jitter#full() full jitter}, reset after {@code (minBackoff + maxBackoff) / 2} and unlimited
+ * restarts (as Pekko), the stash capacity of the actor system ({@code
+ * pekko.actor.typed.restart-stash-capacity}, as Pekko), children stopped on a restart (as Pekko),
+ * every failure restarted, failures logged at WARN (Pekko: ERROR; see {@link #withLogLevel(Level)}),
+ * {@link RetryAfter} hints up to 1 hour, no listeners, no budget, no event stream publishing. The
+ * library's {@code docs/configuration.md} has the full table, with the configuration keys.
  *
  * <p>A policy can also be read from HOCON with {@link #fromConfig(Config, String)}, so that
  * operators can change it in {@code application.conf} without a rebuild.
@@ -120,19 +105,19 @@ public final class BackoffPolicy {
    *   jitter = full          # full | equal | decorrelated | none
    *   reset-after = 30s      # or auto: (min-backoff + max-backoff) / 2
    *   max-restarts = off     # or a number
-   *   stash-capacity = 1000
+   *   stash-capacity = auto  # or a number; auto: pekko.actor.typed.restart-stash-capacity
+   *   restart-on = ["java.io.IOException"]
    * }
    * }</pre>
    *
    * <p>The keys are those of {@code supervision-backoff.default-policy} in the library's {@code
-   * reference.conf}, which documents each: {@code min-backoff}, {@code max-backoff}, {@code
-   * multiplier}, {@code jitter}, {@code reset-after}, {@code max-restarts}, {@code stash-capacity},
-   * {@code random-seed}, {@code max-retry-after}, {@code log-level}, {@code critical-log-level},
-   * {@code critical-log-level-after}, {@code logging-enabled}, {@code publish-events} and {@code
-   * budget}. A key the block leaves out takes its value from {@code
-   * supervision-backoff.default-policy} in {@code root} (so an application can change the defaults
-   * of all its policies), else from {@code reference.conf}. Listeners, {@link #withStopOn stopOn}
-   * and custom jitters are code, not configuration: add them to the returned policy.
+   * reference.conf}, which documents each (one per setting that configuration can hold; the
+   * library's {@code docs/configuration.md} lists them with their defaults). A key the block leaves
+   * out takes its value from {@code supervision-backoff.default-policy} in {@code root} (so an
+   * application can change the defaults of all its policies), else from {@code reference.conf}.
+   * Listeners, {@link #withStopOn(Predicate) a stop predicate} and custom jitters are code, not
+   * configuration: add them to the returned policy. {@code stop-on} and {@code restart-on} are lists
+   * of class names, loaded with the thread's context class loader.
    *
    * <p>{@code budget} names a {@link RestartBudget} whose limits are defined in {@code root} at
    * {@code supervision-backoff.budgets.<name>} ({@code permits}, {@code period}, optional {@code
@@ -148,9 +133,11 @@ public final class BackoffPolicy {
    *     "my-service.worker-backoff"}
    * @return a new policy
    * @throws NullPointerException if an argument is {@code null}
-   * @throws IllegalArgumentException if there is no block at {@code path}, the block has a key that
-   *     is not a setting, a value is not allowed, or the budget it names is not defined or not
-   *     valid; the message starts with the full path of the
+   * @throws IllegalArgumentException if there is no block at {@code path} (or the path runs through
+   *     a value that is not a block), the block or the application's defaults have a key that is
+   *     not a setting, a value is not allowed, a class name is not found or not a {@code
+   *     Throwable}, or the budget it names is not defined or not valid; the message starts with the
+   *     full path of the
    *     setting, then the value and what is allowed, for example {@code
    *     my-service.worker-backoff.jitter: "fulll" is not one of full, equal, decorrelated, none}
    */
@@ -179,7 +166,7 @@ public final class BackoffPolicy {
   }
 
   /**
-   * Sets the factor by which the exponential bound grows from one attempt to the next.
+   * Sets the factor by which the exponential bound grows from one attempt to the next. Default 2.0.
    *
    * @param multiplier a finite number {@code >= 1.0}; 1.0 gives a constant bound of {@code
    *     minBackoff}
@@ -196,7 +183,7 @@ public final class BackoffPolicy {
   }
 
   /**
-   * Sets how the exponential bound is turned into a delay.
+   * Sets how the exponential bound is turned into a delay. Default {@link Jitter#full()}.
    *
    * @param jitter one of {@link Jitter#full()}, {@link Jitter#equal()}, {@link
    *     Jitter#decorrelated()}, {@link Jitter#none()} or a custom, thread-safe implementation
@@ -210,7 +197,8 @@ public final class BackoffPolicy {
 
   /**
    * Sets how long a restarted actor must run without failing before its restart count returns to
-   * 0, so that the next failure's delay is drawn as for the first failure.
+   * 0, so that the next failure's delay is drawn as for the first failure. Default {@code
+   * (minBackoff + maxBackoff) / 2}, as Pekko.
    *
    * @param resetAfter {@code > 0} and {@code <= 180 days}
    * @return a new policy
@@ -226,7 +214,7 @@ public final class BackoffPolicy {
    * Limits the number of restarts between resets: the failure that comes after {@code maxRestarts}
    * restarts stops the actor (its behavior gets {@code PostStop}, a watching parent sees it
    * terminate). Unlike Pekko's {@code withMaxRestarts}, 0 means what it says: stop on the first
-   * failure.
+   * failure. Default: unlimited.
    *
    * @param maxRestarts {@code >= 0}
    * @return a new policy
@@ -251,7 +239,8 @@ public final class BackoffPolicy {
    * delivered in order to the new incarnation; those that do not fit are published on the event
    * stream as {@code org.apache.pekko.actor.Dropped}. Without this call the capacity is unset and
    * each actor takes {@code pekko.actor.typed.restart-stash-capacity} from its actor system's
-   * configuration (1000 unless the application changed it), as Pekko's own backoff does.
+   * configuration (1000 unless the application changed it), as Pekko's own backoff does: that is
+   * the default.
    *
    * @param stashCapacity {@code >= 0}; 0 drops every message that arrives during a backoff
    * @return a new policy
@@ -264,7 +253,9 @@ public final class BackoffPolicy {
 
   /**
    * Declares failures as permanent: a failure that is an instance of one of these types, or has one
-   * in its cause chain, stops the actor at once, without a restart. Replaces the previous set.
+   * in its cause chain, stops the actor at once, without a restart. Replaces the previous set;
+   * default none. See {@link #isPermanent(Throwable)} for how stop rules and {@link
+   * #withRestartOn(Class[])} combine.
    *
    * @param types the permanent failure types; may be empty to restart on every failure
    * @return a new policy
@@ -280,7 +271,7 @@ public final class BackoffPolicy {
    * Declares failures as permanent by a rule: a failure for which {@code stopOn} returns {@code
    * true}, or whose cause chain holds a throwable for which it does, stops the actor at once,
    * without a restart. Replaces the previous predicate; it works together with {@link
-   * #withStopOn(Class[])} (either one matching is enough). See {@link #isPermanent(Throwable)} for
+   * #withStopOn(Class[])} (either one matching is enough). Default none. See {@link #isPermanent(Throwable)} for
    * how stop rules and {@link #withRestartOn(Class[])} combine. Two policies are equal only if they
    * hold the same predicate instance.
    *
@@ -337,7 +328,8 @@ public final class BackoffPolicy {
   /**
    * Makes the delays reproducible: every actor draws from a generator seeded with this seed mixed
    * with the actor's path, so the same seed and the same actor path give the same schedule, while
-   * different actors still get different delays (which is the point of jitter).
+   * different actors still get different delays (which is the point of jitter). Default: none, each
+   * actor seeds its own generator when it first fails.
    *
    * @param seed any value
    * @return a new policy
@@ -383,7 +375,7 @@ public final class BackoffPolicy {
   /**
    * Logs at {@code criticalLogLevel} instead of {@link #getLogLevel()} once an actor has failed more
    * than {@code afterFailures} times in a row (without a reset), like Pekko's {@code
-   * withCriticalLogLevel}.
+   * withCriticalLogLevel}. Default: ERROR, after {@code Integer.MAX_VALUE} failures (never).
    *
    * @param criticalLogLevel the level for the failures after the first {@code afterFailures}
    * @param afterFailures {@code >= 1}
@@ -410,7 +402,7 @@ public final class BackoffPolicy {
 
   /**
    * Adds a listener that receives the {@link BackoffEvent}s of every actor supervised with the new
-   * policy. Listeners are called in the order they were added.
+   * policy. Listeners are called in the order they were added. Default: none.
    *
    * @param listener a thread-safe listener
    * @return a new policy
@@ -428,7 +420,7 @@ public final class BackoffPolicy {
   /**
    * Makes every actor of this policy ask {@code budget} for a permit before it restarts, once its
    * backoff delay has passed. Actors of one actor system whose policies name the same budget share
-   * it. See {@link RestartBudget}.
+   * it. See {@link RestartBudget}. Default: none.
    *
    * @param budget the budget
    * @return a new policy
@@ -575,7 +567,8 @@ public final class BackoffPolicy {
    * @return the stash capacity
    */
   public int getStashCapacity() {
-    return getStashCapacitySetting().orElse(PEKKO_DEFAULT_STASH_CAPACITY);
+    Integer stashCapacity = get(PolicySetting.STASH_CAPACITY);
+    return stashCapacity == null ? PEKKO_DEFAULT_STASH_CAPACITY : stashCapacity;
   }
 
   /**

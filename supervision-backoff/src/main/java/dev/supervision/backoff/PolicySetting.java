@@ -153,7 +153,7 @@ final class PolicySetting<T> {
   static final PolicySetting<RestartBudget> BUDGET =
       configurable("budget", null, "withBudget(RestartBudget), withoutBudget()",
           "The name of a restart budget shared by a group of actors, defined at"
-              + " supervision-backoff.budgets.<name>; null for none.",
+              + " `supervision-backoff.budgets.<name>`; null for none.",
           "budget", "null or the name of a budget", PolicyConfig::budget,
           (p, v) -> v == null ? p.withoutBudget() : p.withBudget(v));
 

@@ -323,6 +323,14 @@ public final class PolicyConfig {
     return new IllegalArgumentException(where(key, source) + ": " + value + " " + problem);
   }
 
+  /**
+   * The error for a value of {@code key} that a setter rejected: the key's full path, the value,
+   * then the setter's message; {@code rule} becomes its cause.
+   *
+   * @param key the key whose value was rejected
+   * @param rule the setter's exception
+   * @return the exception to throw
+   */
   public IllegalArgumentException invalid(String key, IllegalArgumentException rule) {
     IllegalArgumentException e = bad(key, "is not allowed: " + rule.getMessage());
     e.initCause(rule);
@@ -333,16 +341,39 @@ public final class PolicyConfig {
     return value.render(ConfigRenderOptions.concise());
   }
 
+  /**
+   * Whether the value of {@code key} is the word {@code word} (case-insensitive).
+   *
+   * @param key the key
+   * @param word the word, for example {@code auto} or {@code off}
+   * @return whether it is
+   * @throws IllegalArgumentException if the value is null or missing
+   */
   public boolean isWord(String key, String word) {
     ConfigValue value = raw(key);
     return value.valueType() == ConfigValueType.STRING
         && word.equalsIgnoreCase(((String) value.unwrapped()).trim());
   }
 
+  /**
+   * The value of {@code key} as a duration.
+   *
+   * @param key the key
+   * @return the duration
+   * @throws IllegalArgumentException if the value is not a duration
+   */
   public Duration duration(String key) {
     return duration(key, "a duration (for example 100ms, 2s, 1m)");
   }
 
+  /**
+   * The value of {@code key} as a duration; {@code allowed} says what is allowed in the message.
+   *
+   * @param key the key
+   * @param allowed what the key allows, for example {@code a duration (for example 30s) or auto}
+   * @return the duration
+   * @throws IllegalArgumentException if the value is not a duration
+   */
   public Duration duration(String key, String allowed) {
     raw(key);
     try {
@@ -352,6 +383,13 @@ public final class PolicyConfig {
     }
   }
 
+  /**
+   * The value of {@code key} as a number.
+   *
+   * @param key the key
+   * @return the number
+   * @throws IllegalArgumentException if the value is not a number
+   */
   public double number(String key) {
     raw(key);
     try {
@@ -361,6 +399,14 @@ public final class PolicyConfig {
     }
   }
 
+  /**
+   * The value of {@code key} as a whole number that fits an {@code int} (never {@code 1.5}).
+   *
+   * @param key the key
+   * @param allowed what the key allows, for the message
+   * @return the number
+   * @throws IllegalArgumentException if the value is not such a number
+   */
   public int integer(String key, String allowed) {
     ConfigValue value = raw(key);
     if (!isIntegral(value)) {
@@ -373,6 +419,14 @@ public final class PolicyConfig {
     }
   }
 
+  /**
+   * The value of {@code key} as a whole number that fits a {@code long}.
+   *
+   * @param key the key
+   * @param allowed what the key allows, for the message
+   * @return the number
+   * @throws IllegalArgumentException if the value is not such a number
+   */
   public long longInteger(String key, String allowed) {
     ConfigValue value = raw(key);
     if (!isIntegral(value)) {
@@ -394,6 +448,13 @@ public final class PolicyConfig {
     return raw instanceof String && ((String) raw).trim().matches("[-+]?\\d+");
   }
 
+  /**
+   * The value of {@code key} as a boolean ({@value #BOOLEAN}).
+   *
+   * @param key the key
+   * @return the boolean
+   * @throws IllegalArgumentException if the value is not a boolean
+   */
   public boolean bool(String key) {
     raw(key);
     try {
@@ -403,6 +464,15 @@ public final class PolicyConfig {
     }
   }
 
+  /**
+   * The value of {@code key} as a list of {@code Throwable} class names, loaded (not initialized)
+   * with the thread's context class loader, else this library's.
+   *
+   * @param key the key
+   * @return the classes, in the order written
+   * @throws IllegalArgumentException if the value is not a list of names, or a name is not found or
+   *     not a {@code Throwable}; the message names the key and the class
+   */
   @SuppressWarnings("unchecked")
   public Class<? extends Throwable>[] throwables(String key) {
     ConfigValue value = raw(key);
@@ -443,6 +513,14 @@ public final class PolicyConfig {
     return context != null ? context : PolicyConfig.class.getClassLoader();
   }
 
+  /**
+   * The value of {@code key} as one of {@code allowed} (case-insensitive).
+   *
+   * @param key the key
+   * @param allowed the allowed words, in lower case
+   * @return the word, in lower case
+   * @throws IllegalArgumentException if the value is not one of them
+   */
   public String oneOf(String key, List<String> allowed) {
     ConfigValue value = raw(key);
     if (value.valueType() == ConfigValueType.STRING) {
