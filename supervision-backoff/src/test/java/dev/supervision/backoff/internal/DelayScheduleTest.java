@@ -105,11 +105,13 @@ final class DelayScheduleTest {
   }
 
   @Test
-  void customJitterResultsAreClampedToZeroAndTheCap() {
+  void customJitterResultsAreClampedToTheCapAndANegativeOneGetsFullJitter() {
     DelaySchedule tooLong = new DelaySchedule(MIN, MAX, 2.0, (step, draw) -> Duration.ofDays(1000 * 365));
     assertEquals(MAX_NANOS, tooLong.nextDelayNanos(fixed(0.1)));
     DelaySchedule negative = new DelaySchedule(MIN, MAX, 2.0, (step, draw) -> Duration.ofSeconds(-5));
-    assertEquals(0, negative.nextDelayNanos(fixed(0.1)));
+    // a broken jitter: full jitter on the bound (MIN for attempt 1) with the same draw
+    assertEquals(MIN.toNanos() / 10, negative.nextDelayNanos(fixed(0.1)));
+    assertEquals("returned a negative delay PT-5S", negative.takeBrokenJitter().problem());
   }
 
   @Test
@@ -125,9 +127,11 @@ final class DelayScheduleTest {
   }
 
   @Test
-  void customJitterReturningNullIsAnError() {
+  void customJitterReturningNullGetsFullJitterAndIsReported() {
     DelaySchedule schedule = new DelaySchedule(MIN, MAX, 2.0, (step, draw) -> null);
-    IllegalStateException e = assertThrows(IllegalStateException.class, () -> schedule.nextDelayNanos(fixed(0.1)));
-    assertTrue(e.getMessage().contains("returned null for attempt 1"), e.getMessage());
+    assertEquals(MIN.toNanos() / 10, schedule.nextDelayNanos(fixed(0.1)));
+    DelaySchedule.BrokenJitter broken = schedule.takeBrokenJitter();
+    assertEquals(1, broken.attempt());
+    assertEquals("returned null", broken.problem());
   }
 }
