@@ -45,7 +45,7 @@ final class BackoffPolicyFromConfigErrorsTest {
                 + " min-backoff, max-backoff,"),
         Arguments.of("supervision-backoff.default-budget { burts = 2 }\n" + BUDGET_DB + USES_DB,
             "supervision-backoff.default-budget.burts: unknown setting;"
-                + " a block of restart budget defaults has only permits, period, burst, cluster-wide"),
+                + " a block of restart budget defaults has only mode, permits, period, burst, cluster-wide"),
         // an unknown key with a dot is one quoted key, not a nested path
         Arguments.of(PATH + " { \"max-backoff.x\" = 1s }",
             "my-service.worker-backoff.\"max-backoff.x\": unknown setting; a backoff policy block has only"

@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 
 /**
  * INTERNAL API: reads the values of one HOCON block (a backoff policy block, or a restart budget
@@ -50,18 +51,22 @@ public final class PolicyConfig {
   public static final String BUDGET_DEFAULTS_PATH = "supervision-backoff.default-budget";
 
   /** Every key of a budget block. */
-  public static final List<String> BUDGET_KEYS = List.of("permits", "period", "burst", "cluster-wide");
+  public static final List<String> BUDGET_KEYS =
+      List.of("mode", "permits", "period", "burst", "cluster-wide", "probation", "hold-after");
 
   /** What a boolean key allows. */
   public static final String BOOLEAN = "one of on, off, true, false, yes, no";
 
-  /** What each key of a budget block allows, for the message about a null or missing value. */
+  /** What each key of a budget block allows, for the messages about a bad, null or missing value. */
   private static final Map<String, String> BUDGET_ALLOWED =
       Map.of(
+          "mode", "one of fixed, adaptive",
           "permits", "a whole number >= 1",
           "period", "a duration >= 10ms",
           "burst", "auto or a whole number >= 1",
-          "cluster-wide", BOOLEAN);
+          "cluster-wide", BOOLEAN,
+          "probation", "a duration between 1ms and 1m",
+          "hold-after", "a whole number >= 1");
 
   private static final String POLICY_BLOCK = "a backoff policy block { ... }";
   private static final String BUDGET_BLOCK = "a restart budget block { permits = ..., period = ... }";
@@ -264,6 +269,9 @@ public final class PolicyConfig {
 
   private RestartBudget parseBudget(String name) {
     rejectUnknownKeys("a restart budget block");
+    if (oneOf("mode", List.of("fixed", "adaptive")).equals("adaptive")) {
+      return parseAdaptiveBudget(name);
+    }
     int permits = integer("permits", "a whole number >= 1");
     Duration period = duration("period");
     RestartBudget budget;
@@ -278,6 +286,32 @@ public final class PolicyConfig {
         budget = budget.withBurst(burst);
       } catch (IllegalArgumentException e) {
         throw invalid("burst", e);
+      }
+    }
+    return bool("cluster-wide") ? budget.clusterWide() : budget;
+  }
+
+  /** An adaptive budget: permits and period, if given, are its ceiling. */
+  private RestartBudget parseAdaptiveBudget(String name) {
+    RestartBudget budget = RestartBudget.adaptive(name);
+    Duration probation = duration("probation", BUDGET_ALLOWED.get("probation"));
+    budget = apply(budget, "probation", b -> b.withProbation(probation));
+    int holdAfter = integer("hold-after", BUDGET_ALLOWED.get("hold-after"));
+    budget = apply(budget, "hold-after", b -> b.withHoldAfter(holdAfter));
+    boolean hasPermits = block.hasPath("permits");
+    if (hasPermits != block.hasPath("period")) {
+      throw bad(hasPermits ? "permits" : "period",
+          "needs " + (hasPermits ? "period" : "permits") + " beside it: together they set an adaptive budget's ceiling");
+    }
+    if (hasPermits) {
+      int permits = integer("permits", BUDGET_ALLOWED.get("permits"));
+      Duration period = duration("period");
+      // permits alone first (with a period known to be valid), so that each error names its key
+      apply(budget, "permits", b -> b.withMaxRate(permits, Duration.ofSeconds(1)));
+      budget = apply(budget, "period", b -> b.withMaxRate(permits, period));
+      if (!isWord("burst", "auto")) {
+        int burst = integer("burst", "auto or a whole number >= 1");
+        budget = apply(budget, "burst", b -> b.withBurst(burst));
       }
     }
     return bool("cluster-wide") ? budget.clusterWide() : budget;
@@ -336,6 +370,15 @@ public final class PolicyConfig {
     e.initCause(rule);
     return e;
   }
+  /** Applies one setting to a value; a rule it breaks is reported under {@code key}. */
+  private <T> T apply(T value, String key, UnaryOperator<T> change) {
+    try {
+      return change.apply(value);
+    } catch (IllegalArgumentException e) {
+      throw invalid(key, e);
+    }
+  }
+
 
   private static String render(ConfigValue value) {
     return value.render(ConfigRenderOptions.concise());
