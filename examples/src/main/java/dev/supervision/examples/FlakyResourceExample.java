@@ -22,7 +22,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * The main example: workers that talk to a flaky database, supervised with full-jitter backoff.
  * The database goes down for a while, every worker fails, and they come back spread out.
  *
- * <p>Run it with {@code mvn -B -q -pl examples -am install -DskipTests && mvn -B -q -pl examples exec:java}.
+ * <p>Run it with {@code mvn -B -q -pl examples -am compile exec:java}: it prints one log line per
+ * restart and a summary.
  */
 public final class FlakyResourceExample {
 
