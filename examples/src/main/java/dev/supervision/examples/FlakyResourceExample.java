@@ -126,6 +126,9 @@ public final class FlakyResourceExample {
    * @throws Exception if the run fails
    */
   public static void main(String[] args) throws Exception {
+    // Start logging before the actor system's threads log: otherwise SLF4J may report that it
+    // replayed a line logged while it was starting.
+    org.slf4j.LoggerFactory.getILoggerFactory();
     Result result = run(5, Duration.ofSeconds(1), System.out);
     if (!result.allAnswered()) {
       System.exit(1);
