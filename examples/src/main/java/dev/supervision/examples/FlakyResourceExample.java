@@ -22,7 +22,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * The main example: workers that talk to a flaky database, supervised with full-jitter backoff.
  * The database goes down for a while, every worker fails, and they come back spread out.
  *
- * <p>Run it with {@code mvn -B -q -pl examples -am install -DskipTests && mvn -B -q -pl examples exec:java}.
+ * <p>Run it with {@code mvn -B -q -pl examples -am compile exec:java}: it prints one log line per
+ * restart and a summary.
  */
 public final class FlakyResourceExample {
 
@@ -125,6 +126,9 @@ public final class FlakyResourceExample {
    * @throws Exception if the run fails
    */
   public static void main(String[] args) throws Exception {
+    // Start logging before the actor system's threads log: otherwise SLF4J may report that it
+    // replayed a line logged while it was starting.
+    org.slf4j.LoggerFactory.getILoggerFactory();
     Result result = run(5, Duration.ofSeconds(1), System.out);
     if (!result.allAnswered()) {
       System.exit(1);

@@ -96,6 +96,11 @@ public interface Jitter {
     /**
      * Validates the step.
      *
+     * @param attempt the restart attempt, at least 1
+     * @param minBackoff the policy's minimum backoff
+     * @param maxBackoff the policy's maximum backoff
+     * @param bound the exponential bound for this attempt
+     * @param previous the delay drawn for the previous attempt
      * @throws NullPointerException if a duration is {@code null}
      * @throws IllegalArgumentException if {@code attempt < 1}
      */
