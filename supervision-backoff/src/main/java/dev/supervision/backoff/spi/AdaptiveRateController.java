@@ -152,6 +152,17 @@ public final class AdaptiveRateController {
     /**
      * Validates every parameter.
      *
+     * @param slice see the record's description
+     * @param probation see the record's description
+     * @param initialRate see the record's description
+     * @param minRate see the record's description
+     * @param maxRate see the record's description
+     * @param decrease see the record's description
+     * @param tolerance see the record's description
+     * @param growth see the record's description
+     * @param firstProbe see the record's description
+     * @param maxProbeInterval see the record's description
+     * @param holdAfter see the record's description
      * @throws NullPointerException if a duration is null
      * @throws IllegalArgumentException if a value is out of range (the message names it)
      */
