@@ -337,7 +337,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   @SuppressWarnings("unchecked")
   private Behavior<T> adopt(Behavior<T> result) {
     Behavior<T> next = result;
-    while (next instanceof Wrap && ((Wrap<T>) next).policy.equals(policy)) {
+    while (next instanceof Wrap && samePolicy(((Wrap<T>) next).policy)) {
       next = ((Wrap<T>) next).initial;
       initial = next;
     }
@@ -363,13 +363,18 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     return true;
   }
 
+  /** Whether {@code other} supervises "the same way": an equal policy (the identity test first, the common case). */
+  private boolean samePolicy(BackoffPolicy other) {
+    return other == policy || other.equals(policy);
+  }
+
   /** The outermost supervisor with an equal policy in {@code b}'s stack of layers, or null. */
   private BackoffBehavior<?> equalLayerIn(Behavior<?> b) {
     Behavior<?> layer = b;
     while (layer != null) {
       if (layer instanceof BackoffBehavior) {
         BackoffBehavior<?> supervisor = (BackoffBehavior<?>) layer;
-        if (supervisor.policy == policy || supervisor.policy.equals(policy)) {
+        if (samePolicy(supervisor.policy)) {
           return supervisor;
         }
         layer = supervisor.current;

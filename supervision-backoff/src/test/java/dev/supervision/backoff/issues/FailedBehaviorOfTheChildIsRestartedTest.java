@@ -220,4 +220,34 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
     time.timePasses(Duration.ofMillis(100));
     probe.expectMessage("started-2");
   }
+
+  @Test
+  void aFailedBehaviorReturnedForTheOuterSupervisorsPreRestartIsNotRestartedByTheInnerOne() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    Soft cause = new Soft("cleanup");
+    AtomicInteger starts = new AtomicInteger();
+    Behavior<String> child = Behaviors.setup(ctx -> {
+      probe.ref().tell("started-" + starts.incrementAndGet());
+      return Behaviors.receive(String.class)
+          .onMessageEquals("permanent", () -> {
+            throw new IllegalStateException("permanent");
+          })
+          .onSignal(PreRestart.class, s -> {
+            probe.ref().tell("preRestart");
+            return BehaviorImpl.failed(cause); // ignored: the outer supervisor is restarting
+          })
+          .build();
+    });
+    // the inner wrap gives up on the permanent failure; Pekko's outer restart sends PreRestart
+    Behavior<String> inner = BackoffSupervisor.wrap(child, policy(events).withStopOn(IllegalStateException.class));
+    ActorRef<String> actor = testKit.spawn(
+        Behaviors.supervise(inner).onFailure(SupervisorStrategy.restart().withLoggingEnabled(false)));
+    probe.expectMessage("started-1");
+    actor.tell("permanent");
+    assertInstanceOf(BackoffEvent.GaveUp.class, events.receiveMessage());
+    probe.expectMessage("preRestart");
+    probe.expectMessage("started-2"); // restarted by the outer supervisor at once
+    events.expectNoMessage(java.time.Duration.ofMillis(200)); // no backoff of the inner one
+  }
 }

@@ -313,4 +313,41 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
     probe.expectMessage("started:1"); // the restart starts the re-wrapped behavior
     assertEquals(new Depth(1, 1), report(actor));
   }
+
+  @Test
+  void aReWrapInsideSetupThatFailsWhileStartingBeginsItsOwnBackoffAsDocumented() {
+    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<String> probe = testKit.createTestProbe();
+    BackoffPolicy policy = policy(events);
+    java.util.concurrent.atomic.AtomicBoolean failOnce = new java.util.concurrent.atomic.AtomicBoolean(true);
+    BiFunction<Integer, ActorRef<String>, Behavior<Msg>> factory = new BiFunction<>() {
+      @Override
+      public Behavior<Msg> apply(Integer n, ActorRef<String> p) {
+        BiFunction<Integer, ActorRef<String>, Behavior<Msg>> self = this;
+        return Behaviors.setup(outer -> BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
+          if (n == 1 && failOnce.getAndSet(false)) {
+            throw new Boom();
+          }
+          p.tell("started:" + n);
+          return receive(n, p, self);
+        }), policy));
+      }
+    };
+    ActorRef<Msg> actor = testKit.spawn(factory.apply(0, probe.ref()));
+    probe.expectMessage("started:0");
+    actor.tell(Fail.INSTANCE);
+    expectScheduled(events, 1, 100);
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started:0");
+    assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage());
+    actor.tell(Inc.INSTANCE); // the new supervisor's own start fails: it counts from 1
+    expectScheduled(events, 1, 100);
+    time.timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started:1");
+    assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage());
+    assertEquals(new Depth(1, 1), report(actor));
+    time.timePasses(Duration.ofSeconds(5)); // one reset: the new supervisor's, after its own attempt 1
+    assertEquals(1, assertInstanceOf(BackoffEvent.BackoffReset.class, events.receiveMessage()).attempts());
+    events.expectNoMessage(Duration.ofMillis(200));
+  }
 }
