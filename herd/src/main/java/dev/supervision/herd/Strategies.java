@@ -4,11 +4,15 @@ import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
+import java.awt.Color;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.function.BiFunction;
+import java.util.function.IntConsumer;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,19 +24,51 @@ import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
- * The rows of the herd table, in the order they run. To add a row, add one entry to {@link
- * #standard(HerdScenario)}.
+ * The rows of the herd table, in the order they run: {@link #REGISTRY} is the one place that lists
+ * them. To add a row, add one {@link Row} there; the command line, the table, the JSON and the chart
+ * take it from there.
  */
 public final class Strategies {
 
   /** The dispatcher that Pekko's immediate restart runs on, so that its spinning is bounded. */
   public static final String SPIN_DISPATCHER = "herd.spin-dispatcher";
 
-  /** The id of the row that adds a restart budget to full jitter. */
+  /** The id of the row that adds a fixed restart budget to full jitter. */
   public static final String BUDGET_ID = "full+budget";
 
   /** The restart budget of that row: restarts per second for the whole herd. */
   public static final int BUDGET_PER_SECOND = 500;
+
+  /**
+   * One row of the registry.
+   *
+   * @param id the id on the command line and in {@code results.json}
+   * @param summary what the row is, in a few words, for {@code --help}
+   * @param color the row's colour in the chart
+   * @param byDefault whether the row runs when {@code --strategies} is not given
+   * @param create makes the row's strategy for a scenario, given its id
+   */
+  public record Row(String id, String summary, Color color, boolean byDefault,
+      BiFunction<String, HerdScenario, HerdStrategy> create) {}
+
+  /** Every row, in table order. */
+  public static final List<Row> REGISTRY = List.of(
+      new Row("pekko-restart", "Pekko restart(), no delay", Color.GRAY, true,
+          (id, s) -> new PekkoImmediateRestart(id)),
+      new Row("pekko-backoff-0.0", "Pekko restartWithBackoff, randomFactor 0", new Color(0x8B, 0x00, 0x00), false,
+          (id, s) -> new PekkoBackoff(id, s, 0.0)),
+      new Row("pekko-backoff-0.2", "Pekko restartWithBackoff, randomFactor 0.2", new Color(0xE0, 0x7B, 0x00), true,
+          (id, s) -> new PekkoBackoff(id, s, 0.2)),
+      new Row("none", "ours, no jitter", new Color(0xD6, 0x27, 0x28), true,
+          (id, s) -> new Ours(id, s, Jitter.none())),
+      new Row("equal", "ours, equal jitter", new Color(0x94, 0x67, 0xBD), false,
+          (id, s) -> new Ours(id, s, Jitter.equal())),
+      new Row("decorrelated", "ours, decorrelated jitter", new Color(0x2C, 0xA0, 0x2C), false,
+          (id, s) -> new Ours(id, s, Jitter.decorrelated())),
+      new Row("full", "ours, full jitter", new Color(0x1F, 0x4E, 0xC8), true,
+          (id, s) -> new Ours(id, s, Jitter.full())),
+      new Row(BUDGET_ID, "ours, full jitter + RestartBudget 500/s", new Color(0x00, 0x99, 0x99), true,
+          (id, s) -> new OursWithBudget(id, s)));
 
   private Strategies() {}
 
@@ -47,24 +83,57 @@ public final class Strategies {
   }
 
   /**
-   * Every standard strategy, configured with the scenario's backoff bounds.
+   * The ids of the rows that run by default.
+   *
+   * @param exact whether for exact mode (rows without an exact model are left out)
+   * @return the ids, in table order
+   */
+  public static List<String> defaultIds(boolean exact) {
+    List<String> ids = new ArrayList<>();
+    for (Row row : REGISTRY) {
+      if (row.byDefault() && !(exact && row.id().equals("pekko-restart"))) {
+        ids.add(row.id());
+      }
+    }
+    return ids;
+  }
+
+  /**
+   * The ids of every row.
+   *
+   * @param exact whether for exact mode (rows without an exact model are left out)
+   * @return the ids, in table order
+   */
+  public static List<String> allIds(boolean exact) {
+    List<String> ids = new ArrayList<>();
+    for (Row row : REGISTRY) {
+      if (!(exact && row.id().equals("pekko-restart"))) {
+        ids.add(row.id());
+      }
+    }
+    return ids;
+  }
+
+  /**
+   * A row's colour.
+   *
+   * @param id a strategy id
+   * @return its colour, or {@code null} for a row outside the registry
+   */
+  public static Color color(String id) {
+    return REGISTRY.stream().filter(r -> r.id().equals(id)).map(Row::color).findFirst().orElse(null);
+  }
+
+  /**
+   * Every registered strategy, configured for the scenario.
    *
    * @param scenario the scenario
    * @return the strategies by id, in table order
    */
   public static Map<String, HerdStrategy> standard(HerdScenario scenario) {
-    List<HerdStrategy> all = new ArrayList<>();
-    all.add(new PekkoImmediateRestart());
-    all.add(new PekkoBackoff(scenario, 0.0));
-    all.add(new PekkoBackoff(scenario, 0.2));
-    all.add(new Ours(scenario, "none", Jitter.none()));
-    all.add(new Ours(scenario, "equal", Jitter.equal()));
-    all.add(new Ours(scenario, "decorrelated", Jitter.decorrelated()));
-    all.add(new Ours(scenario, "full", Jitter.full()));
-    all.add(new OursWithBudget(scenario));
     Map<String, HerdStrategy> byId = new LinkedHashMap<>();
-    for (HerdStrategy s : all) {
-      byId.put(s.id(), s);
+    for (Row row : REGISTRY) {
+      byId.put(row.id(), row.create().apply(row.id(), scenario));
     }
     return byId;
   }
@@ -92,10 +161,15 @@ public final class Strategies {
 
   /** Pekko's {@code SupervisorStrategy.restart()}: no delay at all. */
   static final class PekkoImmediateRestart implements HerdStrategy {
+    private final String id;
+
+    PekkoImmediateRestart(String id) {
+      this.id = id;
+    }
 
     @Override
     public String id() {
-      return "pekko-restart";
+      return id;
     }
 
     @Override
@@ -126,17 +200,19 @@ public final class Strategies {
 
   /** Pekko's {@code SupervisorStrategy.restartWithBackoff(min, max, randomFactor)}. */
   static final class PekkoBackoff implements HerdStrategy {
+    private final String id;
     private final double randomFactor;
     private final String description;
 
-    PekkoBackoff(HerdScenario s, double randomFactor) {
+    PekkoBackoff(String id, HerdScenario s, double randomFactor) {
+      this.id = id;
       this.randomFactor = randomFactor;
       this.description = "Pekko restartWithBackoff(" + bounds(s) + ", " + randomFactor + ")";
     }
 
     @Override
     public String id() {
-      return "pekko-backoff-" + randomFactor;
+      return id;
     }
 
     @Override
@@ -181,7 +257,7 @@ public final class Strategies {
     private final Jitter jitter;
     private final String description;
 
-    Ours(HerdScenario s, String id, Jitter jitter) {
+    Ours(String id, HerdScenario s, Jitter jitter) {
       this.id = id;
       this.jitter = jitter;
       this.description = "ours, Jitter." + id + "(), " + bounds(s);
@@ -229,17 +305,25 @@ public final class Strategies {
    * #BUDGET_PER_SECOND} restarts per second, default burst.
    */
   static final class OursWithBudget implements HerdStrategy {
+    private final String id;
     private final Ours full;
     private final String description;
 
-    OursWithBudget(HerdScenario s) {
-      this.full = new Ours(s, "full", Jitter.full());
+    OursWithBudget(String id, HerdScenario s) {
+      this.id = id;
+      this.full = new Ours("full", s, Jitter.full());
       this.description = "ours, Jitter.full(), " + bounds(s) + ", budget " + BUDGET_PER_SECOND + "/s";
     }
 
     @Override
     public String id() {
-      return BUDGET_ID;
+      return id;
+    }
+
+    /** The time the budget needs to admit every cell once, at its fixed rate. */
+    @Override
+    public Duration extraTime(HerdScenario s) {
+      return Duration.ofMillis(1000L * s.cells() / BUDGET_PER_SECOND);
     }
 
     @Override
@@ -272,49 +356,82 @@ public final class Strategies {
     public Optional<ExactRun> exact(HerdScenario s) {
       ExactRun delays = full.exact(s).orElseThrow();
       RestartBudget b = budget();
-      long period = b.getPeriod().toNanos();
-      long slices = Math.max(1, Math.min(b.getPermits(), period / 100_000_000L));
-      long slice = period / slices;
-      double perSlice = b.getPermits() / (double) slices;
-      double burst = b.getBurst();
       return Optional.of(new ExactRun() {
-        double tokens = burst;
-        boolean refilling;
-        long nextTick;
-        long lastAdmitted;
-
         @Override
         public long restartDelayNanos(int index, int attempt, long failedAtNanos) {
           return delays.restartDelayNanos(index, attempt, failedAtNanos);
         }
 
         @Override
-        public long admitNanos(int index, long dueNanos) {
-          long at = Math.max(dueNanos, lastAdmitted); // first come, first served
-          refillUntil(at);
-          while (tokens < 1.0) {
-            at = nextTick;
-            refillUntil(at);
-          }
-          tokens -= 1.0;
-          if (!refilling) {
-            refilling = true;
-            nextTick = at + slice;
-          }
-          lastAdmitted = at;
-          return at;
-        }
-
-        private void refillUntil(long t) {
-          while (refilling && nextTick <= t) {
-            tokens = Math.min(burst, tokens + perSlice);
-            nextTick += slice;
-            if (tokens >= burst) {
-              refilling = false;
-            }
-          }
+        public ExactGate gate() {
+          return new BudgetGate(b);
         }
       });
+    }
+  }
+
+  /**
+   * The exact model of the library's budget gate: a token bucket that starts full with {@code
+   * burst} tokens, whose refill timer starts when it drops below full and adds {@code permits /
+   * slices} tokens every {@code period / slices} ({@code slices = min(permits, period / 100 ms)}),
+   * stopping when full again; waiting cells are served in arrival order.
+   */
+  static final class BudgetGate implements HerdStrategy.ExactGate {
+    private final long slice;
+    private final double perSlice;
+    private final double burst;
+    private final ArrayDeque<Integer> waiting = new ArrayDeque<>();
+    private double tokens;
+    private boolean refilling;
+    private long nextTick;
+
+    BudgetGate(RestartBudget b) {
+      long period = b.getPeriod().toNanos();
+      long slices = Math.max(1, Math.min(b.getPermits(), period / 100_000_000L));
+      this.slice = period / slices;
+      this.perSlice = b.getPermits() / (double) slices;
+      this.burst = b.getBurst();
+      this.tokens = burst;
+    }
+
+    @Override
+    public boolean offer(int cell, long now) {
+      wake(now, c -> {});
+      if (waiting.isEmpty() && tokens >= 1.0) {
+        take(now);
+        return true;
+      }
+      waiting.add(cell);
+      return false;
+    }
+
+    private void take(long now) {
+      tokens -= 1.0;
+      if (!refilling) {
+        refilling = true;
+        nextTick = now + slice;
+      }
+    }
+
+    @Override
+    public long nextWakeNanos() {
+      return refilling && !waiting.isEmpty() ? nextTick : Long.MAX_VALUE;
+    }
+
+    @Override
+    public void wake(long now, IntConsumer release) {
+      while (refilling && nextTick <= now) {
+        long tick = nextTick;
+        tokens = Math.min(burst, tokens + perSlice);
+        nextTick += slice;
+        if (tokens >= burst) {
+          refilling = false;
+        }
+        while (tokens >= 1.0 && !waiting.isEmpty()) {
+          release.accept(waiting.poll());
+          take(tick);
+        }
+      }
     }
   }
 
