@@ -1,0 +1,610 @@
+package dev.supervision.backoff.spi;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Learns how many restarts per second a shared resource can take, from the outcomes of the restarts
+ * it lets through: the controller of an adaptive {@link dev.supervision.backoff.RestartBudget}. A
+ * pure class: no actor, no clock, no randomness; time is the {@code nowNanos} the caller passes in
+ * (any origin, never decreasing), so the gate actor drives it on Pekko's scheduler and a simulation
+ * drives it with virtual time, through the same code.
+ *
+ * <h2>How to drive it</h2>
+ *
+ * <pre>{@code
+ * AdaptiveRateController c = new AdaptiveRateController(AdaptiveRateController.Parameters.defaults());
+ * // at the start of every slice (Parameters.slice, 100 ms by default):
+ * c.onSlice(now, waiting.size());
+ * // whenever an actor waits (at a slice start, or when it arrives):
+ * while (!waiting.isEmpty() && c.tryAcquire(now)) { grantedAt.put(a = waiting.poll(), now); restart(a); }
+ * // whenever a member of the group fails (including at its first failure):
+ * c.onFailure(now, grantedAt.getOrDefault(actor, AdaptiveRateController.NOT_GRANTED));
+ * }</pre>
+ *
+ * <p>A granted restart that fails within the probation ({@link Parameters#probation()}, counted in
+ * whole slices, rounded up) is a <em>failure</em>; one with no failure reported within it is a
+ * <em>success</em>: successes are inferred, not reported. Report every failure of a member, granted
+ * or not: failures of members that were not just granted tell the controller that the group is in
+ * trouble. Failures that are not about the resource (permanent ones) should not be reported.
+ *
+ * <h2>States</h2>
+ *
+ * <ul>
+ *   <li>{@link State#STEADY}: nothing wrong; restarts pass at once (up to the ceiling, {@link
+ *       Parameters#maxRate()}, if one is set). {@link Parameters#holdAfter()} failures within one
+ *       second move it to HOLDING.
+ *   <li>{@link State#HOLDING}: the group keeps failing, so the resource is presumed down: restarts
+ *       wait, except one probe at a time, the first {@link Parameters#firstProbe()} after entering,
+ *       then at intervals that double up to {@link Parameters#maxProbeInterval()} while probes fail.
+ *       A probe that survives its probation moves it to RAMPING.
+ *   <li>{@link State#RAMPING}: a token bucket at the current rate (refilled every slice, holding at
+ *       most one slice of tokens). It starts at {@link Parameters#initialRate()} in slow start, which
+ *       doubles the rate every round trip (probation plus one slice) while actors wait. When more than
+ *       {@link Parameters#tolerance()} of a slice's grants fail, the rate is cut to {@link
+ *       Parameters#decrease()} times the goodput measured in that slice (its successes per second;
+ *       at once, from the failures already reported, and again when the slice's probation has ended)
+ *       and slow start ends: from then on the rate grows by {@link Parameters#growth()} per second
+ *       while actors wait. A slice whose grants all failed sends it back to HOLDING, and halves the
+ *       rate the next RAMPING starts at. One second with no waiting actor and no failure returns it to
+ *       STEADY.
+ * </ul>
+ *
+ * <p>Not thread-safe: one owner.
+ */
+public final class AdaptiveRateController {
+
+  /** The grant time to pass to {@link #onFailure} for a member that was not granted a restart. */
+  public static final long NOT_GRANTED = Long.MIN_VALUE;
+
+  private static final long SECOND = 1_000_000_000L;
+  private static final long NONE = Long.MIN_VALUE;
+
+  /** The controller's state. */
+  public enum State {
+    /** Restarts pass at once, up to the ceiling. */
+    STEADY,
+    /** The group keeps failing: restarts wait, except one probe at a time. */
+    HOLDING,
+    /** The resource is back: restarts pass at a rate learnt from their outcomes. */
+    RAMPING
+  }
+
+  /** Why the rate changed. */
+  public enum Reason {
+    /** A probe survived: ramping starts at the initial rate. */
+    PROBE_SURVIVED,
+    /** Slow start doubled the rate (per round trip) because actors waited and nothing failed. */
+    SLOW_START,
+    /** The rate grew by the growth factor because actors waited and nothing failed. */
+    GROWTH,
+    /** Grants failed: the rate was cut to the measured goodput. */
+    LOSS,
+    /** Every grant of a slice failed: back to holding. */
+    ALL_FAILED,
+    /** The group has recovered: back to steady. */
+    RECOVERED,
+    /** Failures piled up while steady: holding. */
+    FAILURES
+  }
+
+  /** What the controller reports as it goes; every method does nothing by default. */
+  public interface Listener {
+    /**
+     * The state changed.
+     *
+     * @param from the old state
+     * @param to the new state
+     * @param reason why
+     * @param nowNanos when
+     */
+    default void stateChanged(State from, State to, Reason reason, long nowNanos) {}
+
+    /**
+     * The rate changed.
+     *
+     * @param from the old rate, permits per second
+     * @param to the new rate, permits per second
+     * @param goodput the goodput measured (successes per second) for a {@link Reason#LOSS}, {@code NaN}
+     *     otherwise
+     * @param reason why
+     * @param nowNanos when
+     */
+    default void rateChanged(double from, double to, double goodput, Reason reason, long nowNanos) {}
+
+    /**
+     * A probe was granted while holding.
+     *
+     * @param probes how many probes were granted since holding began, this one included
+     * @param nowNanos when
+     */
+    default void probe(int probes, long nowNanos) {}
+  }
+
+  /**
+   * The controller's parameters, an immutable value.
+   *
+   * @param slice the control interval; default 100 ms
+   * @param probation how long a granted restart must survive to count as a success; default 100 ms
+   * @param initialRate where ramping starts, permits per second; default 100
+   * @param minRate the rate is never cut below this, permits per second; default 5
+   * @param maxRate the ceiling, permits per second; {@code +Infinity} (the default) for none
+   * @param decrease the rate after a loss, as a fraction of the measured goodput; default 0.9
+   * @param tolerance the share of a slice's grants that may fail without a cut; default 0.1
+   * @param growth how much the rate grows per second after slow start while actors wait; default 0.2
+   * @param firstProbe the first probe's delay after holding starts; default 100 ms
+   * @param maxProbeInterval the longest interval between probes; default 300 ms
+   * @param holdAfter failures within one second that make a steady group hold; default 10
+   */
+  public record Parameters(
+      Duration slice,
+      Duration probation,
+      double initialRate,
+      double minRate,
+      double maxRate,
+      double decrease,
+      double tolerance,
+      double growth,
+      Duration firstProbe,
+      Duration maxProbeInterval,
+      int holdAfter) {
+
+    /**
+     * Validates every parameter.
+     *
+     * @throws NullPointerException if a duration is null
+     * @throws IllegalArgumentException if a value is out of range (the message names it)
+     */
+    public Parameters {
+      positive(slice, "slice");
+      positive(probation, "probation");
+      positive(firstProbe, "firstProbe");
+      positive(maxProbeInterval, "maxProbeInterval");
+      TokenBucket.check(slice.compareTo(Duration.ofMillis(1)) >= 0 && slice.compareTo(Duration.ofSeconds(1)) <= 0,
+          "slice", "between 1 ms and 1 s", slice);
+      TokenBucket.check(initialRate > 0 && Double.isFinite(initialRate), "initialRate", "finite and > 0", initialRate);
+      TokenBucket.check(minRate > 0 && Double.isFinite(minRate), "minRate", "finite and > 0", minRate);
+      TokenBucket.check(maxRate > 0, "maxRate", "> 0", maxRate);
+      TokenBucket.check(decrease > 0 && decrease <= 1, "decrease", "in (0, 1]", decrease);
+      TokenBucket.check(tolerance >= 0 && tolerance < 1, "tolerance", "in [0, 1)", tolerance);
+      TokenBucket.check(growth >= 0 && Double.isFinite(growth), "growth", "finite and >= 0", growth);
+      TokenBucket.check(holdAfter >= 1, "holdAfter", ">= 1", holdAfter);
+      if (minRate > maxRate) {
+        throw new IllegalStateException("minRate (" + minRate + ") must be <= maxRate (" + maxRate + ")");
+      }
+    }
+
+    /**
+     * The defaults (see the record's parameters).
+     *
+     * @return the defaults
+     */
+    public static Parameters defaults() {
+      return new Parameters(Duration.ofMillis(100), Duration.ofMillis(100), 100, 5, Double.POSITIVE_INFINITY,
+          0.9, 0.1, 0.2, Duration.ofMillis(100), Duration.ofMillis(300), 10);
+    }
+
+    /**
+     * A copy with another probation.
+     *
+     * @param probation the probation
+     * @return a new value
+     */
+    public Parameters withProbation(Duration probation) {
+      return new Parameters(slice, probation, initialRate, minRate, maxRate, decrease, tolerance, growth,
+          firstProbe, maxProbeInterval, holdAfter);
+    }
+
+    /**
+     * A copy with another ceiling; the initial and minimal rates are lowered to it if above.
+     *
+     * @param maxRate permits per second, {@code > 0}
+     * @return a new value
+     */
+    public Parameters withMaxRate(double maxRate) {
+      return new Parameters(slice, probation, Math.min(initialRate, maxRate), Math.min(minRate, maxRate), maxRate,
+          decrease, tolerance, growth, firstProbe, maxProbeInterval, holdAfter);
+    }
+
+    /**
+     * A copy with another initial rate.
+     *
+     * @param initialRate permits per second
+     * @return a new value
+     */
+    public Parameters withInitialRate(double initialRate) {
+      return new Parameters(slice, probation, initialRate, minRate, maxRate, decrease, tolerance, growth,
+          firstProbe, maxProbeInterval, holdAfter);
+    }
+
+    /**
+     * A copy with another hold threshold.
+     *
+     * @param holdAfter failures within one second
+     * @return a new value
+     */
+    public Parameters withHoldAfter(int holdAfter) {
+      return new Parameters(slice, probation, initialRate, minRate, maxRate, decrease, tolerance, growth,
+          firstProbe, maxProbeInterval, holdAfter);
+    }
+
+    /**
+     * A copy with another longest probe interval.
+     *
+     * @param maxProbeInterval the interval
+     * @return a new value
+     */
+    public Parameters withMaxProbeInterval(Duration maxProbeInterval) {
+      return new Parameters(slice, probation, initialRate, minRate, maxRate, decrease, tolerance, growth,
+          firstProbe, maxProbeInterval, holdAfter);
+    }
+
+    private static void positive(Duration d, String name) {
+      Objects.requireNonNull(d, () -> name + " must not be null");
+      TokenBucket.check(!d.isNegative() && !d.isZero(), name, "> 0", d);
+    }
+  }
+
+  private final Parameters p;
+  private final Listener listener;
+  private final long sliceNanos;
+  private final double sliceSeconds;
+  private final int probationSlices;
+  private final int ring;
+  private final int[] granted;
+  private final int[] failed;
+  private final boolean[] limited;
+  private final int windowSlices;
+  private final int[] windowFailures;
+  private final int calmSlices;
+  private final double slowStartFactor;
+  private final TokenBucket bucket;
+
+  private long slice = NONE;
+  private State state = State.STEADY;
+  private int recentFailures;
+  private double rate;
+  private double startRate;
+  private boolean slowStart;
+  private long holdUntil;
+  private long probeAt = NONE;
+  private long probeSlice = NONE;
+  private int probes;
+  private int calm;
+  private int waiting;
+  private double goodput = Double.NaN;
+
+  /**
+   * A controller with no listener.
+   *
+   * @param parameters its parameters
+   */
+  public AdaptiveRateController(Parameters parameters) {
+    this(parameters, new Listener() {});
+  }
+
+  /**
+   * A controller.
+   *
+   * @param parameters its parameters
+   * @param listener told about state and rate changes and probes, on the caller's thread
+   * @throws NullPointerException if an argument is null
+   */
+  public AdaptiveRateController(Parameters parameters, Listener listener) {
+    this.p = Objects.requireNonNull(parameters, "parameters must not be null");
+    this.listener = Objects.requireNonNull(listener, "listener must not be null");
+    this.sliceNanos = p.slice().toNanos();
+    this.sliceSeconds = sliceNanos / (double) SECOND;
+    this.probationSlices = (int) Math.max(1, -Math.floorDiv(-p.probation().toNanos(), sliceNanos));
+    this.ring = probationSlices + 2;
+    this.granted = new int[ring];
+    this.failed = new int[ring];
+    this.limited = new boolean[ring];
+    this.windowSlices = (int) Math.max(1, Math.round(SECOND / (double) sliceNanos));
+    this.windowFailures = new int[windowSlices];
+    this.calmSlices = windowSlices;
+    this.slowStartFactor = Math.pow(2, sliceNanos / (double) (p.probation().toNanos() + sliceNanos));
+    this.rate = p.maxRate();
+    this.startRate = p.initialRate();
+    double ceilingPerSlice = ceilingPerSlice();
+    this.bucket = TokenBucket.perSlice(p.slice(), ceilingPerSlice, Math.max(1.0, ceilingPerSlice), Math.max(1.0, ceilingPerSlice));
+  }
+
+  private double ceilingPerSlice() {
+    return Double.isInfinite(p.maxRate()) ? 0 : p.maxRate() * sliceSeconds;
+  }
+
+  /**
+   * The start of a slice: resolves outcomes, changes state and rate, refills the bucket. Call it
+   * every {@link Parameters#slice()}; a late call catches up with every slice boundary passed.
+   *
+   * @param nowNanos the time now
+   * @param waitingNow how many actors wait for a permit now
+   * @return how many permits {@link #tryAcquire} would grant now
+   */
+  public int onSlice(long nowNanos, int waitingNow) {
+    this.waiting = Math.max(0, waitingNow);
+    advance(nowNanos);
+    return available();
+  }
+
+  /**
+   * Takes a permit for one restart now, if the controller allows one; the grant is recorded for the
+   * outcome accounting.
+   *
+   * @param nowNanos the time now
+   * @return whether the restart may go
+   */
+  public boolean tryAcquire(long nowNanos) {
+    advance(nowNanos);
+    switch (state) {
+      case STEADY -> {
+        if (!Double.isInfinite(p.maxRate()) && !bucket.tryTake()) {
+          return false;
+        }
+      }
+      case HOLDING -> {
+        if (probeSlice != NONE || probeAt == NONE || slice < probeAt) {
+          return false;
+        }
+        probeSlice = slice;
+        probeAt = NONE;
+        probes++;
+        listener.probe(probes, nowNanos);
+      }
+      case RAMPING -> {
+        if (!bucket.tryTake()) {
+          return false;
+        }
+      }
+    }
+    granted[slot(slice)]++;
+    return true;
+  }
+
+  /**
+   * A member of the group failed.
+   *
+   * @param nowNanos the time now
+   * @param grantedAtNanos when this member's last restart was granted by {@link #tryAcquire}, or
+   *     {@link #NOT_GRANTED}; a failure within the probation of the grant counts against it
+   */
+  public void onFailure(long nowNanos, long grantedAtNanos) {
+    advance(nowNanos);
+    if (grantedAtNanos != NOT_GRANTED) {
+      long g = Math.floorDiv(grantedAtNanos, sliceNanos);
+      if (g <= slice && slice - g <= probationSlices) {
+        failed[slot(g)]++;
+      }
+    }
+    windowFailures[(int) Math.floorMod(slice, (long) windowSlices)]++;
+    recentFailures++;
+    if (state == State.STEADY && recentFailures >= p.holdAfter()) {
+      hold(Reason.FAILURES, nowNanos);
+    }
+  }
+
+  /**
+   * How many permits {@link #tryAcquire} would grant now ({@link Integer#MAX_VALUE} when steady with
+   * no ceiling).
+   *
+   * @return the permits
+   */
+  public int available() {
+    return switch (state) {
+      case STEADY -> Double.isInfinite(p.maxRate()) ? Integer.MAX_VALUE : (int) bucket.tokens();
+      case HOLDING -> probeSlice == NONE && probeAt != NONE && slice >= probeAt ? 1 : 0;
+      case RAMPING -> (int) bucket.tokens();
+    };
+  }
+
+  /**
+   * The state.
+   *
+   * @return the state
+   */
+  public State state() {
+    return state;
+  }
+
+  /**
+   * The rate the controller allows, permits per second: the ceiling when steady ({@code +Infinity}
+   * if none), 0 when holding, the learnt rate when ramping.
+   *
+   * @return the rate
+   */
+  public double rate() {
+    return switch (state) {
+      case STEADY -> p.maxRate();
+      case HOLDING -> 0;
+      case RAMPING -> rate;
+    };
+  }
+
+  /**
+   * The goodput measured at the last loss, successes per second; {@code NaN} before the first loss.
+   *
+   * @return the goodput
+   */
+  public double goodput() {
+    return goodput;
+  }
+
+  /**
+   * The parameters.
+   *
+   * @return the parameters
+   */
+  public Parameters parameters() {
+    return p;
+  }
+
+  /**
+   * Whether nothing is left to resolve: steady, no recent failure, no grant in probation. An owner
+   * may stop calling {@link #onSlice} while idle; it must pass a time no earlier than before when it
+   * starts again.
+   *
+   * @return {@code true} if idle
+   */
+  public boolean isIdle() {
+    if (state != State.STEADY || recentFailures > 0) {
+      return false;
+    }
+    for (int i = 0; i < ring; i++) {
+      if (granted[i] > 0) {
+        return false;
+      }
+    }
+    return Double.isInfinite(p.maxRate()) || bucket.isFull();
+  }
+
+  // ---------------------------------------------------------------- the slice logic
+
+  private int slot(long k) {
+    return (int) Math.floorMod(k, (long) ring);
+  }
+
+  private void advance(long nowNanos) {
+    long k = Math.floorDiv(nowNanos, sliceNanos);
+    if (slice == NONE) {
+      slice = k;
+      return;
+    }
+    // after this many empty slices nothing changes any more but the slice number
+    long quiet = ring + windowSlices + calmSlices + 2;
+    long steps = 0;
+    while (slice < k) {
+      if (steps++ >= quiet) {
+        long skip = k - slice;
+        slice = k;
+        if (probeAt != NONE && state == State.HOLDING) {
+          probeAt = Math.min(probeAt, slice);
+        }
+        holdUntil = Math.min(holdUntil, slice);
+        if (skip > 0) {
+          calm += (int) Math.min(Integer.MAX_VALUE - calm, skip);
+        }
+        return;
+      }
+      slice++;
+      int i = slot(slice);
+      granted[i] = 0;
+      failed[i] = 0;
+      limited[i] = false;
+      int w = (int) Math.floorMod(slice, (long) windowSlices);
+      recentFailures -= windowFailures[w];
+      windowFailures[w] = 0;
+      onNewSlice(slice * sliceNanos);
+    }
+  }
+
+  private void onNewSlice(long nowNanos) {
+    long k = slice;
+    if (waiting > 0) {
+      limited[slot(k - 1)] = true;
+    }
+    long resolved = k - 1 - probationSlices;
+    int ir = slot(resolved);
+    int g = granted[ir];
+    int f = failed[ir];
+    boolean lim = limited[ir];
+    if (state == State.HOLDING) {
+      if (probeSlice != NONE) {
+        boolean probeFailed = failed[slot(probeSlice)] > 0;
+        if (probeFailed || resolved >= probeSlice) {
+          probeSlice = NONE;
+          if (!probeFailed) {
+            enter(State.RAMPING, Reason.PROBE_SURVIVED, nowNanos);
+            setRate(startRate, Double.NaN, Reason.PROBE_SURVIVED, nowNanos);
+            slowStart = true;
+            holdUntil = k;
+            bucket.setTokens(0);
+          } else {
+            long interval = Math.min(p.maxProbeInterval().toNanos(),
+                p.firstProbe().toNanos() << Math.min(30, probes));
+            probeAt = k + Math.max(1, Math.round(interval / (double) sliceNanos));
+          }
+        }
+      }
+      if (state == State.HOLDING) {
+        bucket.setTokens(0);
+        return;
+      }
+    }
+    if (state == State.RAMPING) {
+      int gj = granted[slot(k - 1)];
+      int fj = failed[slot(k - 1)];
+      if (gj > 0 && fj > p.tolerance() * gj && k - 1 >= holdUntil && gj - fj > 0) {
+        cut(gj - fj, nowNanos); // early: the failures of the last slice are already known
+      }
+      if (g > 0 && f > p.tolerance() * g && resolved >= holdUntil) {
+        int successes = g - f;
+        if (successes == 0) {
+          startRate = Math.max(p.minRate(), startRate / 2);
+          hold(Reason.ALL_FAILED, nowNanos);
+          return;
+        }
+        cut(successes, nowNanos);
+      } else if (g > 0 && lim && resolved >= holdUntil) {
+        double grown = Math.min(p.maxRate(), rate * (slowStart ? slowStartFactor : 1 + p.growth() * sliceSeconds));
+        setRate(grown, Double.NaN, slowStart ? Reason.SLOW_START : Reason.GROWTH, nowNanos);
+      }
+      if (waiting == 0 && f == 0) {
+        if (++calm >= calmSlices) {
+          enter(State.STEADY, Reason.RECOVERED, nowNanos);
+          startRate = p.initialRate();
+          double ceiling = ceilingPerSlice();
+          bucket.reshape(ceiling, Math.max(1.0, ceiling));
+          return;
+        }
+      } else {
+        calm = 0;
+      }
+      double perSlice = rate * sliceSeconds;
+      bucket.reshape(perSlice, Math.max(1.0, perSlice));
+      bucket.refill();
+      bucket.settle();
+      return;
+    }
+    if (!Double.isInfinite(p.maxRate())) {
+      bucket.refill();
+      bucket.settle();
+    }
+  }
+
+  private void cut(int successes, long nowNanos) {
+    goodput = successes / sliceSeconds;
+    double next = Math.min(p.maxRate(), Math.max(p.minRate(), p.decrease() * goodput));
+    slowStart = false;
+    holdUntil = slice;
+    setRate(Math.min(rate, next), goodput, Reason.LOSS, nowNanos);
+  }
+
+  private void setRate(double to, double measured, Reason reason, long nowNanos) {
+    double from = rate;
+    rate = to;
+    if (from != to || reason == Reason.LOSS) {
+      listener.rateChanged(from, to, measured, reason, nowNanos);
+    }
+  }
+
+  private void hold(Reason reason, long nowNanos) {
+    enter(State.HOLDING, reason, nowNanos);
+    probes = 0;
+    probeAt = slice + Math.max(1, Math.round(p.firstProbe().toNanos() / (double) sliceNanos));
+    probeSlice = NONE;
+    bucket.setTokens(0);
+  }
+
+  private void enter(State to, Reason reason, long nowNanos) {
+    State from = state;
+    state = to;
+    calm = 0;
+    listener.stateChanged(from, to, reason, nowNanos);
+  }
+
+  @Override
+  public String toString() {
+    return "AdaptiveRateController{state=" + state + ", rate=" + rate() + ", goodput=" + goodput + "}";
+  }
+}

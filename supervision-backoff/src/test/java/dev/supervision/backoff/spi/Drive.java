@@ -1,0 +1,54 @@
+package dev.supervision.backoff.spi;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Drives a controller against a resource that serves {@code capacityPerSlice} calls per slice. */
+final class Drive {
+  static final long SLICE = 100_000_000L;
+
+  final AdaptiveRateController c;
+  int waiting;
+  final List<Integer> grantsPerSlice = new ArrayList<>();
+
+  Drive(AdaptiveRateController c, int waiting) {
+    this.c = c;
+    this.waiting = waiting;
+  }
+
+  /** Everyone fails at t = 0 (not granted). */
+  Drive allFailAtZero() {
+    for (int i = 0; i < waiting; i++) {
+      c.onFailure(0, AdaptiveRateController.NOT_GRANTED);
+    }
+    return this;
+  }
+
+  /**
+   * One slice: grants while permitted; the first {@code capacity} grants succeed, the rest fail at
+   * once (and wait again).
+   */
+  int slice(long k, int capacity) {
+    long now = k * SLICE;
+    c.onSlice(now, waiting);
+    int grants = 0;
+    while (waiting > 0 && c.tryAcquire(now)) {
+      grants++;
+      waiting--;
+      if (grants > capacity) {
+        c.onFailure(now, now);
+        waiting++;
+      }
+    }
+    grantsPerSlice.add(grants);
+    return grants;
+  }
+
+  List<Integer> run(long from, long to, int capacity) {
+    List<Integer> out = new ArrayList<>();
+    for (long k = from; k < to; k++) {
+      out.add(slice(k, capacity));
+    }
+    return out;
+  }
+}
