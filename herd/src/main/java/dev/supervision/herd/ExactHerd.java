@@ -54,6 +54,7 @@ public final class ExactHerd {
     // The outage strikes at 0: every cell's next call fails at once.
     for (int cell = 0; cell < cells; cell++) {
       trace.strike(0);
+      gate.failed(cell, 0);
       attempts[cell] = 1;
       queue.add(new Event(delay(model, cell, 1, 0), cell, 1, false));
     }
@@ -83,12 +84,12 @@ public final class ExactHerd {
         CapacityResource.Outcome outcome = resource.call(now);
         trace.call(now, outcome);
         if (outcome.failed()) {
+          gate.failed(e.cell, now);
           int attempt = ++attempts[e.cell];
           queue.add(new Event(now + delay(model, e.cell, attempt, now), e.cell, attempt, false));
         } else {
           trace.succeeded(e.cell, now);
         }
-        gate.outcome(e.cell, now, !outcome.failed());
       }
       long wake = gate.nextWakeNanos();
       if (wake != Long.MAX_VALUE && wake != scheduledWake) {
@@ -102,8 +103,7 @@ public final class ExactHerd {
     long wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
     progress.update(row, rows, strategy.id(), last / 1_000_000, trace.recovered(), cells, trace.calls());
     String outcome = trace.recovered() == cells ? "all recovered"
-        : stopped ? String.format(java.util.Locale.ROOT, "stopped at the horizon, %d ms after the outage",
-            (horizon - outage) / 1_000_000)
+        : stopped ? String.format(java.util.Locale.ROOT, "horizon (%d s)", (horizon - outage) / 1_000_000_000L)
         : "not all recovered";
     return trace.result(strategy.id(), strategy.description(), wallMillis, outcome, resource.crashes());
   }

@@ -26,6 +26,11 @@ public final class Herd {
       if (s == null) {
         throw new ScenarioException("strategies", "ids from " + String.join(",", known.keySet()), id);
       }
+      boolean runs = Strategies.REGISTRY.stream().filter(r -> r.id().equals(id)).findFirst()
+          .map(r -> r.runsIn(scenario.exact())).orElse(true);
+      if (!runs && !scenario.exact()) {
+        throw new ScenarioException("strategies", "rows that run in real mode (" + id + " runs with --exact only)", id);
+      }
       if (scenario.exact() && s.exact(scenario).isEmpty()) {
         throw new ScenarioException("strategies",
             "rows with an exact model in exact mode (" + id + "'s calls depend on the machine's speed; drop it or drop --exact)", id);
@@ -69,7 +74,7 @@ public final class Herd {
   private static void warmUp(HerdScenario scenario, List<HerdStrategy> strategies) {
     List<HerdStrategy> parts = new ArrayList<>();
     for (HerdStrategy s : strategies) {
-      if (!s.id().equals("pekko-restart")) {
+      if (!s.id().equals("pekko-restart") && !s.id().equals(Strategies.ADAPTIVE_ID)) {
         parts.add(s);
       }
     }

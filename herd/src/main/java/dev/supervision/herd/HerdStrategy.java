@@ -155,12 +155,13 @@ public interface HerdStrategy {
     void wake(long nowNanos, IntConsumer release);
 
     /**
-     * The outcome of a restart (its call to the resource); nothing by default.
+     * A cell failed: when the outage struck, or when a restart's call failed; nothing by default.
+     * Successes are not reported: a gate that learns from outcomes infers them (no failure within
+     * its probation), as the library's adaptive budget does.
      *
      * @param cell the cell's index
      * @param nowNanos the time
-     * @param ok whether the call succeeded (the cell runs again)
      */
-    default void outcome(int cell, long nowNanos, boolean ok) {}
+    default void failed(int cell, long nowNanos) {}
   }
 }

@@ -129,9 +129,9 @@ public final class RealHerd {
         if (trace.recovered() == cells) {
           ended = "all recovered";
         } else if (shutdown.getShutdownReason().isPresent()) {
-          ended = "ActorSystem shut down at " + modelMillis + " ms";
+          ended = "its ActorSystem shut down at " + modelMillis + " ms";
         } else {
-          ended = "stopped at the horizon, " + (horizonNanos - outageNanos) / 1_000_000 + " ms after the outage";
+          ended = "horizon (" + (horizonNanos - outageNanos) / 1_000_000_000L + " s)";
         }
         // measured now: what cells do while their ActorSystem terminates is not the strategy's doing
         result = trace.result(strategy.id(), strategy.description(), wallMillis, ended, resource.crashes());
@@ -142,7 +142,7 @@ public final class RealHerd {
       printed = log.finish();
     }
     String extra = printed.shortText();
-    return extra.isEmpty() ? result : result.withOutcome(extra + "; " + result.outcome());
+    return extra.isEmpty() ? result : result.withOutcome(extra + ", " + result.outcome());
   }
 
   private static void shutdown(ActorSystem<?> system) {

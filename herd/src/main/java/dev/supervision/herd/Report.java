@@ -89,13 +89,13 @@ public final class Report {
    * What happened to a row, in one short line.
    *
    * @param r the row's result
-   * @return for example {@code all recovered} or {@code stopped at the 30 s horizon: 63 % back}
+   * @return for example {@code all recovered} or {@code horizon (30 s), 63.0 % back}
    */
   static String whatHappened(StrategyResult r) {
     if (r.allRecovered()) {
       return r.outcome();
     }
-    return r.outcome() + String.format(Locale.ROOT, ": %.0f %% back", 100 * r.recoveredShare());
+    return r.outcome() + String.format(Locale.ROOT, ", %.1f %% back", Math.floor(1000 * r.recoveredShare()) / 10);
   }
 
   /**
@@ -153,17 +153,15 @@ public final class Report {
     Optional<StrategyResult> full = find(results, "full");
     Optional<StrategyResult> pekko = find(results, "pekko-backoff-0.2");
     Optional<StrategyResult> none = find(results, "none");
-    if (full.isPresent() && full.get().recoveryPeakPerSecond() > 0 && (pekko.isPresent() || none.isPresent())) {
-      StringBuilder ratios = new StringBuilder("Full jitter's recovery peak is");
-      String sep = " ";
+    if (full.isPresent() && full.get().recoveryPeakPerSecond() > 0) {
       for (Optional<StrategyResult> other : List.of(pekko, none)) {
         if (other.isPresent() && other.get().recoveryPeakPerSecond() > 0) {
-          ratios.append(sep).append(String.format(Locale.ROOT, "1/%.1f of %s",
-              (double) other.get().recoveryPeakPerSecond() / full.get().recoveryPeakPerSecond(), other.get().strategy()));
-          sep = " and ";
+          double ratio = (double) other.get().recoveryPeakPerSecond() / full.get().recoveryPeakPerSecond();
+          lines.add(String.format(Locale.ROOT, "Recovery peak, full jitter against %s: %,d/s against %,d/s (%s).",
+              other.get().strategy(), full.get().recoveryPeakPerSecond(), other.get().recoveryPeakPerSecond(),
+              ratio >= 1 ? String.format(Locale.ROOT, "1/%.1f", ratio) : String.format(Locale.ROOT, "%.1fx", 1 / ratio)));
         }
       }
-      lines.add(ratios + ".");
     }
     Optional<StrategyResult> budgeted = find(results, Strategies.BUDGET_ID);
     if (budgeted.isPresent()) {

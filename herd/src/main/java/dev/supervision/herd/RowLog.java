@@ -40,7 +40,7 @@ final class RowLog {
       }
       if (fatalErrors > 0) {
         String kind = fatalKind.substring(fatalKind.lastIndexOf('.') + 1);
-        return kind + " x" + fatalErrors;
+        return fatalErrors + " x " + kind;
       }
       return "see its log";
     }

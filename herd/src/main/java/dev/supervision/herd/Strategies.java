@@ -4,6 +4,8 @@ import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.spi.AdaptiveRateController;
+import dev.supervision.backoff.spi.TokenBucket;
 import java.awt.Color;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,6 +38,9 @@ public final class Strategies {
   /** The id of the row that adds a fixed restart budget to full jitter. */
   public static final String BUDGET_ID = "full+budget";
 
+  /** The id of the row that adds an adaptive restart budget to full jitter. */
+  public static final String ADAPTIVE_ID = "adaptive";
+
   /** The restart budget of that row: restarts per second for the whole herd. */
   public static final int BUDGET_PER_SECOND = 500;
 
@@ -46,29 +51,53 @@ public final class Strategies {
    * @param summary what the row is, in a few words, for {@code --help}
    * @param color the row's colour in the chart
    * @param byDefault whether the row runs when {@code --strategies} is not given
+   * @param modes the modes the row can run in
    * @param create makes the row's strategy for a scenario, given its id
    */
-  public record Row(String id, String summary, Color color, boolean byDefault,
-      BiFunction<String, HerdScenario, HerdStrategy> create) {}
+  public record Row(String id, String summary, Color color, boolean byDefault, Modes modes,
+      BiFunction<String, HerdScenario, HerdStrategy> create) {
+
+    /**
+     * Whether the row runs in a mode.
+     *
+     * @param exact {@code true} for exact mode
+     * @return whether it can
+     */
+    public boolean runsIn(boolean exact) {
+      return modes == Modes.BOTH || (exact ? modes == Modes.EXACT : modes == Modes.REAL);
+    }
+  }
+
+  /** The modes a row can run in. */
+  public enum Modes {
+    /** Real and exact mode. */
+    BOTH,
+    /** Real mode only: the row's timing cannot be modelled exactly. */
+    REAL,
+    /** Exact mode only. */
+    EXACT
+  }
 
   /** Every row, in table order. */
   public static final List<Row> REGISTRY = List.of(
-      new Row("pekko-restart", "Pekko restart(), no delay", Color.GRAY, true,
+      new Row("pekko-restart", "Pekko restart(), no delay", Color.GRAY, true, Modes.REAL,
           (id, s) -> new PekkoImmediateRestart(id)),
-      new Row("pekko-backoff-0.0", "Pekko restartWithBackoff, randomFactor 0", new Color(0x8B, 0x00, 0x00), false,
+      new Row("pekko-backoff-0.0", "Pekko restartWithBackoff, randomFactor 0", new Color(0x8B, 0x00, 0x00), false, Modes.BOTH,
           (id, s) -> new PekkoBackoff(id, s, 0.0)),
-      new Row("pekko-backoff-0.2", "Pekko restartWithBackoff, randomFactor 0.2", new Color(0xE0, 0x7B, 0x00), true,
+      new Row("pekko-backoff-0.2", "Pekko restartWithBackoff, randomFactor 0.2", new Color(0xE0, 0x7B, 0x00), true, Modes.BOTH,
           (id, s) -> new PekkoBackoff(id, s, 0.2)),
-      new Row("none", "ours, no jitter", new Color(0xD6, 0x27, 0x28), true,
+      new Row("none", "ours, no jitter", new Color(0xD6, 0x27, 0x28), false, Modes.BOTH,
           (id, s) -> new Ours(id, s, Jitter.none())),
-      new Row("equal", "ours, equal jitter", new Color(0x94, 0x67, 0xBD), false,
+      new Row("equal", "ours, equal jitter", new Color(0x94, 0x67, 0xBD), false, Modes.BOTH,
           (id, s) -> new Ours(id, s, Jitter.equal())),
-      new Row("decorrelated", "ours, decorrelated jitter", new Color(0x2C, 0xA0, 0x2C), false,
+      new Row("decorrelated", "ours, decorrelated jitter", new Color(0x2C, 0xA0, 0x2C), false, Modes.BOTH,
           (id, s) -> new Ours(id, s, Jitter.decorrelated())),
-      new Row("full", "ours, full jitter", new Color(0x1F, 0x4E, 0xC8), true,
+      new Row("full", "ours, full jitter", new Color(0x1F, 0x4E, 0xC8), true, Modes.BOTH,
           (id, s) -> new Ours(id, s, Jitter.full())),
-      new Row(BUDGET_ID, "ours, full jitter + RestartBudget 500/s", new Color(0x00, 0x99, 0x99), true,
-          (id, s) -> new OursWithBudget(id, s)));
+      new Row(BUDGET_ID, "ours, full jitter + RestartBudget 500/s", new Color(0x00, 0x99, 0x99), true, Modes.BOTH,
+          (id, s) -> new OursWithBudget(id, s)),
+      new Row(ADAPTIVE_ID, "ours, full jitter + adaptive RestartBudget (not told the capacity)", new Color(0x00, 0x80, 0x00),
+          true, Modes.EXACT, (id, s) -> new OursAdaptive(id, s)));
 
   private Strategies() {}
 
@@ -91,7 +120,7 @@ public final class Strategies {
   public static List<String> defaultIds(boolean exact) {
     List<String> ids = new ArrayList<>();
     for (Row row : REGISTRY) {
-      if (row.byDefault() && !(exact && row.id().equals("pekko-restart"))) {
+      if (row.byDefault() && row.runsIn(exact)) {
         ids.add(row.id());
       }
     }
@@ -107,7 +136,7 @@ public final class Strategies {
   public static List<String> allIds(boolean exact) {
     List<String> ids = new ArrayList<>();
     for (Row row : REGISTRY) {
-      if (!(exact && row.id().equals("pekko-restart"))) {
+      if (row.runsIn(exact)) {
         ids.add(row.id());
       }
     }
@@ -371,66 +400,147 @@ public final class Strategies {
   }
 
   /**
-   * The exact model of the library's budget gate: a token bucket that starts full with {@code
-   * burst} tokens, whose refill timer starts when it drops below full and adds {@code permits /
-   * slices} tokens every {@code period / slices} ({@code slices = min(permits, period / 100 ms)}),
-   * stopping when full again; waiting cells are served in arrival order.
+   * The exact model of the library's budget gate, on the library's own {@link TokenBucket}: the
+   * bucket starts full; a cell whose delay has passed takes a token if none waits before it, and
+   * waits otherwise; while the bucket is not full, every slice refills it, releases waiting cells in
+   * arrival order for the whole tokens, and caps what is left at the burst.
    */
   static final class BudgetGate implements HerdStrategy.ExactGate {
-    private final long slice;
-    private final double perSlice;
-    private final double burst;
+    private final TokenBucket bucket;
     private final ArrayDeque<Integer> waiting = new ArrayDeque<>();
-    private double tokens;
-    private boolean refilling;
-    private long nextTick;
+    private long nextTick = Long.MAX_VALUE;
 
     BudgetGate(RestartBudget b) {
-      long period = b.getPeriod().toNanos();
-      long slices = Math.max(1, Math.min(b.getPermits(), period / 100_000_000L));
-      this.slice = period / slices;
-      this.perSlice = b.getPermits() / (double) slices;
-      this.burst = b.getBurst();
-      this.tokens = burst;
+      this.bucket = TokenBucket.forRate(b.getPermits(), b.getPeriod(), b.getBurst(), 1);
     }
 
     @Override
     public boolean offer(int cell, long now) {
-      wake(now, c -> {});
-      if (waiting.isEmpty() && tokens >= 1.0) {
-        take(now);
+      if (waiting.isEmpty() && bucket.tryTake()) {
+        if (nextTick == Long.MAX_VALUE) {
+          nextTick = now + bucket.sliceNanos(); // the refill timer starts when the bucket drops below full
+        }
         return true;
       }
       waiting.add(cell);
       return false;
     }
 
-    private void take(long now) {
-      tokens -= 1.0;
-      if (!refilling) {
-        refilling = true;
-        nextTick = now + slice;
-      }
-    }
-
     @Override
     public long nextWakeNanos() {
-      return refilling && !waiting.isEmpty() ? nextTick : Long.MAX_VALUE;
+      return nextTick;
     }
 
     @Override
     public void wake(long now, IntConsumer release) {
-      while (refilling && nextTick <= now) {
-        long tick = nextTick;
-        tokens = Math.min(burst, tokens + perSlice);
-        nextTick += slice;
-        if (tokens >= burst) {
-          refilling = false;
+      if (now < nextTick) {
+        return;
+      }
+      bucket.refill();
+      while (!waiting.isEmpty() && bucket.tryTake()) {
+        release.accept(waiting.poll());
+      }
+      bucket.settle();
+      nextTick = bucket.isFull() && waiting.isEmpty() ? Long.MAX_VALUE : nextTick + bucket.sliceNanos();
+    }
+  }
+
+  /**
+   * This library with full jitter and an adaptive restart budget, which is not told the resource's
+   * capacity. In exact mode the library's own {@link AdaptiveRateController} decides, driven as the
+   * budget's gate drives it: every failure of a cell is reported (with the time of its last grant),
+   * a cell whose delay has passed asks for a permit and waits in arrival order if it gets none, and
+   * at every slice boundary while cells wait the controller is told the slice has begun and grants
+   * what it allows.
+   */
+  static final class OursAdaptive implements HerdStrategy {
+    private final String id;
+    private final Ours full;
+    private final String description;
+
+    OursAdaptive(String id, HerdScenario s) {
+      this.id = id;
+      this.full = new Ours("full", s, Jitter.full());
+      this.description = "ours, Jitter.full(), " + bounds(s) + ", adaptive budget";
+    }
+
+    @Override
+    public String id() {
+      return id;
+    }
+
+    @Override
+    public String description() {
+      return description;
+    }
+
+    @Override
+    public RealRun real(HerdScenario s) {
+      throw new UnsupportedOperationException("the adaptive budget row runs in exact mode only");
+    }
+
+    @Override
+    public Optional<ExactRun> exact(HerdScenario s) {
+      ExactRun delays = full.exact(s).orElseThrow();
+      return Optional.of(new ExactRun() {
+        @Override
+        public long restartDelayNanos(int index, int attempt, long failedAtNanos) {
+          return delays.restartDelayNanos(index, attempt, failedAtNanos);
         }
-        while (tokens >= 1.0 && !waiting.isEmpty()) {
-          release.accept(waiting.poll());
-          take(tick);
+
+        @Override
+        public ExactGate gate() {
+          return new AdaptiveGate(new AdaptiveRateController(AdaptiveRateController.Parameters.defaults()), s.cells());
         }
+      });
+    }
+  }
+
+  /** The exact driver of an {@link AdaptiveRateController}; see {@link OursAdaptive}. */
+  static final class AdaptiveGate implements HerdStrategy.ExactGate {
+    private final AdaptiveRateController controller;
+    private final long slice;
+    private final long[] grantedAt;
+    private final ArrayDeque<Integer> waiting = new ArrayDeque<>();
+    private long now;
+
+    AdaptiveGate(AdaptiveRateController controller, int cells) {
+      this.controller = controller;
+      this.slice = controller.parameters().slice().toNanos();
+      this.grantedAt = new long[cells];
+      java.util.Arrays.fill(grantedAt, AdaptiveRateController.NOT_GRANTED);
+    }
+
+    @Override
+    public void failed(int cell, long nowNanos) {
+      now = nowNanos;
+      controller.onFailure(nowNanos, grantedAt[cell]);
+    }
+
+    @Override
+    public boolean offer(int cell, long nowNanos) {
+      now = nowNanos;
+      if (waiting.isEmpty() && controller.tryAcquire(nowNanos)) {
+        grantedAt[cell] = nowNanos;
+        return true;
+      }
+      waiting.add(cell);
+      return false;
+    }
+
+    @Override
+    public long nextWakeNanos() {
+      return waiting.isEmpty() ? Long.MAX_VALUE : (now / slice + 1) * slice;
+    }
+
+    @Override
+    public void wake(long nowNanos, IntConsumer release) {
+      now = nowNanos;
+      controller.onSlice(nowNanos, waiting.size());
+      while (!waiting.isEmpty() && controller.tryAcquire(nowNanos)) {
+        int cell = waiting.poll();
+        grantedAt[cell] = nowNanos;
+        release.accept(cell);
       }
     }
   }

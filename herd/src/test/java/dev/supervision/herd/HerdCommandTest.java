@@ -84,7 +84,7 @@ final class HerdCommandTest {
   void exactRun_writesResultsJsonWithEveryKey_andAChart(@TempDir Path dir) throws Exception {
     Run r = run("--exact", "--cells", "200", "--strategies", "none,full", "--out", dir.toString());
     assertEquals(0, r.status, r.err);
-    assertTrue(r.out.contains("Full jitter's recovery peak is"), r.out);
+    assertTrue(r.out.contains("Recovery peak, full jitter against none: "), r.out);
     JsonNode json = new ObjectMapper().readTree(dir.resolve("results.json").toFile());
     assertEquals(200, json.get("scenario").get("cells").asInt());
     assertEquals("exact", json.get("scenario").get("mode").asText());
