@@ -57,10 +57,11 @@ public final class Herd {
     int row = 0;
     for (HerdStrategy s : strategies) {
       row++;
-      results.add(
-          scenario.exact()
-              ? ExactHerd.run(s, scenario, progress, row, strategies.size())
-              : RealHerd.run(s, scenario, progress, row, strategies.size()));
+      StrategyResult result = scenario.exact()
+          ? ExactHerd.run(s, scenario, progress, row, strategies.size())
+          : RealHerd.run(s, scenario, progress, row, strategies.size());
+      progress.finished(row, strategies.size(), result);
+      results.add(result);
     }
     return results;
   }

@@ -80,22 +80,6 @@ public final class RealHerd {
     long horizonNanos = scenario.horizon(strategy.extraTime(scenario)).toNanos();
     CallTrace trace = new CallTrace(cells, outageNanos, horizonNanos);
     SimulatedResource resource = new SimulatedResource(trace, scenario.scale(), scenario.resource(), outageNanos);
-    HerdStrategy.RealRun run = strategy.real(scenario);
-    Behavior<Strike> guardian =
-        Behaviors.setup(
-            ctx -> {
-              List<ActorRef<Cell.Command>> herd = new ArrayList<>(cells);
-              for (int i = 0; i < cells; i++) {
-                herd.add(ctx.spawn(run.supervise(Cell.create(i, resource), i), "cell-" + i, run.props()));
-              }
-              return Behaviors.receiveMessage(
-                  strike -> {
-                    for (ActorRef<Cell.Command> cell : herd) {
-                      cell.tell(Cell.Call.INSTANCE);
-                    }
-                    return Behaviors.same();
-                  });
-            });
     RowLog log;
     try {
       log = RowLog.open(scenario.outputDir().resolve("logs").resolve(strategy.id() + ".log"));
@@ -106,6 +90,22 @@ public final class RealHerd {
     String ended;
     RowLog.Summary printed;
     try {
+      HerdStrategy.RealRun run = strategy.real(scenario);
+      Behavior<Strike> guardian =
+          Behaviors.setup(
+              ctx -> {
+                List<ActorRef<Cell.Command>> herd = new ArrayList<>(cells);
+                for (int i = 0; i < cells; i++) {
+                  herd.add(ctx.spawn(run.supervise(Cell.create(i, resource), i), "cell-" + i, run.props()));
+                }
+                return Behaviors.receiveMessage(
+                    strike -> {
+                      for (ActorRef<Cell.Command> cell : herd) {
+                        cell.tell(Cell.Call.INSTANCE);
+                      }
+                      return Behaviors.same();
+                    });
+              });
       ActorSystem<Strike> system =
           ActorSystem.create(guardian, "herd-" + strategy.id().replaceAll("[^A-Za-z0-9_-]", "_"), config());
       try {

@@ -50,11 +50,25 @@ public final class Report {
    * @return one line
    */
   public static String header(HerdScenario s) {
-    return String.format(Locale.ROOT, "herd: %,d cells; the resource is down for %d ms, then %s; backoff %d ms .. %d ms; %s",
-        s.cells(), s.outage().toMillis(), s.resource(), s.minBackoff().toMillis(), s.maxBackoff().toMillis(),
-        s.exact() ? "exact mode (discrete-event), seed " + s.seed()
-            : "real ActorSystem" + (s.scale() == 1.0 ? "" : ", real time x" + s.scale()
-                + " (results in unscaled time)") + ", seed " + s.seed());
+    return "herd: " + resourceInWords(s) + "\n      backoff " + seconds(s.minBackoff().toMillis()) + " .. "
+        + seconds(s.maxBackoff().toMillis()) + "; " + (s.exact() ? "exact mode (discrete-event), seed " + s.seed()
+            : "real ActorSystem" + (s.scale() == 1.0 ? "" : String.format(Locale.ROOT,
+                " at %sx speed (times below are unscaled)", fmt(1 / s.scale()))) + ", seed " + s.seed());
+  }
+
+  private static String fmt(double d) {
+    return d == Math.rint(d) ? Long.toString((long) d) : String.format(Locale.ROOT, "%.2f", d);
+  }
+
+  private static String resourceInWords(HerdScenario s) {
+    ResourceSpec r = s.resource();
+    String resource = r.unlimited() ? "then serves every call"
+        : String.format(Locale.ROOT, "then serves %,d calls/s%s%s", r.capacityPerSecond(),
+            r.cold() ? " from cold (25 % rising over 10 s)" : "",
+            r.crashFactor() > 0 ? String.format(Locale.ROOT, " (a 100 ms window offered > %sx that knocks it over for %s)",
+                fmt(r.crashFactor()), seconds(r.crashFor().toMillis())) : "");
+    return String.format(Locale.ROOT, "%,d actors; the resource is down for %s, %s",
+        s.cells(), seconds(s.outage().toMillis()), resource);
   }
 
   /**
@@ -259,7 +273,7 @@ public final class Report {
               + String.format(Locale.ROOT, "%,d", (long) capacity) + " calls/s"
           : "Calls to the resource per second, " + String.format(Locale.ROOT, "%,d", s.cells()) + " actors", 16, 30);
       g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 15));
-      g.drawString(header(s).replaceFirst("^herd: ", ""), 16, 55);
+      g.drawString(chartSubtitle(s), 16, 55);
       g.drawString("Each panel: calls per second (100 ms windows), same scales. Grey line: resource back;"
           + (capacity > 0 ? " dashed: capacity" + (s.resource().cold() ? " (when warm)" : "")
               + "; red bands: knocked over again." : ""), 16, 78);
@@ -277,16 +291,26 @@ public final class Report {
     ImageIO.write(image, "png", file.toFile());
   }
 
+  private static String chartSubtitle(HerdScenario s) {
+    return resourceInWords(s) + "; backoff " + seconds(s.minBackoff().toMillis()) + " .. "
+        + seconds(s.maxBackoff().toMillis()) + "; " + (s.exact() ? "exact mode, seed " + s.seed() : "real ActorSystem");
+  }
+
+  private static String seconds(long ms) {
+    return ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms";
+  }
+
   private static JFreeChart panel(HerdScenario s, StrategyResult r, double xMax, double yTop, double capacity) {
     XYSeries series = new XYSeries(r.strategy(), false, true);
     long[] w = r.callsPer100ms();
     long peak = 0;
     double peakAt = 0;
+    long outageMs = s.outage().toMillis();
     for (int i = 0; i < w.length; i++) {
       double x = i * CallTrace.WINDOW_MS / 1000.0;
       series.add(x, w[i] * 10.0);
       series.add(x + CallTrace.WINDOW_MS / 1000.0 - 1e-6, w[i] * 10.0);
-      if (i > 0 && w[i] > peak) {
+      if ((long) i * CallTrace.WINDOW_MS >= outageMs && w[i] > peak) {
         peak = w[i];
         peakAt = x;
       }
@@ -320,7 +344,8 @@ public final class Report {
     }
     if (peak * 10.0 > yTop) {
       XYTextAnnotation note = new XYTextAnnotation(
-          String.format(Locale.ROOT, "up to %,d/s \u2191", peak * 10), Math.min(peakAt, xMax * 0.85), yTop * 0.9);
+          String.format(Locale.ROOT, "\u2191 up to %,d/s after the outage", peak * 10), Math.min(peakAt, xMax * 0.6),
+          yTop * 0.9);
       note.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 12));
       note.setTextAnchor(TextAnchor.CENTER_LEFT);
       plot.addAnnotation(note);
