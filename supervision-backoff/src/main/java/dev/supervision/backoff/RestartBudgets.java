@@ -2,15 +2,21 @@ package dev.supervision.backoff;
 
 import dev.supervision.backoff.internal.BudgetGate;
 import dev.supervision.backoff.internal.ClusterBudgetProvider;
-import java.util.ServiceLoader;
+import dev.supervision.backoff.internal.GateKeeper;
+import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.Props;
@@ -19,16 +25,21 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 /**
  * The Pekko extension that owns one gate actor per {@link RestartBudget} name in an actor system.
  * Supervised actors find their budget's gate here by themselves; users need it only to observe a
- * budget. Thread-safe.
+ * budget, or to {@link #release(String) release} one they no longer use. Thread-safe.
  *
  * <pre>{@code
- * RestartBudgets.get(system).waiting("orders-db").thenAccept(n -> ...);
+ * RestartBudgets.get(system).status("orders-db").thenAccept(s -> log.info("{}", s));
  * }</pre>
+ *
+ * <p>A gate that stops for any reason is forgotten at once: the next actor that needs the budget
+ * starts a new gate, and the actors that waited in the old one are passed, in order, to the new one.
  */
 public final class RestartBudgets implements Extension {
 
   /** The extension's id. */
   public static final ExtensionId<RestartBudgets> ID = new Id();
+
+  private static final Duration ASK_TIMEOUT = Duration.ofSeconds(5);
 
   private static final class Id extends ExtensionId<RestartBudgets> {
     @Override
@@ -37,13 +48,38 @@ public final class RestartBudgets implements Extension {
     }
   }
 
+  /**
+   * A budget's state, as {@link #status(String)} reports it.
+   *
+   * @param name the budget's name
+   * @param state {@code STEADY}, {@code HOLDING} or {@code RAMPING} (a fixed budget is always
+   *     {@code STEADY})
+   * @param rate the restarts per second it allows now ({@code Infinity} for no limit, 0 while holding)
+   * @param goodput the goodput measured at its last loss, restarts per second; {@code NaN} if none
+   * @param waiting how many actors wait for a permit
+   */
+  public record Status(String name, State state, double rate, double goodput, int waiting) {}
+
   private record Entry(RestartBudget budget, ActorRef<BudgetGate.Command> gate) {}
 
   private final ActorSystem<?> system;
   private final ConcurrentMap<String, Entry> gates = new ConcurrentHashMap<>();
+  private final AtomicLong incarnations = new AtomicLong();
+  private final ActorRef<GateKeeper.Command> keeper;
 
   private RestartBudgets(ActorSystem<?> system) {
     this.system = system;
+    this.keeper = system.systemActorOf(GateKeeper.create(new GateKeeper.Registry() {
+      @Override
+      public void forget(String budgetName, ActorRef<BudgetGate.Command> gate) {
+        gates.computeIfPresent(budgetName, (name, entry) -> entry.gate().equals(gate) ? null : entry);
+      }
+
+      @Override
+      public ActorRef<BudgetGate.Command> gate(RestartBudget budget) {
+        return RestartBudgets.this.gate(budget);
+      }
+    }), "restart-budgets", Props.empty());
   }
 
   /**
@@ -64,13 +100,7 @@ public final class RestartBudgets implements Extension {
    * @throws IllegalStateException if a budget with the same name and other limits is registered
    */
   public ActorRef<BudgetGate.Command> gate(RestartBudget budget) {
-    Entry entry =
-        gates.computeIfAbsent(
-            budget.getName(),
-            name -> new Entry(budget, system.systemActorOf(
-                budget.isClusterWide() ? clusterGate(budget) : BudgetGate.create(budget),
-                "restart-budget-" + URLEncoder.encode(name, StandardCharsets.UTF_8),
-                Props.empty())));
+    Entry entry = gates.computeIfAbsent(budget.getName(), name -> start(budget));
     if (!entry.budget().sameLimitsAs(budget)) {
       throw new IllegalStateException(
           "restart budget \"" + budget.getName() + "\" is already in use with other limits: "
@@ -79,7 +109,17 @@ public final class RestartBudgets implements Extension {
     return entry.gate();
   }
 
-  private static org.apache.pekko.actor.typed.Behavior<BudgetGate.Command> clusterGate(RestartBudget budget) {
+  private Entry start(RestartBudget budget) {
+    long incarnation = incarnations.incrementAndGet();
+    ActorRef<BudgetGate.Command> gate = system.systemActorOf(
+        budget.isClusterWide() ? clusterGate(budget) : BudgetGate.create(budget),
+        "restart-budget-" + URLEncoder.encode(budget.getName(), StandardCharsets.UTF_8) + "-" + incarnation,
+        Props.empty());
+    keeper.tell(new GateKeeper.Watch(budget, gate));
+    return new Entry(budget, gate);
+  }
+
+  private static Behavior<BudgetGate.Command> clusterGate(RestartBudget budget) {
     for (ClusterBudgetProvider provider : ServiceLoader.load(ClusterBudgetProvider.class)) {
       return provider.gate(budget);
     }
@@ -93,13 +133,59 @@ public final class RestartBudgets implements Extension {
    *
    * @param budgetName the budget's name
    * @return the number of waiting actors; 0 if no actor used the budget yet
+   * @throws NullPointerException if {@code budgetName} is null
    */
   public CompletionStage<Integer> waiting(String budgetName) {
     Require.nonNull(budgetName, "budgetName");
     Entry entry = gates.get(budgetName);
     if (entry == null) {
-      return java.util.concurrent.CompletableFuture.completedFuture(0);
+      return CompletableFuture.completedFuture(0);
     }
-    return AskPattern.ask(entry.gate(), BudgetGate.Waiting::new, Duration.ofSeconds(5), system.scheduler());
+    return AskPattern.ask(entry.gate(), BudgetGate.Waiting::new, ASK_TIMEOUT, system.scheduler());
+  }
+
+  /**
+   * The named budget's state: for an adaptive budget whether it is steady, holding or ramping, the
+   * rate it allows and the goodput it measured; for any budget how many actors wait.
+   *
+   * @param budgetName the budget's name
+   * @return its status; empty if no actor uses the budget
+   * @throws NullPointerException if {@code budgetName} is null
+   */
+  public CompletionStage<Optional<Status>> status(String budgetName) {
+    Require.nonNull(budgetName, "budgetName");
+    Entry entry = gates.get(budgetName);
+    if (entry == null) {
+      return CompletableFuture.completedFuture(Optional.empty());
+    }
+    CompletionStage<BudgetGate.Status> reply =
+        AskPattern.ask(entry.gate(), BudgetGate.Query::new, ASK_TIMEOUT, system.scheduler());
+    return reply.thenApply(s -> Optional.of(new Status(budgetName, s.state(), s.rate(), s.goodput(), s.waiting())));
+  }
+
+  /**
+   * The names of the budgets in use.
+   *
+   * @return a snapshot of the names
+   */
+  public java.util.Set<String> names() {
+    return java.util.Set.copyOf(gates.keySet());
+  }
+
+  /**
+   * Releases a budget name, so that budgets made per tenant or per request do not each keep a gate
+   * actor for ever: its gate stops as soon as no actor waits for it and no permit is in flight. An
+   * actor that needs the budget again later starts a new gate (with a fresh bucket, or, for an
+   * adaptive budget, a controller that has to learn again). Does nothing if the name is not in use.
+   *
+   * @param budgetName the budget's name
+   * @throws NullPointerException if {@code budgetName} is null
+   */
+  public void release(String budgetName) {
+    Require.nonNull(budgetName, "budgetName");
+    Entry entry = gates.get(budgetName);
+    if (entry != null) {
+      entry.gate().tell(new BudgetGate.Retire());
+    }
   }
 }

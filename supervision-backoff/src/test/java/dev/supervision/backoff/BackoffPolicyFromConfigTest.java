@@ -116,6 +116,16 @@ final class BackoffPolicyFromConfigTest {
   }
 
   @Test
+  void anAdaptiveBudgetTakesItsProbationHoldThresholdAndOptionalCeilingFromConfig() {
+    assertEquals(Optional.of(RestartBudget.adaptive("db")), read("budget = db", "db { mode = adaptive }").getBudget());
+    assertEquals(
+        Optional.of(RestartBudget.adaptive("db").withProbation(Duration.ofMillis(250)).withHoldAfter(3)
+            .withMaxRate(500, Duration.ofSeconds(1))),
+        read("budget = db", "db { mode = adaptive, probation = 250ms, hold-after = 3, permits = 500, period = 1s }")
+            .getBudget());
+  }
+
+  @Test
   void budgetNamesWithDotsAreQuoted() {
     assertEquals(
         "orders.db",
@@ -255,7 +265,13 @@ final class BackoffPolicyFromConfigTest {
         "permits = 1, period = 1s, burst = 0 | supervision-backoff.budgets.db.burst: 0 is not allowed: burst must be >= 1 but was 0",
         "permits = 1, period = 1s, burst = lots | supervision-backoff.budgets.db.burst: \"lots\" is not auto or a whole number >= 1",
         "permits = 1, period = 1s, cluster-wide = maybe | supervision-backoff.budgets.db.cluster-wide: \"maybe\" is not one of on, off, true, false, yes, no",
-        "permits = 1, period = 1s, rate = 5 | supervision-backoff.budgets.db.rate: unknown setting; a restart budget block has only permits, period, burst, cluster-wide",
+        "permits = 1, period = 1s, rate = 5 | supervision-backoff.budgets.db.rate: unknown setting; a restart budget block has only mode, permits, period, burst, cluster-wide, probation, hold-after",
+        "mode = smart | supervision-backoff.budgets.db.mode: \"smart\" is not one of fixed, adaptive",
+        "mode = adaptive, probation = 0s | supervision-backoff.budgets.db.probation: \"0s\" is not allowed: probation must be > 0 but was PT0S",
+        "mode = adaptive, hold-after = 0 | supervision-backoff.budgets.db.hold-after: 0 is not allowed: holdAfter must be >= 1 but was 0",
+        "mode = adaptive, permits = 5 | supervision-backoff.budgets.db.permits: 5 needs period beside it: together they set an adaptive budget's ceiling",
+        "mode = adaptive, permits = 0, period = 1s | supervision-backoff.budgets.db.permits: 0 is not allowed: permits must be >= 1 but was 0",
+        "mode = adaptive, permits = 5, period = 1ms | supervision-backoff.budgets.db.period: \"1ms\" is not allowed: period must be >= PT0.01S but was PT0.001S",
       })
   void badBudgetValueNamesItsFullPath(String budget, String message) {
     IllegalArgumentException e =

@@ -2,6 +2,10 @@ package dev.supervision.backoff.micrometer;
 
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffListener;
+import dev.supervision.backoff.BudgetEvent;
+import dev.supervision.backoff.spi.AdaptiveRateController;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -9,25 +13,37 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
-import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
- * Records the {@link BackoffEvent}s of supervised actors as Micrometer meters:
+ * Records the {@link BackoffEvent}s of supervised actors, and the state of adaptive restart budgets,
+ * as Micrometer meters. A {@link MeterBinder} bound to one registry; {@link #close()} removes every
+ * meter it registered. Nothing is kept in static state, so a registry that is no longer used can be
+ * garbage-collected with its meters.
  *
  * <pre>{@code
+ * BackoffMetrics metrics = new BackoffMetrics(Tags.of("service", "shop"));
+ * metrics.bindTo(registry);
  * BackoffPolicy policy =
  *     BackoffPolicy.fromConfig(config, "my-service.worker-backoff")
- *         .withListener(BackoffMetrics.listener(registry, "orders-worker"));
+ *         .withListener(metrics.listener("orders-worker"));
+ * metrics.bindBudgets(system); // gauges of adaptive budgets: state, rate, goodput, probes
+ * // ...
+ * metrics.close();             // removes the meters
  * }</pre>
  *
  * <p>Every meter has the tag {@value #NAME_TAG}{@code =<name>} (plus the extra tags given):
@@ -66,10 +82,16 @@ import org.apache.pekko.actor.typed.ActorRef;
  * zeros rather than missing series; the budget meters are registered when an actor first asks a
  * budget for a permit, since only then is the budget's name known.
  *
+ * <p>{@link #bindBudgets} adds, per adaptive budget (tag {@value #BUDGET_TAG}), from its {@link
+ * BudgetEvent}s: {@value #BUDGET_STATE} (gauge: 0 steady, 1 holding, 2 ramping), {@value
+ * #BUDGET_RATE} (gauge: the restarts per second it allows; NaN without a limit), {@value
+ * #BUDGET_GOODPUT} (gauge: the goodput measured at its last loss; NaN before one) and {@value
+ * #BUDGET_PROBES} (counter: probes while holding).
+ *
  * <p>Thread-safe. The listener is called on the actors' threads; it does a few atomic updates per
  * event and never blocks.
  */
-public final class BackoffMetrics {
+public final class BackoffMetrics implements MeterBinder, AutoCloseable {
 
   /** Counter of failures that scheduled a restart. */
   public static final String RESTARTS_SCHEDULED = "supervision.backoff.restarts.scheduled";
@@ -100,28 +122,207 @@ public final class BackoffMetrics {
   /** The tag of {@value #GIVE_UPS} that carries the reason. */
   public static final String REASON_TAG = "reason";
 
-  /** One listener per registry, name and tags, so that gauges reflect every actor of the name. */
-  private static final Map<MeterRegistry, Map<Tags, BackoffListener>> LISTENERS =
-      Collections.synchronizedMap(new WeakHashMap<>());
+  /** Gauge of an adaptive budget's state: 0 steady, 1 holding, 2 ramping; tagged by {@value #BUDGET_TAG}. */
+  public static final String BUDGET_STATE = "supervision.backoff.budget.state";
+  /** Gauge of the restarts per second an adaptive budget allows; tagged by {@value #BUDGET_TAG}. */
+  public static final String BUDGET_RATE = "supervision.backoff.budget.rate";
+  /** Gauge of the goodput an adaptive budget measured at its last loss; tagged by {@value #BUDGET_TAG}. */
+  public static final String BUDGET_GOODPUT = "supervision.backoff.budget.goodput";
+  /** Counter of an adaptive budget's probes while holding; tagged by {@value #BUDGET_TAG}. */
+  public static final String BUDGET_PROBES = "supervision.backoff.budget.probes";
 
-  private BackoffMetrics() {}
+  private final Tags commonTags;
+  private final Map<String, MetricsListener> listeners = new ConcurrentHashMap<>();
+  private final Map<String, BudgetGauges> budgetGauges = new ConcurrentHashMap<>();
+  private final Set<Meter> meters = ConcurrentHashMap.newKeySet();
+  private final Set<ActorRef<Stop>> budgetWatchers = ConcurrentHashMap.newKeySet();
+  private volatile MeterRegistry registry;
+
+  /** Metrics with no extra tags; bind them with {@link #bindTo(MeterRegistry)}. */
+  public BackoffMetrics() {
+    this(Tags.empty());
+  }
 
   /**
-   * A listener that records events in {@code registry} under the tag {@value #NAME_TAG}{@code
-   * =name}. Calling it again with the same registry and name returns the same listener, so that
-   * policies made in many places (for example one per actor in {@code Behaviors.setup}) share the
-   * meters and the gauges count every actor of the name.
+   * Metrics with extra tags on every meter; bind them with {@link #bindTo(MeterRegistry)}.
+   *
+   * @param tags more tags, for example the service; must not use the keys {@value #NAME_TAG},
+   *     {@value #REASON_TAG} or {@value #BUDGET_TAG}
+   * @throws NullPointerException if {@code tags} is null
+   * @throws IllegalArgumentException if {@code tags} uses a reserved key
+   */
+  public BackoffMetrics(Iterable<Tag> tags) {
+    Objects.requireNonNull(tags, "tags must not be null");
+    for (Tag tag : tags) {
+      if (tag.getKey().equals(NAME_TAG) || tag.getKey().equals(REASON_TAG) || tag.getKey().equals(BUDGET_TAG)) {
+        throw new IllegalArgumentException(
+            "tags must not use the key " + tag.getKey() + " (reserved) but had " + tag);
+      }
+    }
+    this.commonTags = Tags.of(tags);
+  }
+
+  /**
+   * Binds these metrics to {@code registry}: the registry their meters go to. Bind once.
+   *
+   * @param registry the registry
+   * @throws NullPointerException if {@code registry} is null
+   * @throws IllegalStateException if already bound to a registry
+   */
+  @Override
+  public synchronized void bindTo(MeterRegistry registry) {
+    Objects.requireNonNull(registry, "registry must not be null");
+    if (this.registry != null) {
+      throw new IllegalStateException("BackoffMetrics are bound to one registry; already bound to " + this.registry);
+    }
+    this.registry = registry;
+  }
+
+  /**
+   * A listener that records events under the tag {@value #NAME_TAG}{@code =name}. The same name
+   * gives the same listener, so that policies made in many places (for example one per actor in
+   * {@code Behaviors.setup}) share the meters and the gauges count every actor of the name.
    *
    * <p>The name should have few values (a kind of actor, such as {@code "orders-worker"}, not an
-   * entity id): each name is a set of time series, and each listener is kept as long as its
-   * registry.
+   * entity id): each name is a set of time series.
+   *
+   * @param name the value of the {@value #NAME_TAG} tag, for example the kind of actor
+   * @return the listener
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is blank
+   * @throws IllegalStateException if the metrics are not bound to a registry
+   */
+  public BackoffListener listener(String name) {
+    Objects.requireNonNull(name, "name must not be null");
+    if (name.isBlank()) {
+      throw new IllegalArgumentException("name must not be blank but was \"" + name + "\"");
+    }
+    MeterRegistry r = requireBound();
+    return listeners.computeIfAbsent(name, n -> new MetricsListener(r, commonTags.and(NAME_TAG, n), n));
+  }
+
+  /**
+   * Registers the gauges of every adaptive restart budget of {@code system} (see the class
+   * documentation), fed by the budgets' {@link BudgetEvent}s from now on. Stopped by {@link
+   * #close()}.
+   *
+   * @param system the actor system whose budgets to watch
+   * @throws NullPointerException if {@code system} is null
+   * @throws IllegalStateException if the metrics are not bound to a registry
+   */
+  public void bindBudgets(ActorSystem<?> system) {
+    Objects.requireNonNull(system, "system must not be null");
+    requireBound();
+    ActorRef<Stop> watcher = system.systemActorOf(
+        Behaviors.<Object>setup(ctx -> {
+          ctx.getSystem().eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, ctx.getSelf().narrow()));
+          return Behaviors.receive(Object.class)
+              .onMessage(BudgetEvent.class, e -> {
+                budgetGauges.computeIfAbsent(e.budget(), BudgetGauges::new).onEvent(e);
+                return Behaviors.same();
+              })
+              .onMessage(Stop.class, s -> Behaviors.stopped())
+              .build();
+        }).narrow(),
+        "backoff-metrics-budgets-" + WATCHERS.incrementAndGet(),
+        Props.empty());
+    budgetWatchers.add(watcher);
+  }
+
+  private static final AtomicLong WATCHERS = new AtomicLong();
+
+  private enum Stop {
+    INSTANCE
+  }
+
+  /**
+   * Removes every meter these metrics registered from the registry and stops watching budgets. The
+   * listeners already handed out keep counting into meters that are no longer registered.
+   */
+  @Override
+  public void close() {
+    budgetWatchers.forEach(w -> w.tell(Stop.INSTANCE));
+    budgetWatchers.clear();
+    MeterRegistry r = registry;
+    if (r != null) {
+      meters.forEach(r::remove);
+    }
+    meters.clear();
+    listeners.clear();
+    budgetGauges.clear();
+  }
+
+  private MeterRegistry requireBound() {
+    MeterRegistry r = registry;
+    if (r == null) {
+      throw new IllegalStateException("BackoffMetrics must be bound to a registry first (bindTo)");
+    }
+    return r;
+  }
+
+  private <M extends Meter> M track(M meter) {
+    meters.add(meter);
+    return meter;
+  }
+
+  /** The gauges of one adaptive budget. */
+  private final class BudgetGauges {
+    final AtomicInteger state = new AtomicInteger();
+    final AtomicReference<Double> rate = new AtomicReference<>(Double.NaN);
+    final AtomicReference<Double> goodput = new AtomicReference<>(Double.NaN);
+    final Counter probes;
+
+    BudgetGauges(String budget) {
+      MeterRegistry r = requireBound();
+      Tags t = commonTags.and(BUDGET_TAG, budget);
+      track(Gauge.builder(BUDGET_STATE, state, AtomicInteger::doubleValue)
+          .description("Adaptive restart budget state: 0 steady, 1 holding, 2 ramping")
+          .tags(t).strongReference(true).register(r));
+      track(Gauge.builder(BUDGET_RATE, rate, ref -> ref.get())
+          .description("Restarts per second the adaptive budget allows")
+          .tags(t).strongReference(true).register(r));
+      track(Gauge.builder(BUDGET_GOODPUT, goodput, ref -> ref.get())
+          .description("Goodput the adaptive budget measured at its last loss")
+          .tags(t).strongReference(true).register(r));
+      probes = track(Counter.builder(BUDGET_PROBES)
+          .description("Probe restarts of the adaptive budget while holding")
+          .tags(t).register(r));
+    }
+
+    void onEvent(BudgetEvent event) {
+      if (event instanceof BudgetEvent.StateChanged e) {
+        state.set(e.to().ordinal());
+        if (e.to() == AdaptiveRateController.State.HOLDING) {
+          rate.set(0.0);
+        } else if (e.to() == AdaptiveRateController.State.STEADY) {
+          rate.set(Double.NaN);
+        }
+      } else if (event instanceof BudgetEvent.RateChanged e) {
+        rate.set(e.to());
+        if (!Double.isNaN(e.goodput())) {
+          goodput.set(e.goodput());
+        }
+      } else if (event instanceof BudgetEvent.Probe) {
+        probes.increment();
+      }
+    }
+  }
+
+  /**
+   * A listener that records events in {@code registry}; every call binds new metrics to the registry.
+   * Micrometer keeps the first gauge registered under an id, so a second call with the same registry
+   * and name shares the counters and timers but not the gauges: call it once and share the
+   * listener, or use {@link #listener(String)} of one {@code BackoffMetrics}.
    *
    * @param registry where the meters are registered
    * @param name the value of the {@value #NAME_TAG} tag, for example the kind of actor
    * @return the listener
    * @throws NullPointerException if an argument is {@code null}
    * @throws IllegalArgumentException if {@code name} is blank
+   * @deprecated use {@code new BackoffMetrics()}, {@link #bindTo(MeterRegistry)} and {@link
+   *     #listener(String)}, which can also remove their meters
    */
+  @Deprecated
   public static BackoffListener listener(MeterRegistry registry, String name) {
     return listener(registry, name, Tags.empty());
   }
@@ -131,35 +332,25 @@ public final class BackoffMetrics {
    *
    * @param registry where the meters are registered
    * @param name the value of the {@value #NAME_TAG} tag
-   * @param tags more tags, for example the service; must not use the keys {@value #NAME_TAG},
-   *     {@value #REASON_TAG} or {@value #BUDGET_TAG}
+   * @param tags more tags; must not use the keys {@value #NAME_TAG}, {@value #REASON_TAG} or
+   *     {@value #BUDGET_TAG}
    * @return the listener
    * @throws NullPointerException if an argument is {@code null}
    * @throws IllegalArgumentException if {@code name} is blank or {@code tags} uses a reserved key
+   * @deprecated use {@link #BackoffMetrics(Iterable)}, {@link #bindTo(MeterRegistry)} and {@link
+   *     #listener(String)}
    */
+  @Deprecated
   public static BackoffListener listener(MeterRegistry registry, String name, Iterable<Tag> tags) {
     Objects.requireNonNull(registry, "registry must not be null");
     Objects.requireNonNull(name, "name must not be null");
-    Objects.requireNonNull(tags, "tags must not be null");
-    if (name.isBlank()) {
-      throw new IllegalArgumentException("name must not be blank but was \"" + name + "\"");
-    }
-    for (Tag tag : tags) {
-      if (tag.getKey().equals(NAME_TAG) || tag.getKey().equals(REASON_TAG) || tag.getKey().equals(BUDGET_TAG)) {
-        throw new IllegalArgumentException(
-            "tags must not use the key " + tag.getKey() + " (reserved) but had " + tag);
-      }
-    }
-    Tags all = Tags.of(tags).and(NAME_TAG, name);
-    synchronized (LISTENERS) {
-      return LISTENERS
-          .computeIfAbsent(registry, r -> new ConcurrentHashMap<>())
-          .computeIfAbsent(all, t -> new MetricsListener(registry, t, name));
-    }
+    BackoffMetrics metrics = new BackoffMetrics(tags);
+    metrics.bindTo(registry);
+    return metrics.listener(name);
   }
 
   /** The listener: meters registered once, updated per event. */
-  private static final class MetricsListener implements BackoffListener {
+  private final class MetricsListener implements BackoffListener {
 
     private final String name;
     private final Counter restartsScheduled;
@@ -185,20 +376,20 @@ public final class BackoffMetrics {
       BudgetMeters(String budget) {
         Tags budgetTags = tags.and(BUDGET_TAG, budget);
         waits =
-            Counter.builder(BUDGET_WAITS)
+            track(Counter.builder(BUDGET_WAITS)
                 .description("Restarts that asked a restart budget for a permit")
                 .tags(budgetTags)
-                .register(registry);
+                .register(registry));
         wait =
-            Timer.builder(BUDGET_WAIT)
+            track(Timer.builder(BUDGET_WAIT)
                 .description("Waits for a permit of a restart budget")
                 .tags(budgetTags)
-                .register(registry);
-        Gauge.builder(BUDGET_WAITING, waiting, Set::size)
+                .register(registry));
+        track(Gauge.builder(BUDGET_WAITING, waiting, Set::size)
             .description("Supervised actors waiting for a permit of a restart budget")
             .tags(budgetTags)
             .strongReference(true)
-            .register(registry);
+            .register(registry));
       }
     }
 
@@ -207,49 +398,49 @@ public final class BackoffMetrics {
       this.registry = registry;
       this.tags = tags;
       restartsScheduled =
-          Counter.builder(RESTARTS_SCHEDULED)
+          track(Counter.builder(RESTARTS_SCHEDULED)
               .description("Failures of supervised actors that scheduled a restart")
               .tags(tags)
-              .register(registry);
+              .register(registry));
       restarts =
-          Counter.builder(RESTARTS)
+          track(Counter.builder(RESTARTS)
               .description("Restarts of supervised actors after their backoff")
               .tags(tags)
-              .register(registry);
+              .register(registry));
       delay =
-          Timer.builder(DELAY)
+          track(Timer.builder(DELAY)
               .description("Scheduled restart delays, Retry-After hints included")
               .tags(tags)
-              .register(registry);
-      TimeGauge.builder(DELAY_LAST, lastDelayNanos, TimeUnit.NANOSECONDS, AtomicLong::doubleValue)
+              .register(registry));
+      track(TimeGauge.builder(DELAY_LAST, lastDelayNanos, TimeUnit.NANOSECONDS, AtomicLong::doubleValue)
           .description("The last scheduled restart delay")
           .tags(tags)
           .strongReference(true)
-          .register(registry);
-      Gauge.builder(IN_BACKOFF, inBackoff, Set::size)
+          .register(registry));
+      track(Gauge.builder(IN_BACKOFF, inBackoff, Set::size)
           .description("Supervised actors waiting for their restart")
           .tags(tags)
           .strongReference(true)
-          .register(registry);
+          .register(registry));
       for (BackoffEvent.Reason reason : BackoffEvent.Reason.values()) {
         giveUps.put(
             reason,
-            Counter.builder(GIVE_UPS)
+            track(Counter.builder(GIVE_UPS)
                 .description("Supervised actors stopped because of a failure")
                 .tags(tags)
                 .tag(REASON_TAG, reason.name().toLowerCase(Locale.ROOT))
-                .register(registry));
+                .register(registry)));
       }
       resets =
-          Counter.builder(RESETS)
+          track(Counter.builder(RESETS)
               .description("Restart counts reset after a supervised actor ran resetAfter without failing")
               .tags(tags)
-              .register(registry);
+              .register(registry));
       stoppedDuringBackoff =
-          Counter.builder(STOPPED_DURING_BACKOFF)
+          track(Counter.builder(STOPPED_DURING_BACKOFF)
               .description("Supervised actors stopped from outside while waiting for their restart")
               .tags(tags)
-              .register(registry);
+              .register(registry));
     }
 
     @Override

@@ -248,21 +248,100 @@ final class BackoffMetricsTest {
   }
 
   @Test
-  void sameRegistryAndNameGiveTheSameListenerAndMeters() {
+  void oneBinderGivesTheSameListenerPerName_andItsOwnPerOtherNames() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    BackoffListener one = BackoffMetrics.listener(registry, "w");
-    assertSame(one, BackoffMetrics.listener(registry, "w"));
-    assertNotSame(one, BackoffMetrics.listener(registry, "v"));
-    assertNotSame(one, BackoffMetrics.listener(new SimpleMeterRegistry(), "w"));
-    assertNotSame(one, BackoffMetrics.listener(registry, "w", Tags.of("service", "s")));
-    // one in-backoff gauge per distinct listener: w, v and w with service=s
-    assertEquals(3, registry.find(BackoffMetrics.IN_BACKOFF).gauges().size());
+    BackoffMetrics metrics = new BackoffMetrics();
+    metrics.bindTo(registry);
+    BackoffListener one = metrics.listener("w");
+    assertSame(one, metrics.listener("w"));
+    assertNotSame(one, metrics.listener("v"));
+    assertEquals(2, registry.find(BackoffMetrics.IN_BACKOFF).gauges().size());
+  }
+
+  @Test
+  void closeRemovesEveryMeterItRegistered() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    BackoffMetrics metrics = new BackoffMetrics(Tags.of("service", "shop"));
+    metrics.bindTo(registry);
+    metrics.listener("w");
+    metrics.listener("v");
+    assertEquals(18, registry.getMeters().size());
+    metrics.close();
+    assertEquals(0, registry.getMeters().size());
+  }
+
+  @Test
+  void aBinderIsBoundToOneRegistry() {
+    BackoffMetrics metrics = new BackoffMetrics();
+    assertEquals("BackoffMetrics must be bound to a registry first (bindTo)",
+        assertThrows(IllegalStateException.class, () -> metrics.listener("w")).getMessage());
+    metrics.bindTo(new SimpleMeterRegistry());
+    assertThrows(IllegalStateException.class, () -> metrics.bindTo(new SimpleMeterRegistry()));
+  }
+
+  @Test
+  void aDroppedRegistryIsGarbageCollected() throws Exception {
+    java.lang.ref.WeakReference<MeterRegistry> ref = dropAfterUse();
+    for (int i = 0; i < 50 && ref.get() != null; i++) {
+      System.gc();
+      byte[][] pressure = new byte[64][];
+      for (int k = 0; k < pressure.length; k++) {
+        pressure[k] = new byte[64 * 1024];
+      }
+      Thread.sleep(20);
+    }
+    assertEquals(null, ref.get(), "the registry is still reachable");
+  }
+
+  /** A registry used by metrics, a listener, a policy and a budget watcher, then dropped. */
+  @SuppressWarnings("deprecation")
+  private static java.lang.ref.WeakReference<MeterRegistry> dropAfterUse() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    BackoffMetrics metrics = new BackoffMetrics();
+    metrics.bindTo(registry);
+    BackoffPolicy policy = POLICY.withListener(metrics.listener("gc")).withListener(BackoffMetrics.listener(registry, "old"));
+    TestProbe<String> p = testKit.createTestProbe();
+    ActorRef<String> a = testKit.spawn(BackoffSupervisor.wrap(worker(p.ref()), policy));
+    p.expectMessage("started");
+    metrics.bindBudgets(testKit.system());
+    metrics.close();
+    testKit.stop(a);
+    return new java.lang.ref.WeakReference<>(registry);
+  }
+
+  @Test
+  void adaptiveBudgetGaugesFollowTheBudgetsEvents() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    BackoffMetrics metrics = new BackoffMetrics();
+    metrics.bindTo(registry);
+    metrics.bindBudgets(testKit.system());
+    TestProbe<String> wait = testKit.createTestProbe();
+    wait.expectNoMessage(Duration.ofMillis(200)); // the watcher subscribes
+    var events = testKit.system().eventStream();
+    events.tell(new org.apache.pekko.actor.typed.eventstream.EventStream.Publish<>(new dev.supervision.backoff.BudgetEvent.StateChanged(
+        "db", dev.supervision.backoff.spi.AdaptiveRateController.State.STEADY,
+        dev.supervision.backoff.spi.AdaptiveRateController.State.HOLDING,
+        dev.supervision.backoff.spi.AdaptiveRateController.Reason.FAILURES)));
+    events.tell(new org.apache.pekko.actor.typed.eventstream.EventStream.Publish<>(new dev.supervision.backoff.BudgetEvent.Probe("db", 1)));
+    events.tell(new org.apache.pekko.actor.typed.eventstream.EventStream.Publish<>(new dev.supervision.backoff.BudgetEvent.RateChanged(
+        "db", 1131, 900, 1000, dev.supervision.backoff.spi.AdaptiveRateController.Reason.LOSS)));
+    wait.awaitAssert(() -> {
+      assertEquals(1.0, registry.get(BackoffMetrics.BUDGET_STATE).tag(BackoffMetrics.BUDGET_TAG, "db").gauge().value());
+      assertEquals(1.0, registry.get(BackoffMetrics.BUDGET_PROBES).tag(BackoffMetrics.BUDGET_TAG, "db").counter().count());
+      assertEquals(900.0, registry.get(BackoffMetrics.BUDGET_RATE).tag(BackoffMetrics.BUDGET_TAG, "db").gauge().value());
+      assertEquals(1000.0, registry.get(BackoffMetrics.BUDGET_GOODPUT).tag(BackoffMetrics.BUDGET_TAG, "db").gauge().value());
+      return null;
+    });
+    metrics.close();
+    assertEquals(0, registry.getMeters().size());
   }
 
   @Test
   void extraTagsAreOnEveryMeter() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    BackoffMetrics.listener(registry, "w", Tags.of("service", "shop"));
+    BackoffMetrics metrics = new BackoffMetrics(Tags.of("service", "shop"));
+    metrics.bindTo(registry);
+    metrics.listener("w");
     registry.getMeters().forEach(m -> {
       assertEquals("shop", m.getId().getTag("service"), m.getId().toString());
       assertEquals("w", m.getId().getTag(BackoffMetrics.NAME_TAG), m.getId().toString());
@@ -271,6 +350,7 @@ final class BackoffMetricsTest {
   }
 
   @Test
+  @SuppressWarnings("deprecation")
   void badArgumentsAreNamed() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     assertEquals("registry must not be null",

@@ -290,6 +290,10 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (policy.isPermanent(failure)) {
       throw giveUp(ctx, failure, BackoffEvent.Reason.PERMANENT_FAILURE);
     }
+    if (policy.getBudget().isPresent() && policy.getBudget().get().isAdaptive()) {
+      // an adaptive budget learns from failures (permanent ones excepted)
+      RestartBudgets.get(jctx.getSystem()).gate(policy.getBudget().get()).tell(new BudgetGate.Failed(self(jctx)));
+    }
     if (policy.getMaxRestarts().isPresent() && restarts >= policy.getMaxRestarts().getAsInt()) {
       throw giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED);
     }

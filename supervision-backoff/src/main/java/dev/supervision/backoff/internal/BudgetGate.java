@@ -1,33 +1,50 @@
 package dev.supervision.backoff.internal;
 
+import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.spi.AdaptiveRateController;
+import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
+import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
+import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.spi.TokenBucket;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.Signal;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.slf4j.Logger;
 
 /**
- * INTERNAL API: the gate actor of one {@link RestartBudget}: a token bucket refilled by a Pekko
- * timer (so {@code ManualTime} drives it), with a FIFO queue of waiting actors. The refill timer runs
- * only while the bucket is not full; an idle budget costs nothing.
+ * INTERNAL API: the gate actor of one {@link RestartBudget}, with a FIFO queue of waiting actors.
  *
- * <p>The refill period is cut into {@code k = min(permits, period / 100 ms)} equal slices (at least
- * one), each adding {@code permits / k} tokens. The refill timer runs with a fixed <em>delay</em>,
- * not a fixed rate: on a busy machine a fixed-rate timer catches up with missed ticks back to back,
- * which would grant more than {@code permits} in a period; with a fixed delay, ticks are never closer
- * than one slice, so a window of one period sees at most {@code permits} new tokens on top of the
- * {@code burst} the bucket may hold, and a slow machine can only lower the rate. The price is that
- * the scheduler's rounding of each delay (10 ms ticks by default) lowers the rate by up to about
- * 10 % in real time; under {@code ManualTime} it is exact.
+ * <p>A fixed budget is a {@link TokenBucket} refilled by a Pekko timer (so {@code ManualTime} drives
+ * it) in slices of whole milliseconds; the timer runs only while the bucket is not full. It runs with
+ * a fixed <em>delay</em>, not a fixed rate: a fixed-rate timer on a busy machine catches up with
+ * missed ticks back to back, which would grant more than the limit in a period; with a fixed delay a
+ * slow machine can only lower the rate.
+ *
+ * <p>An adaptive budget is an {@link AdaptiveRateController} driven every 100 ms by the same kind of
+ * timer, with the gate's own count of slices as its clock; the timer runs only while the controller
+ * has something to resolve or actors wait. Supervised actors of an adaptive budget tell the gate
+ * each failure ({@link Failed}); the gate knows which of them it granted a restart recently.
+ *
+ * <p>Robustness: a permit granted to an actor that stopped before it arrived comes back with the
+ * actor's {@link Cancel} and goes to the next waiter (or back into the bucket). When the gate stops
+ * for any reason, it hands its waiting actors, in order, to its keeper ({@link Orphans}), which
+ * passes them to a new gate.
  */
 public final class BudgetGate {
-
-  /** The shortest refill slice. */
-  static final Duration MIN_SLICE = Duration.ofMillis(100);
 
   private BudgetGate() {}
 
@@ -43,11 +60,19 @@ public final class BudgetGate {
   public record Acquire(ActorRef<Object> requester, Signal grant) implements Command {}
 
   /**
-   * Gives up the requester's place in the queue (it was stopped while waiting).
+   * Gives up the requester's place in the queue (it was stopped while waiting). If the gate has just
+   * sent it a permit, the permit goes to the next waiter.
    *
    * @param requester the supervised actor
    */
   public record Cancel(ActorRef<Object> requester) implements Command {}
+
+  /**
+   * A supervised actor of an adaptive budget failed (not permanently); ignored by a fixed budget.
+   *
+   * @param requester the supervised actor
+   */
+  public record Failed(ActorRef<Object> requester) implements Command {}
 
   /**
    * Asks how many actors wait.
@@ -55,6 +80,23 @@ public final class BudgetGate {
    * @param replyTo gets the count
    */
   public record Waiting(ActorRef<Integer> replyTo) implements Command {}
+
+  /**
+   * Asks for the gate's state.
+   *
+   * @param replyTo gets the status
+   */
+  public record Query(ActorRef<Status> replyTo) implements Command {}
+
+  /**
+   * A gate's state.
+   *
+   * @param state the controller's state ({@link State#STEADY} for a fixed budget)
+   * @param rate the permits per second it allows now ({@code +Infinity} for none)
+   * @param goodput the goodput measured at the last loss, per second; {@code NaN} if none
+   * @param waiting how many actors wait
+   */
+  public record Status(State state, double rate, double goodput, int waiting) {}
 
   /**
    * Sets the share of the budget this gate enforces: {@code 1/members} of the permits and of the
@@ -65,8 +107,28 @@ public final class BudgetGate {
    */
   public record SetShare(int members) implements Command {}
 
-  private enum Refill implements Command {
-    TICK
+  /**
+   * Tells the gate who takes its waiting actors if it stops; sent by the registry right after it
+   * started the gate.
+   *
+   * @param keeper gets the {@link Orphans}
+   */
+  public record KeptBy(ActorRef<Orphans> keeper) implements Command {}
+
+  /** Asks the gate to stop as soon as no actor waits and no permit is in flight. */
+  public record Retire() implements Command {}
+
+  /**
+   * The actors a stopping gate leaves behind, in their order.
+   *
+   * @param budget the gate's budget
+   * @param gate the stopping gate
+   * @param waiting the requests still waiting
+   */
+  public record Orphans(RestartBudget budget, ActorRef<Command> gate, List<Acquire> waiting) {}
+
+  private enum Tick implements Command {
+    INSTANCE
   }
 
   /**
@@ -83,95 +145,250 @@ public final class BudgetGate {
    * The gate's behavior, starting with the share of {@code members} nodes: a full bucket of {@code
    * max(1, burst / members)} permits, refilled at {@code permits / members} per period. A cluster-wide
    * budget's gate starts with the membership it knows when it is created, so that a node never
-   * starts with more than its share of the burst.
+   * starts with more than its share of the burst. An adaptive budget's controller learns from this
+   * node's outcomes alone.
    *
    * @param budget the budget it enforces
    * @param members how many nodes share the budget at the start; values below 1 count as 1
    * @return the behavior
    */
   public static Behavior<Command> create(RestartBudget budget, int members) {
-    return Behaviors.withTimers(timers -> new Gate(budget, Math.max(1, members), timers).behavior());
+    return Behaviors.setup(ctx -> Behaviors.withTimers(
+        timers -> new Gate(budget, Math.max(1, members), ctx, timers).behavior()));
   }
 
-  private static final class Gate {
-    private final TimerScheduler<Command> timers;
+  /** The controller's parameters for an adaptive budget. */
+  static Parameters parameters(RestartBudget budget) {
+    Parameters p = Parameters.defaults()
+        .withProbation(budget.getProbation().orElseThrow())
+        .withInitialRate(budget.getInitialRate())
+        .withHoldAfter(budget.getHoldAfter());
+    return budget.hasMaxRate() ? p.withMaxRate(budget.getPermits() / (budget.getPeriod().toNanos() / 1e9)) : p;
+  }
+
+  private static final class Gate implements AdaptiveRateController.Listener {
     private final RestartBudget budget;
-    private final Duration slice;
-    private final long slices;
-    private double burst;
-    private double tokensPerSlice;
-    private final ArrayDeque<Acquire> queue = new ArrayDeque<>();
-    private double tokens;
+    private final ActorContext<Command> ctx;
+    private final TimerScheduler<Command> timers;
+    private final Logger log;
+    /** The waiting requests in arrival order, and the latest of each requester: O(1) to add, cancel, poll. */
+    private final LinkedHashMap<Acquire, Acquire> queue = new LinkedHashMap<>();
+    private final Map<ActorRef<Object>, Acquire> byRequester = new HashMap<>();
+    /** Recent grants, oldest first, for refunds and outcomes. */
+    private final ArrayDeque<Granted> grants = new ArrayDeque<>();
+    private final Map<ActorRef<Object>, Granted> grantedTo = new HashMap<>();
+    private final long sliceNanos;
+    private final long keepGrantsNanos;
+    private TokenBucket bucket;
+    private final AdaptiveRateController controller;
+    private long now;
+    private ActorRef<Orphans> keeper;
+    private boolean retiring;
+    private double lastPublishedRate = Double.NaN;
 
-    Gate(RestartBudget budget, int members, TimerScheduler<Command> timers) {
-      this.timers = timers;
+    private record Granted(ActorRef<Object> requester, long at) {}
+
+    Gate(RestartBudget budget, int members, ActorContext<Command> ctx, TimerScheduler<Command> timers) {
       this.budget = budget;
-      long periodNanos = budget.getPeriod().toNanos();
-      this.slices = Math.max(1, Math.min(budget.getPermits(), periodNanos / MIN_SLICE.toNanos()));
-      this.slice = Duration.ofNanos(periodNanos / slices);
-      share(members);
-      this.tokens = burst;
-    }
-
-    private void share(int members) {
-      this.burst = Math.max(1.0, budget.getBurst() / (double) members);
-      this.tokensPerSlice = budget.getPermits() / (double) slices / members;
-    }
-
-    private Behavior<Command> onSetShare(SetShare setShare) {
-      share(Math.max(1, setShare.members()));
-      tokens = Math.min(tokens, burst);
-      grantWhilePossible();
-      return Behaviors.same();
+      this.ctx = ctx;
+      this.timers = timers;
+      this.log = ctx.getLog();
+      if (budget.isAdaptive()) {
+        this.controller = new AdaptiveRateController(parameters(budget), this);
+        this.sliceNanos = controller.parameters().slice().toNanos();
+        this.keepGrantsNanos = Math.max(2 * sliceNanos, controller.parameters().probation().toNanos() + sliceNanos);
+      } else {
+        this.controller = null;
+        this.bucket = TokenBucket.forRate(budget.getPermits(), budget.getPeriod(), budget.getBurst(), members);
+        this.sliceNanos = bucket.sliceNanos();
+        this.keepGrantsNanos = 2 * sliceNanos;
+      }
     }
 
     Behavior<Command> behavior() {
       return Behaviors.receive(Command.class)
           .onMessage(Acquire.class, this::onAcquire)
           .onMessage(Cancel.class, this::onCancel)
+          .onMessage(Failed.class, this::onFailed)
           .onMessage(Waiting.class, w -> {
             w.replyTo().tell(queue.size());
             return Behaviors.same();
           })
-          .onMessageEquals(Refill.TICK, this::onRefill)
+          .onMessage(Query.class, q -> {
+            q.replyTo().tell(status());
+            return Behaviors.same();
+          })
+          .onMessageEquals(Tick.INSTANCE, this::onTick)
           .onMessage(SetShare.class, this::onSetShare)
+          .onMessage(KeptBy.class, k -> {
+            keeper = k.keeper();
+            return Behaviors.same();
+          })
+          .onMessage(Retire.class, r -> {
+            retiring = true;
+            return stopIfRetired();
+          })
+          .onSignal(PostStop.class, s -> onPostStop())
           .build();
     }
 
+    private Status status() {
+      if (controller == null) {
+        double rate = bucket.tokensPerSlice() / (sliceNanos / 1e9);
+        return new Status(State.STEADY, rate, Double.NaN, queue.size());
+      }
+      return new Status(controller.state(), controller.rate(), controller.goodput(), queue.size());
+    }
+
+    private Behavior<Command> onSetShare(SetShare setShare) {
+      if (controller == null) {
+        TokenBucket shared = TokenBucket.forRate(budget.getPermits(), budget.getPeriod(), budget.getBurst(),
+            Math.max(1, setShare.members()));
+        bucket.reshape(shared.tokensPerSlice(), shared.capacity());
+        grantWhilePossible();
+      }
+      return Behaviors.same();
+    }
+
     private Behavior<Command> onAcquire(Acquire acquire) {
-      queue.add(acquire);
+      queue.put(acquire, acquire);
+      byRequester.put(acquire.requester(), acquire);
       grantWhilePossible();
       return Behaviors.same();
     }
 
     private Behavior<Command> onCancel(Cancel cancel) {
-      for (Iterator<Acquire> it = queue.iterator(); it.hasNext(); ) {
-        if (it.next().requester().equals(cancel.requester())) {
-          it.remove();
+      Acquire waiting = byRequester.remove(cancel.requester());
+      if (waiting == null || queue.remove(waiting) == null) {
+        Granted granted = grantedTo.remove(cancel.requester());
+        if (granted != null) { // the permit reached an actor that had stopped: pass it on
+          Acquire next = poll();
+          if (next != null) {
+            grant(next, granted.at());
+          } else if (controller == null) {
+            bucket.setTokens(bucket.tokens() + 1);
+            bucket.settle();
+          }
         }
+      }
+      return stopIfRetired();
+    }
+
+    private Behavior<Command> onFailed(Failed failed) {
+      if (controller != null) {
+        Granted granted = grantedTo.remove(failed.requester());
+        controller.onFailure(now, granted == null ? AdaptiveRateController.NOT_GRANTED : granted.at());
+        grantWhilePossible();
       }
       return Behaviors.same();
     }
 
-    private Behavior<Command> onRefill() {
-      tokens += tokensPerSlice; // may exceed the burst for a moment: waiting actors get the full rate
+    private Behavior<Command> onTick() {
+      now += sliceNanos;
+      while (!grants.isEmpty() && now - grants.peekFirst().at() > keepGrantsNanos) {
+        Granted old = grants.pollFirst();
+        grantedTo.remove(old.requester(), old);
+      }
+      if (controller == null) {
+        bucket.refill(); // may exceed the capacity for a moment: waiting actors get the full rate
+      } else {
+        controller.onSlice(now, queue.size());
+      }
       grantWhilePossible();
-      return Behaviors.same();
+      return stopIfRetired();
+    }
+
+    private Acquire poll() {
+      Iterator<Acquire> it = queue.values().iterator();
+      if (!it.hasNext()) {
+        return null;
+      }
+      Acquire head = it.next();
+      it.remove();
+      byRequester.remove(head.requester(), head);
+      return head;
     }
 
     private void grantWhilePossible() {
-      while (tokens >= 1.0 && !queue.isEmpty()) {
-        tokens -= 1.0;
-        Acquire next = queue.poll();
-        next.requester().tell(next.grant());
+      if (controller == null) {
+        while (!queue.isEmpty() && bucket.tryTake()) {
+          grant(poll(), now);
+        }
+        bucket.settle(); // only what is left over is capped
+      } else {
+        while (!queue.isEmpty() && controller.tryAcquire(now)) {
+          grant(poll(), now);
+        }
       }
-      tokens = Math.min(tokens, burst); // only what is left over is capped
-      boolean full = tokens >= burst;
-      if (full) {
-        timers.cancel(Refill.TICK);
-      } else if (!timers.isTimerActive(Refill.TICK)) {
-        timers.startTimerWithFixedDelay(Refill.TICK, Refill.TICK, slice);
+      boolean idle = queue.isEmpty() && grants.isEmpty()
+          && (controller == null ? bucket.isFull() : controller.isIdle());
+      if (idle) {
+        timers.cancel(Tick.INSTANCE);
+      } else if (!timers.isTimerActive(Tick.INSTANCE)) {
+        timers.startTimerWithFixedDelay(Tick.INSTANCE, Tick.INSTANCE, Duration.ofNanos(sliceNanos));
       }
+    }
+
+    private void grant(Acquire acquire, long at) {
+      Granted granted = new Granted(acquire.requester(), at);
+      grants.addLast(granted);
+      grantedTo.put(acquire.requester(), granted);
+      acquire.requester().tell(acquire.grant());
+    }
+
+    private Behavior<Command> stopIfRetired() {
+      if (retiring && queue.isEmpty() && grants.isEmpty()) {
+        return Behaviors.stopped();
+      }
+      return Behaviors.same();
+    }
+
+    private Behavior<Command> onPostStop() {
+      if (!queue.isEmpty() && keeper != null) {
+        keeper.tell(new Orphans(budget, ctx.getSelf(), new ArrayList<>(queue.values())));
+      }
+      return Behaviors.same();
+    }
+
+    // ------------------------------------------------------------ controller events
+
+    @Override
+    public void stateChanged(State from, State to, Reason reason, long nowNanos) {
+      if (log.isDebugEnabled()) {
+        log.debug("Restart budget [{}]: {} -> {} ({})", budget.getName(), from, to, reason);
+      }
+      publish(new BudgetEvent.StateChanged(budget.getName(), from, to, reason));
+    }
+
+    @Override
+    public void rateChanged(double from, double to, double goodput, Reason reason, long nowNanos) {
+      boolean growth = reason == Reason.SLOW_START || reason == Reason.GROWTH;
+      // growth changes the rate every slice: publish it when it has grown by a quarter since last told
+      if (growth && !Double.isNaN(lastPublishedRate) && to < lastPublishedRate * 1.25) {
+        return;
+      }
+      lastPublishedRate = to;
+      if (log.isDebugEnabled()) {
+        log.debug("Restart budget [{}]: rate {} -> {} per second ({}, measured goodput {} per second)",
+            budget.getName(), round(from), round(to), reason, round(goodput));
+      }
+      publish(new BudgetEvent.RateChanged(budget.getName(), from, to, goodput, reason));
+    }
+
+    @Override
+    public void probe(int probes, long nowNanos) {
+      if (log.isDebugEnabled()) {
+        log.debug("Restart budget [{}]: probe {} while holding", budget.getName(), probes);
+      }
+      publish(new BudgetEvent.Probe(budget.getName(), probes));
+    }
+
+    private void publish(BudgetEvent event) {
+      ctx.getSystem().eventStream().tell(new EventStream.Publish<>(event));
+    }
+
+    private static double round(double v) {
+      return Math.round(v * 10) / 10.0;
     }
   }
 }

@@ -48,7 +48,8 @@ public final class PolicyConfig {
   public static final String BUDGET_DEFAULTS_PATH = "supervision-backoff.default-budget";
 
   /** Every key of a budget block. */
-  public static final List<String> BUDGET_KEYS = List.of("permits", "period", "burst", "cluster-wide");
+  public static final List<String> BUDGET_KEYS =
+      List.of("mode", "permits", "period", "burst", "cluster-wide", "probation", "hold-after");
 
   /** Every key of a policy block, in the order of {@code reference.conf}. */
   public static final List<String> KEYS =
@@ -89,7 +90,10 @@ public final class PolicyConfig {
           Map.entry("permits", "a whole number >= 1"),
           Map.entry("period", "a duration >= 10ms"),
           Map.entry("burst", "auto or a whole number >= 1"),
-          Map.entry("cluster-wide", "one of on, off, true, false, yes, no"));
+          Map.entry("cluster-wide", "one of on, off, true, false, yes, no"),
+          Map.entry("mode", "one of fixed, adaptive"),
+          Map.entry("probation", "a duration between 1ms and 1m"),
+          Map.entry("hold-after", "a whole number >= 1"));
 
   private static final List<String> JITTERS = List.of("full", "equal", "decorrelated", "none");
   private static final List<String> LEVELS = List.of("error", "warn", "info", "debug", "trace");
@@ -260,6 +264,9 @@ public final class PolicyConfig {
 
   private RestartBudget parseBudget(String name) {
     rejectUnknownKeys("a restart budget block");
+    if (oneOf("mode", List.of("fixed", "adaptive")).equals("adaptive")) {
+      return parseAdaptiveBudget(name);
+    }
     int permits = integer("permits", "a whole number >= 1");
     Duration period = duration("period");
     RestartBudget budget;
@@ -272,6 +279,32 @@ public final class PolicyConfig {
     if (!isWord("burst", "auto")) {
       int burst = integer("burst", "auto or a whole number >= 1");
       budget = apply(budget, "burst", b -> b.withBurst(burst));
+    }
+    return bool("cluster-wide") ? budget.clusterWide() : budget;
+  }
+
+  /** An adaptive budget: permits and period, if given, are its ceiling. */
+  private RestartBudget parseAdaptiveBudget(String name) {
+    RestartBudget budget = RestartBudget.adaptive(name);
+    Duration probation = duration("probation", NON_NULL.get("probation"));
+    budget = apply(budget, "probation", b -> b.withProbation(probation));
+    int holdAfter = integer("hold-after", NON_NULL.get("hold-after"));
+    budget = apply(budget, "hold-after", b -> b.withHoldAfter(holdAfter));
+    boolean hasPermits = block.hasPath("permits");
+    if (hasPermits != block.hasPath("period")) {
+      throw bad(hasPermits ? "permits" : "period",
+          "needs " + (hasPermits ? "period" : "permits") + " beside it: together they set an adaptive budget's ceiling");
+    }
+    if (hasPermits) {
+      int permits = integer("permits", NON_NULL.get("permits"));
+      Duration period = duration("period");
+      // permits alone first (with a period known to be valid), so that each error names its key
+      apply(budget, "permits", b -> b.withMaxRate(permits, Duration.ofSeconds(1)));
+      budget = apply(budget, "period", b -> b.withMaxRate(permits, period));
+      if (!isWord("burst", "auto")) {
+        int burst = integer("burst", "auto or a whole number >= 1");
+        budget = apply(budget, "burst", b -> b.withBurst(burst));
+      }
     }
     return bool("cluster-wide") ? budget.clusterWide() : budget;
   }

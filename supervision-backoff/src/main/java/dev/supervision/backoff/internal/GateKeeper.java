@@ -1,0 +1,113 @@
+package dev.supervision.backoff.internal;
+
+import dev.supervision.backoff.RestartBudget;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.pekko.actor.ActorPath;
+import org.apache.pekko.actor.DeadLetter;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * INTERNAL API: the actor that keeps a system's budget gates honest. It watches every gate; when one
+ * stops, it tells the registry to forget it (so that no one gets a dead gate), and passes the
+ * actors the gate left waiting, and any request that reached it after it stopped, to the gate that
+ * now serves the budget.
+ */
+public final class GateKeeper {
+
+  private GateKeeper() {}
+
+  /** What the keeper needs from the registry. */
+  public interface Registry {
+    /**
+     * Forgets {@code gate} if it still serves {@code budgetName}.
+     *
+     * @param budgetName the budget
+     * @param gate the gate that stopped
+     */
+    void forget(String budgetName, ActorRef<BudgetGate.Command> gate);
+
+    /**
+     * The gate that serves {@code budget} now (started if needed).
+     *
+     * @param budget the budget
+     * @return its gate
+     */
+    ActorRef<BudgetGate.Command> gate(RestartBudget budget);
+  }
+
+  /** The keeper's protocol. */
+  public sealed interface Command {}
+
+  /**
+   * Watch a gate.
+   *
+   * @param budget its budget
+   * @param gate the gate
+   */
+  public record Watch(RestartBudget budget, ActorRef<BudgetGate.Command> gate) implements Command {}
+
+  private record Orphaned(BudgetGate.Orphans orphans) implements Command {}
+
+  private record Dead(DeadLetter letter) implements Command {}
+
+  private record Stopped(RestartBudget budget, ActorRef<BudgetGate.Command> gate) implements Command {}
+
+  /**
+   * The keeper's behavior.
+   *
+   * @param registry the registry
+   * @return the behavior
+   */
+  public static Behavior<Command> create(Registry registry) {
+    return Behaviors.setup(ctx -> {
+      ActorRef<BudgetGate.Orphans> orphans = ctx.messageAdapter(BudgetGate.Orphans.class, Orphaned::new);
+      ActorRef<DeadLetter> dead = ctx.messageAdapter(DeadLetter.class, Dead::new);
+      ctx.getSystem().eventStream().tell(new EventStream.Subscribe<>(DeadLetter.class, dead));
+      // the budgets of the gates it watches, and of recently stopped ones, to re-route requests that
+      // reached a gate too late
+      Map<ActorPath, RestartBudget> watched = new HashMap<>();
+      Map<ActorPath, RestartBudget> stopped = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<ActorPath, RestartBudget> eldest) {
+          return size() > 1024;
+        }
+      };
+      return Behaviors.receive(Command.class)
+          .onMessage(Watch.class, w -> {
+            watched.put(w.gate().path(), w.budget());
+            ctx.watchWith(w.gate(), new Stopped(w.budget(), w.gate()));
+            w.gate().tell(new BudgetGate.KeptBy(orphans));
+            return Behaviors.same();
+          })
+          .onMessage(Stopped.class, s -> {
+            watched.remove(s.gate().path());
+            stopped.put(s.gate().path(), s.budget());
+            registry.forget(s.budget().getName(), s.gate());
+            return Behaviors.same();
+          })
+          .onMessage(Orphaned.class, o -> {
+            BudgetGate.Orphans lost = o.orphans();
+            registry.forget(lost.budget().getName(), lost.gate());
+            ActorRef<BudgetGate.Command> next = registry.gate(lost.budget());
+            lost.waiting().forEach(next::tell);
+            return Behaviors.same();
+          })
+          .onMessage(Dead.class, d -> {
+            if (d.letter().message() instanceof BudgetGate.Acquire acquire) {
+              ActorPath path = d.letter().recipient().path();
+              RestartBudget budget = watched.getOrDefault(path, stopped.get(path));
+              if (budget != null) {
+                registry.gate(budget).tell(acquire);
+              }
+            }
+            return Behaviors.same();
+          })
+          .build();
+    });
+  }
+}

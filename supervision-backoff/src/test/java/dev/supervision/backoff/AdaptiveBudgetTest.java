@@ -1,0 +1,178 @@
+package dev.supervision.backoff;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
+import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** An adaptive budget in front of 40 actors and a resource that is down, then serves 4 calls per 100 ms. */
+final class AdaptiveBudgetTest {
+
+  static ActorTestKit testKit;
+  static ManualTime time;
+
+  @BeforeAll
+  static void startTestKit() {
+    testKit = ActorTestKit.create(ManualTime.config());
+    time = ManualTime.get(testKit.system());
+  }
+
+  @AfterAll
+  static void shutdown() {
+    testKit.shutdownTestKit();
+  }
+
+  /** A shared resource: down, or up with a capacity per window; the test moves the window. */
+  static final class FakeResource {
+    final AtomicBoolean up = new AtomicBoolean();
+    final AtomicInteger inWindow = new AtomicInteger();
+    final AtomicInteger callsWhileDown = new AtomicInteger();
+    final AtomicInteger rejected = new AtomicInteger();
+    volatile int capacity;
+
+    boolean call() {
+      if (!up.get()) {
+        callsWhileDown.incrementAndGet();
+        return false;
+      }
+      if (inWindow.incrementAndGet() > capacity) {
+        rejected.incrementAndGet();
+        return false;
+      }
+      return true;
+    }
+
+    void nextWindow() {
+      inWindow.set(0);
+    }
+  }
+
+  static final class Down extends RuntimeException {
+    Down() {
+      super("resource down or overloaded", null, false, false);
+    }
+  }
+
+  @Test
+  void holdsWhileTheResourceIsDown_probes_thenRampsAndRecoversEveryActor() throws Exception {
+    String name = "adaptive-db";
+    FakeResource resource = new FakeResource();
+    AtomicInteger recovered = new AtomicInteger();
+    List<BudgetEvent> events = new CopyOnWriteArrayList<>();
+    TestProbe<BudgetEvent> monitor = testKit.createTestProbe();
+    testKit.system().eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, monitor.ref()));
+    ActorRef<BudgetEvent> collector = testKit.spawn(Behaviors.receive(BudgetEvent.class)
+        .onAnyMessage(e -> {
+          events.add(e);
+          return Behaviors.same();
+        })
+        .build());
+    testKit.system().eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, collector));
+    BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2))
+        .withRandomSeed(7)
+        .withResetAfter(Duration.ofHours(1))
+        .withBudget(RestartBudget.adaptive(name));
+    Behavior<String> cell = Behaviors.setup(ctx -> {
+      if (!resource.call()) {
+        throw new Down();
+      }
+      recovered.incrementAndGet();
+      return Behaviors.empty();
+    });
+    for (int i = 0; i < 40; i++) {
+      testKit.spawn(BackoffSupervisor.wrap(cell, policy));
+    }
+    monitor.fishForMessage(Duration.ofSeconds(5), e -> e instanceof BudgetEvent.StateChanged s && s.to() == State.HOLDING
+        ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
+        : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
+    int initialCalls = resource.callsWhileDown.get();
+    assertEquals(40, initialCalls, "every actor failed once at its start");
+
+    for (int step = 0; step < 20; step++) { // 2 s of outage
+      time.timePasses(Duration.ofMillis(100));
+      awaitQuiet(resource.callsWhileDown);
+    }
+    long probes = events.stream().filter(e -> e instanceof BudgetEvent.Probe).count();
+    assertTrue(probes >= 4 && probes <= 8, "probes " + probes);
+    assertEquals(initialCalls + probes, resource.callsWhileDown.get(), "while holding, only probes call the resource");
+    Optional<RestartBudgets.Status> holding =
+        RestartBudgets.get(testKit.system()).status(name).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertEquals(State.HOLDING, holding.orElseThrow().state());
+    assertEquals(0.0, holding.orElseThrow().rate());
+    assertTrue(holding.orElseThrow().waiting() >= 30, holding.toString());
+
+    resource.capacity = 4;
+    resource.up.set(true);
+    List<Integer> perWindow = new ArrayList<>();
+    for (int step = 0; step < 60 && recovered.get() < 40; step++) {
+      resource.nextWindow();
+      time.timePasses(Duration.ofMillis(100));
+      awaitQuiet(resource.inWindow);
+      perWindow.add(Math.min(resource.inWindow.get(), 4));
+    }
+    assertEquals(40, recovered.get(), "all recovered; served per window " + perWindow);
+    assertTrue(events.stream().anyMatch(e -> e instanceof BudgetEvent.StateChanged s
+        && s.from() == State.HOLDING && s.to() == State.RAMPING && s.reason() == Reason.PROBE_SURVIVED), events.toString());
+    // failures after the outage stay a small share of the calls
+    assertTrue(resource.rejected.get() <= 20, "rejected " + resource.rejected.get() + " " + events);
+  }
+
+  private static void awaitQuiet(AtomicInteger counter) {
+    TestProbe<String> p = testKit.createTestProbe();
+    int last = -1;
+    while (counter.get() != last) {
+      last = counter.get();
+      p.expectNoMessage(Duration.ofMillis(60));
+    }
+  }
+
+  @Test
+  void adaptive_validatesItsSettings_andRejectsThemOnAFixedBudget() {
+    assertEquals("probation must be > 0 but was PT0S", assertThrows(IllegalArgumentException.class,
+        () -> RestartBudget.adaptive("a").withProbation(Duration.ZERO)).getMessage());
+    assertEquals("holdAfter must be >= 1 but was 0", assertThrows(IllegalArgumentException.class,
+        () -> RestartBudget.adaptive("a").withHoldAfter(0)).getMessage());
+    assertEquals("initialRate must be >= 5 per second but was 1.0 per second", assertThrows(IllegalArgumentException.class,
+        () -> RestartBudget.adaptive("a").withInitialRate(1, Duration.ofSeconds(1))).getMessage());
+    assertEquals("probation applies to adaptive budgets only, but db is a fixed budget of 10 per PT1S",
+        assertThrows(IllegalStateException.class,
+            () -> RestartBudget.of("db", 10, Duration.ofSeconds(1)).withProbation(Duration.ofMillis(50))).getMessage());
+  }
+
+  @Test
+  void adaptive_hasDefaultsAndValueSemantics() {
+    RestartBudget a = RestartBudget.adaptive("db");
+    assertTrue(a.isAdaptive());
+    assertEquals(Optional.of(Duration.ofMillis(100)), a.getProbation());
+    assertEquals(100.0, a.getInitialRate());
+    assertEquals(10, a.getHoldAfter());
+    assertTrue(!a.hasMaxRate());
+    assertEquals("RestartBudget{name=db, adaptive, probation=PT0.1S, initialRate=100.0/s, holdAfter=10}", a.toString());
+    RestartBudget capped = a.withMaxRate(500, Duration.ofSeconds(1));
+    assertTrue(capped.hasMaxRate());
+    assertEquals(500, capped.getPermits());
+    assertEquals(capped, RestartBudget.adaptive("db").withMaxRate(500, Duration.ofSeconds(1)));
+    assertTrue(!capped.sameLimitsAs(a));
+    assertTrue(!a.sameLimitsAs(RestartBudget.of("db", Integer.MAX_VALUE, Duration.ofSeconds(1)).withBurst(1)));
+  }
+}

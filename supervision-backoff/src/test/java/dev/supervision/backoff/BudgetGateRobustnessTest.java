@@ -1,0 +1,224 @@
+package dev.supervision.backoff;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.supervision.backoff.internal.BudgetGate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.PoisonPill;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.Signal;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The gate survives its own failures, releases its name, never loses a permit, and is exact under ManualTime. */
+final class BudgetGateRobustnessTest {
+
+  static ActorTestKit testKit;
+  static ManualTime time;
+  static final AtomicInteger names = new AtomicInteger();
+
+  @BeforeAll
+  static void startTestKit() {
+    testKit = ActorTestKit.create(ManualTime.config());
+    time = ManualTime.get(testKit.system());
+  }
+
+  @AfterAll
+  static void shutdown() {
+    testKit.shutdownTestKit();
+  }
+
+  static String fresh(String prefix) {
+    return prefix + "-" + names.incrementAndGet();
+  }
+
+  record Grant(String who) implements Signal {}
+
+  /** A requester that forwards its grants to a probe (it lives, unlike a probe, as an ActorRef<Object>). */
+  static ActorRef<Object> requester(String who, TestProbe<String> probe) {
+    return testKit.spawn(Behaviors.receive(Object.class)
+        .onSignal(Grant.class, g -> {
+          probe.ref().tell(g.who());
+          return Behaviors.same();
+        })
+        .build());
+  }
+
+  static BudgetGate.Acquire acquire(ActorRef<Object> requester, String who) {
+    return new BudgetGate.Acquire(requester, new Grant(who));
+  }
+
+  @Test
+  void aPermitThatReachedAStoppedActorGoesToTheNextWaiter() {
+    RestartBudget budget = RestartBudget.of(fresh("refund"), 1, Duration.ofSeconds(100)).withBurst(1);
+    ActorRef<BudgetGate.Command> gate = RestartBudgets.get(testKit.system()).gate(budget);
+    TestProbe<String> probe = testKit.createTestProbe();
+    ActorRef<Object> a = requester("a", probe);
+    ActorRef<Object> b = requester("b", probe);
+    gate.tell(acquire(a, "a"));
+    probe.expectMessage("a"); // the one permit
+    gate.tell(acquire(b, "b"));
+    probe.expectNoMessage(Duration.ofMillis(200)); // b waits 100 s
+    gate.tell(new BudgetGate.Cancel(a)); // a had stopped before its permit arrived
+    probe.expectMessage("b");
+  }
+
+  @Test
+  void aPermitReturnedWithNoOneWaitingGoesBackIntoTheBucket() {
+    RestartBudget budget = RestartBudget.of(fresh("refund-bucket"), 1, Duration.ofSeconds(100)).withBurst(1);
+    ActorRef<BudgetGate.Command> gate = RestartBudgets.get(testKit.system()).gate(budget);
+    TestProbe<String> probe = testKit.createTestProbe();
+    ActorRef<Object> a = requester("a", probe);
+    gate.tell(acquire(a, "a"));
+    probe.expectMessage("a");
+    gate.tell(new BudgetGate.Cancel(a));
+    gate.tell(acquire(requester("c", probe), "c"));
+    probe.expectMessage("c");
+  }
+
+  @Test
+  void aGateThatDiesHandsItsWaitersToANewGate_andIsNoLongerHandedOut() {
+    RestartBudget budget = RestartBudget.of(fresh("dies"), 1, Duration.ofSeconds(1)).withBurst(1);
+    RestartBudgets budgets = RestartBudgets.get(testKit.system());
+    ActorRef<BudgetGate.Command> gate = budgets.gate(budget);
+    TestProbe<String> probe = testKit.createTestProbe();
+    gate.tell(acquire(requester("a", probe), "a"));
+    probe.expectMessage("a");
+    gate.tell(acquire(requester("b", probe), "b"));
+    gate.tell(acquire(requester("c", probe), "c"));
+    probe.expectNoMessage(Duration.ofMillis(200));
+    Adapter.toClassic(gate).tell(PoisonPill.getInstance(), org.apache.pekko.actor.ActorRef.noSender());
+    probe.expectTerminated(gate);
+    probe.awaitAssert(() -> {
+      assertNotEquals(gate, budgets.gate(budget));
+      return null;
+    });
+    // the new gate starts with a full bucket: b first, then c one second later; no waiter is lost
+    probe.expectMessage("b");
+    gate.tell(acquire(requester("d", probe), "d")); // sent to the dead gate: re-routed, not lost
+    probe.expectNoMessage(Duration.ofMillis(200));
+    time.timePasses(Duration.ofSeconds(1));
+    probe.expectMessage("c");
+    time.timePasses(Duration.ofSeconds(1));
+    probe.expectMessage("d");
+  }
+
+  @Test
+  void aReleasedNameStopsItsIdleGate_andANewGateServesItLater() {
+    String name = fresh("tenant");
+    RestartBudget budget = RestartBudget.of(name, 1, Duration.ofSeconds(1)).withBurst(1);
+    RestartBudgets budgets = RestartBudgets.get(testKit.system());
+    ActorRef<BudgetGate.Command> gate = budgets.gate(budget);
+    TestProbe<String> probe = testKit.createTestProbe();
+    budgets.release(name);
+    probe.expectTerminated(gate);
+    probe.awaitAssert(() -> {
+      assertFalse(budgets.names().contains(name));
+      return null;
+    });
+    ActorRef<BudgetGate.Command> next = budgets.gate(budget);
+    assertNotEquals(gate, next);
+    next.tell(acquire(requester("a", probe), "a"));
+    probe.expectMessage("a");
+  }
+
+  @Test
+  void aReleasedGateServesItsWaitersFirst() {
+    String name = fresh("tenant-busy");
+    RestartBudget budget = RestartBudget.of(name, 1, Duration.ofSeconds(1)).withBurst(1);
+    RestartBudgets budgets = RestartBudgets.get(testKit.system());
+    ActorRef<BudgetGate.Command> gate = budgets.gate(budget);
+    TestProbe<String> probe = testKit.createTestProbe();
+    gate.tell(acquire(requester("a", probe), "a"));
+    gate.tell(acquire(requester("b", probe), "b"));
+    probe.expectMessage("a");
+    budgets.release(name);
+    probe.expectNoMessage(Duration.ofMillis(200));
+    time.timePasses(Duration.ofSeconds(1));
+    probe.expectMessage("b");
+    time.timePasses(Duration.ofSeconds(3)); // the grant leaves the refund window (two slices)
+    probe.expectTerminated(gate);
+  }
+
+  @Test
+  void perTenantBudgetsReleasedAfterUseLeaveNoGateBehind() {
+    RestartBudgets budgets = RestartBudgets.get(testKit.system());
+    TestProbe<String> probe = testKit.createTestProbe();
+    List<ActorRef<BudgetGate.Command>> gates = new ArrayList<>();
+    List<String> tenants = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      String name = fresh("per-tenant");
+      tenants.add(name);
+      gates.add(budgets.gate(RestartBudget.of(name, 10, Duration.ofSeconds(1))));
+      budgets.release(name);
+    }
+    gates.forEach(probe::expectTerminated);
+    probe.awaitAssert(() -> {
+      tenants.forEach(t -> assertFalse(budgets.names().contains(t), t));
+      return null;
+    });
+  }
+
+  /** Grants per ManualTime step to a queue that never runs dry. */
+  private static List<Integer> grantsPerStep(RestartBudget budget, Duration step, int steps) {
+    ActorRef<BudgetGate.Command> gate = RestartBudgets.get(testKit.system()).gate(budget);
+    AtomicInteger granted = new AtomicInteger();
+    ActorRef<Object> requester = testKit.spawn(Behaviors.receive(Object.class)
+        .onSignal(Grant.class, g -> {
+          granted.incrementAndGet();
+          return Behaviors.same();
+        })
+        .build());
+    for (int i = 0; i < 2000; i++) {
+      gate.tell(acquire(requester, "r" + i));
+    }
+    List<Integer> perStep = new ArrayList<>();
+    int before = awaitStable(granted);
+    perStep.add(before);
+    for (int s = 0; s < steps; s++) {
+      time.timePasses(step);
+      int total = awaitStable(granted);
+      perStep.add(total - before);
+      before = total;
+    }
+    return perStep;
+  }
+
+  private static int awaitStable(AtomicInteger counter) {
+    TestProbe<String> p = testKit.createTestProbe();
+    int last = -1;
+    while (counter.get() != last) {
+      last = counter.get();
+      p.expectNoMessage(Duration.ofMillis(100));
+    }
+    return last;
+  }
+
+  @Test
+  void aPeriodOf350msLetsAtMost11GrantsIntoAny350msStep() {
+    // 10 per 350 ms: slices of 117 ms (not 116.67, which a millisecond scheduler would shorten)
+    List<Integer> perStep = grantsPerStep(RestartBudget.of(fresh("350ms"), 10, Duration.ofMillis(350)), Duration.ofMillis(350), 20);
+    perStep.forEach(n -> assertTrue(n <= 11, perStep.toString()));
+    assertTrue(perStep.stream().mapToInt(Integer::intValue).sum() >= 190, perStep.toString()); // and uses it
+  }
+
+  @Test
+  void sevenPerSecondGrantsAtMost491In70Seconds() {
+    List<Integer> perStep = grantsPerStep(RestartBudget.of(fresh("7per1s"), 7, Duration.ofSeconds(1)), Duration.ofSeconds(10), 7);
+    int total = perStep.stream().mapToInt(Integer::intValue).sum();
+    assertTrue(total <= 491 && total >= 485, total + " " + perStep);
+  }
+}
