@@ -31,9 +31,8 @@ public final class CapacityResource {
     }
   }
 
-  private static final long WINDOW_NANOS = ResourceSpec.WINDOW_MS * 1_000_000L;
-
   private final ResourceSpec spec;
+  private final long windowNanos;
   private long downFrom;
   private long downUntil;
   private long window = -1;
@@ -48,7 +47,20 @@ public final class CapacityResource {
    * @param outageNanos the outage
    */
   public CapacityResource(ResourceSpec spec, long outageNanos) {
+    this(spec, outageNanos, ResourceSpec.WINDOW_MS * 1_000_000L);
+  }
+
+  /**
+   * A resource that went down at 0 for {@code outageNanos}, enforcing its capacity per window of
+   * another width.
+   *
+   * @param spec how it behaves once back
+   * @param outageNanos the outage
+   * @param windowNanos the width of a capacity window, in model nanoseconds
+   */
+  public CapacityResource(ResourceSpec spec, long outageNanos, long windowNanos) {
     this.spec = spec;
+    this.windowNanos = windowNanos;
     this.downFrom = 0;
     this.downUntil = outageNanos;
   }
@@ -60,7 +72,7 @@ public final class CapacityResource {
    * @return what the call got
    */
   public Outcome call(long atNanos) {
-    long w = Math.max(window, atNanos / WINDOW_NANOS);
+    long w = Math.max(window, atNanos / windowNanos);
     if (w != window) {
       window = w;
       servedInWindow = 0;
@@ -73,7 +85,7 @@ public final class CapacityResource {
     if (spec.unlimited()) {
       return Outcome.OK;
     }
-    double capacity = spec.windowCapacity(w, downUntil);
+    double capacity = spec.windowCapacity(w, downUntil, windowNanos);
     if (servedInWindow < (long) (capacity + 1e-9)) {
       servedInWindow++;
       return Outcome.OK;

@@ -103,7 +103,7 @@ public final class ExactHerd {
     long wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
     progress.update(row, rows, strategy.id(), last / 1_000_000, trace.recovered(), cells, trace.calls());
     String outcome = trace.recovered() == cells ? "all recovered"
-        : stopped ? String.format(java.util.Locale.ROOT, "horizon (%d s)", (horizon - outage) / 1_000_000_000L)
+        : stopped ? String.format(java.util.Locale.ROOT, "stopped at the horizon (%d s)", (horizon - outage) / 1_000_000_000L)
         : "not all recovered";
     return trace.result(strategy.id(), strategy.description(), wallMillis, outcome, resource.crashes());
   }

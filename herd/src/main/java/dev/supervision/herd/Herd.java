@@ -75,7 +75,7 @@ public final class Herd {
   private static void warmUp(HerdScenario scenario, List<HerdStrategy> strategies) {
     List<HerdStrategy> parts = new ArrayList<>();
     for (HerdStrategy s : strategies) {
-      if (!s.id().equals("pekko-restart") && !s.id().equals(Strategies.ADAPTIVE_ID)) {
+      if (!s.id().equals("pekko-restart")) {
         parts.add(s);
       }
     }

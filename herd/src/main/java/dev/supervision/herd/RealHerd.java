@@ -131,7 +131,7 @@ public final class RealHerd {
         } else if (shutdown.getShutdownReason().isPresent()) {
           ended = "its ActorSystem shut down at " + modelMillis + " ms";
         } else {
-          ended = "horizon (" + (horizonNanos - outageNanos) / 1_000_000_000L + " s)";
+          ended = "stopped at the horizon (" + (horizonNanos - outageNanos) / 1_000_000_000L + " s)";
         }
         // measured now: what cells do while their ActorSystem terminates is not the strategy's doing
         result = trace.result(strategy.id(), strategy.description(), wallMillis, ended, resource.crashes());

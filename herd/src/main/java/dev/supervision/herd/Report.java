@@ -134,6 +134,10 @@ public final class Report {
               ? String.format(Locale.ROOT, "%.2f", r.allRecoveredMs() / limitMs) : finite ? "-" : "",
           whatHappened(r));
     }
+    out.println("(in outage: restarts while the resource was down; failed: calls that failed after it was back;"
+        + " crashes: times it was knocked over again;");
+    out.println(" peak/s: busiest 100 ms after the outage x 10; max 1s: busiest second after it; p50/p99/all s: when"
+        + " that share of cells ran again" + (finite ? "; x N/C: all s / N/C)" : ")"));
     out.println();
     for (String line : conclusions(s, results)) {
       out.println(line);
@@ -348,6 +352,7 @@ public final class Report {
           yTop * 0.9);
       note.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 12));
       note.setTextAnchor(TextAnchor.CENTER_LEFT);
+      note.setBackgroundPaint(new Color(255, 255, 255, 220));
       plot.addAnnotation(note);
     }
     JFreeChart chart = new JFreeChart(null, new Font(Font.SANS_SERIF, Font.BOLD, 14), plot, false);

@@ -73,15 +73,28 @@ public record ResourceSpec(int capacityPerSecond, double crashFactor, Duration c
    * @return calls the window may serve; {@code Double.POSITIVE_INFINITY} if unlimited
    */
   public double windowCapacity(long window, long upSinceNanos) {
+    return windowCapacity(window, upSinceNanos, WINDOW_NANOS);
+  }
+
+  /**
+   * The capacity of one window of another width (real mode enforces capacity per 100 ms of real
+   * time, which is longer than 100 ms of model time when the run is sped up).
+   *
+   * @param window the window's index since the outage began
+   * @param upSinceNanos when the resource last came back
+   * @param windowNanos the window's width in model nanoseconds
+   * @return calls the window may serve; {@code Double.POSITIVE_INFINITY} if unlimited
+   */
+  public double windowCapacity(long window, long upSinceNanos, long windowNanos) {
     if (unlimited()) {
       return Double.POSITIVE_INFINITY;
     }
-    double full = capacityPerSecond * (WINDOW_MS / 1000.0);
+    double full = capacityPerSecond * (windowNanos / 1e9);
     if (!cold) {
       return full;
     }
     double start = COLD_START_PERCENT / 100.0;
-    double warmedNanos = Math.max(0, window * WINDOW_NANOS - upSinceNanos);
+    double warmedNanos = Math.max(0, window * windowNanos - upSinceNanos);
     return full * Math.min(1.0, start + (1 - start) * warmedNanos / COLD_RAMP.toNanos());
   }
 

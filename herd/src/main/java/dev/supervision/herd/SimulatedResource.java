@@ -6,7 +6,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The shared resource of a real-mode run. It is up until {@link #strike()}; after that it behaves
  * as the scenario's {@link CapacityResource}: down for the outage, then up with its capacity, and
- * down again whenever a surge knocks it over. The strike also breaks every connection made before
+ * down again whenever a surge knocks it over. Its capacity windows are 100 ms of real time (so
+ * {@code 100 ms / scale} of model time, with the same capacity per second): a sped-up run must not
+ * make the resource's windows shorter than the 100 ms slice in which a restart budget grants. The strike also breaks every connection made before
  * it. Every call after the strike is recorded in the {@link CallTrace}, in model time (real time
  * divided by the scale). Thread-safe: the capacity is decided under a lock, in the order the calls
  * take it.
@@ -34,7 +36,9 @@ public final class SimulatedResource {
   public SimulatedResource(CallTrace trace, double scale, ResourceSpec spec, long outageNanos) {
     this.trace = trace;
     this.scale = scale;
-    this.resource = new CapacityResource(spec, outageNanos);
+    // capacity is enforced per 100 ms of real time, the library's control slice, however fast the
+    // run is played: 200 ms of model time at --scale 0.5
+    this.resource = new CapacityResource(spec, outageNanos, Math.round(ResourceSpec.WINDOW_MS * 1_000_000L / scale));
   }
 
   /**

@@ -97,7 +97,7 @@ public final class Strategies {
       new Row(BUDGET_ID, "ours, full jitter + RestartBudget 500/s", new Color(0x00, 0x99, 0x99), true, Modes.BOTH,
           (id, s) -> new OursWithBudget(id, s)),
       new Row(ADAPTIVE_ID, "ours, full jitter + adaptive RestartBudget (not told the capacity)", new Color(0x00, 0x80, 0x00),
-          true, Modes.EXACT, (id, s) -> new OursAdaptive(id, s)));
+          true, Modes.BOTH, (id, s) -> new OursAdaptive(id, s)));
 
   private Strategies() {}
 
@@ -447,7 +447,7 @@ public final class Strategies {
 
   /**
    * This library with full jitter and an adaptive restart budget, which is not told the resource's
-   * capacity. In exact mode the library's own {@link AdaptiveRateController} decides, driven as the
+   * capacity: {@code RestartBudget.adaptive} in real mode. In exact mode the library's own {@link AdaptiveRateController} decides, driven as the
    * budget's gate drives it: every failure of a cell is reported (with the time of its last grant),
    * a cell whose delay has passed asks for a permit and waits in arrival order if it gets none, and
    * at every slice boundary while cells wait the controller is told the slice has begun and grants
@@ -474,9 +474,19 @@ public final class Strategies {
       return description;
     }
 
+    /**
+     * The real library budget, {@code RestartBudget.adaptive}, with its defaults. Its control slice
+     * (100 ms of real time) is not scaled: at {@code --scale 0.5} it spans 200 ms of model time.
+     */
     @Override
     public RealRun real(HerdScenario s) {
-      throw new UnsupportedOperationException("the adaptive budget row runs in exact mode only");
+      BackoffPolicy policy =
+          BackoffPolicy.exponential(scaled(s.minBackoff(), s.scale()), scaled(s.maxBackoff(), s.scale()))
+              .withJitter(Jitter.full())
+              .withRandomSeed(s.seed())
+              .withLoggingEnabled(false)
+              .withBudget(RestartBudget.adaptive("herd-adaptive"));
+      return (cell, index) -> BackoffSupervisor.wrap(cell, policy);
     }
 
     @Override
