@@ -64,7 +64,7 @@ public final class HerdCommand implements Callable<Integer> {
   Duration crashFor = Duration.ofSeconds(1);
 
   @Option(names = "--cold",
-      description = "the resource starts cold: 25 % of its capacity, rising linearly to 100 % over 10 s, after"
+      description = "the resource starts cold: 25%% of its capacity, rising linearly to 100%% over 10 s, after"
           + " the outage and after every crash")
   boolean cold;
 
@@ -95,7 +95,7 @@ public final class HerdCommand implements Callable<Integer> {
   boolean exact;
 
   @Option(names = "--strategies", paramLabel = "IDS", split = ",",
-      description = "comma-separated strategy ids to run, in order, or 'all' (default: the rows marked *)")
+      description = "comma-separated strategy ids to run, in order, or 'all' (default: the rows marked *, and e with --exact)")
   List<String> strategies;
 
   @Option(names = {"-o", "--out"}, paramLabel = "DIR",
@@ -131,9 +131,19 @@ public final class HerdCommand implements Callable<Integer> {
     command.terminal = err == System.err && System.console() != null;
     CommandLine cli = new CommandLine(command);
     List<String> rows = new ArrayList<>(List.of(cli.getCommandSpec().usageMessage().description()));
-    rows.add("Strategies (* = run by default):");
+    rows.add("Strategies (* = run by default, e = by default with --exact; r / x = real / exact mode only):");
     for (Strategies.Row row : Strategies.REGISTRY) {
-      rows.add(String.format(Locale.ROOT, "  %s %-18s %s", row.byDefault() ? "*" : " ", row.id(), row.summary()));
+      String mark = switch (row.byDefault()) {
+        case ALWAYS -> "*";
+        case EXACT -> "e";
+        case NEVER -> " ";
+      };
+      String mode = switch (row.modes()) {
+        case REAL -> " (r)";
+        case EXACT -> " (x)";
+        case BOTH -> "";
+      };
+      rows.add(String.format(Locale.ROOT, "  %s %-18s %s%s", mark, row.id(), row.summary(), mode));
     }
     cli.getCommandSpec().usageMessage().description(rows.toArray(new String[0]));
     cli.setOut(new PrintWriter(out, true));

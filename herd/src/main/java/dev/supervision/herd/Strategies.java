@@ -50,11 +50,11 @@ public final class Strategies {
    * @param id the id on the command line and in {@code results.json}
    * @param summary what the row is, in a few words, for {@code --help}
    * @param color the row's colour in the chart
-   * @param byDefault whether the row runs when {@code --strategies} is not given
+   * @param byDefault in which modes the row runs when {@code --strategies} is not given
    * @param modes the modes the row can run in
    * @param create makes the row's strategy for a scenario, given its id
    */
-  public record Row(String id, String summary, Color color, boolean byDefault, Modes modes,
+  public record Row(String id, String summary, Color color, Defaults byDefault, Modes modes,
       BiFunction<String, HerdScenario, HerdStrategy> create) {
 
     /**
@@ -65,6 +65,26 @@ public final class Strategies {
      */
     public boolean runsIn(boolean exact) {
       return modes == Modes.BOTH || (exact ? modes == Modes.EXACT : modes == Modes.REAL);
+    }
+  }
+
+  /** When a row runs without {@code --strategies}. */
+  public enum Defaults {
+    /** Only when asked for. */
+    NEVER,
+    /** By default in exact mode, where it costs next to nothing; only when asked for in real mode. */
+    EXACT,
+    /** By default in both modes. */
+    ALWAYS;
+
+    /**
+     * Whether the row runs by default in a mode.
+     *
+     * @param exact {@code true} for exact mode
+     * @return whether it does
+     */
+    public boolean in(boolean exact) {
+      return this == ALWAYS || (this == EXACT && exact);
     }
   }
 
@@ -80,24 +100,24 @@ public final class Strategies {
 
   /** Every row, in table order. */
   public static final List<Row> REGISTRY = List.of(
-      new Row("pekko-restart", "Pekko restart(), no delay", Color.GRAY, true, Modes.REAL,
+      new Row("pekko-restart", "Pekko restart(), no delay", Color.GRAY, Defaults.ALWAYS, Modes.REAL,
           (id, s) -> new PekkoImmediateRestart(id)),
-      new Row("pekko-backoff-0.0", "Pekko restartWithBackoff, randomFactor 0", new Color(0x8B, 0x00, 0x00), false, Modes.BOTH,
+      new Row("pekko-backoff-0.0", "Pekko restartWithBackoff, randomFactor 0", new Color(0x8B, 0x00, 0x00), Defaults.NEVER, Modes.BOTH,
           (id, s) -> new PekkoBackoff(id, s, 0.0)),
-      new Row("pekko-backoff-0.2", "Pekko restartWithBackoff, randomFactor 0.2", new Color(0xE0, 0x7B, 0x00), true, Modes.BOTH,
+      new Row("pekko-backoff-0.2", "Pekko restartWithBackoff, randomFactor 0.2", new Color(0xE0, 0x7B, 0x00), Defaults.ALWAYS, Modes.BOTH,
           (id, s) -> new PekkoBackoff(id, s, 0.2)),
-      new Row("none", "ours, no jitter", new Color(0xD6, 0x27, 0x28), false, Modes.BOTH,
+      new Row("none", "ours, no jitter", new Color(0xD6, 0x27, 0x28), Defaults.EXACT, Modes.BOTH,
           (id, s) -> new Ours(id, s, Jitter.none())),
-      new Row("equal", "ours, equal jitter", new Color(0x94, 0x67, 0xBD), false, Modes.BOTH,
+      new Row("equal", "ours, equal jitter", new Color(0x94, 0x67, 0xBD), Defaults.NEVER, Modes.BOTH,
           (id, s) -> new Ours(id, s, Jitter.equal())),
-      new Row("decorrelated", "ours, decorrelated jitter", new Color(0x2C, 0xA0, 0x2C), false, Modes.BOTH,
+      new Row("decorrelated", "ours, decorrelated jitter", new Color(0x2C, 0xA0, 0x2C), Defaults.NEVER, Modes.BOTH,
           (id, s) -> new Ours(id, s, Jitter.decorrelated())),
-      new Row("full", "ours, full jitter", new Color(0x1F, 0x4E, 0xC8), true, Modes.BOTH,
+      new Row("full", "ours, full jitter", new Color(0x1F, 0x4E, 0xC8), Defaults.ALWAYS, Modes.BOTH,
           (id, s) -> new Ours(id, s, Jitter.full())),
-      new Row(BUDGET_ID, "ours, full jitter + RestartBudget 500/s", new Color(0x00, 0x99, 0x99), true, Modes.BOTH,
+      new Row(BUDGET_ID, "ours, full jitter + RestartBudget 500/s", new Color(0x00, 0x99, 0x99), Defaults.EXACT, Modes.BOTH,
           (id, s) -> new OursWithBudget(id, s)),
       new Row(ADAPTIVE_ID, "ours, full jitter + adaptive RestartBudget (not told the capacity)", new Color(0x00, 0x80, 0x00),
-          true, Modes.BOTH, (id, s) -> new OursAdaptive(id, s)));
+          Defaults.ALWAYS, Modes.BOTH, (id, s) -> new OursAdaptive(id, s)));
 
   private Strategies() {}
 
@@ -120,7 +140,7 @@ public final class Strategies {
   public static List<String> defaultIds(boolean exact) {
     List<String> ids = new ArrayList<>();
     for (Row row : REGISTRY) {
-      if (row.byDefault() && row.runsIn(exact)) {
+      if (row.byDefault().in(exact) && row.runsIn(exact)) {
         ids.add(row.id());
       }
     }

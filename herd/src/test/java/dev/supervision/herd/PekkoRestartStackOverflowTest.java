@@ -84,7 +84,9 @@ final class PekkoRestartStackOverflowTest {
     String log = err.toString(StandardCharsets.UTF_8);
     assertTrue(log.contains("Uncaught error from thread") && log.contains("java.lang.StackOverflowError"),
         log.length() > 2000 ? log.substring(0, 2000) : log);
-    assertTrue(SETUPS.get() > 1_000, "setups before the overflow: " + SETUPS.get());
+    // hundreds of restarts on one stack (how many depends on the stack size and on how much of the
+    // code the JIT has compiled yet: 854 to 1,154 in the runs measured with 1 MB stacks)
+    assertTrue(SETUPS.get() > 200, "setups before the overflow: " + SETUPS.get());
     double framesPerRestart = (MAX_DEPTH.get() - FIRST_DEPTH.get()) / (double) Math.max(1, SETUPS.get() - 66);
     // for the write-up: printed, not asserted (the numbers depend on the JVM's stack size)
     systemErr.printf("Pekko restart() recursion: %,d setups before StackOverflowError; stack %,d frames deep at"
