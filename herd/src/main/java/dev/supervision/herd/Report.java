@@ -64,8 +64,8 @@ public final class Report {
     ResourceSpec r = s.resource();
     String resource = r.unlimited() ? "then serves every call"
         : String.format(Locale.ROOT, "then serves %,d calls/s%s%s", r.capacityPerSecond(),
-            r.cold() ? " from cold (25 % rising over 10 s)" : "",
-            r.crashFactor() > 0 ? String.format(Locale.ROOT, " (a 100 ms window offered > %sx that knocks it over for %s)",
+            r.cold() ? " from cold (25 % to 100 % in 10 s)" : "",
+            r.crashFactor() > 0 ? String.format(Locale.ROOT, " (> %sx that in 100 ms knocks it over for %s)",
                 fmt(r.crashFactor()), seconds(r.crashFor().toMillis())) : "");
     return String.format(Locale.ROOT, "%,d actors; the resource is down for %s, %s",
         s.cells(), seconds(s.outage().toMillis()), resource);
@@ -247,7 +247,8 @@ public final class Report {
   public static void writeChart(HerdScenario s, List<StrategyResult> results, Path file) throws IOException {
     int columns = results.size() <= 3 ? 1 : 2;
     int rows = (results.size() + columns - 1) / columns;
-    int width = PANEL_WIDTH * columns;
+    int panelWidth = PANEL_WIDTH * 2 / columns;
+    int width = PANEL_WIDTH * 2;
     int height = HEADER_HEIGHT + PANEL_HEIGHT * rows;
     double capacity = s.resource().unlimited() ? 0 : s.resource().capacityPerSecond();
     // shared scales
@@ -278,15 +279,16 @@ public final class Report {
           : "Calls to the resource per second, " + String.format(Locale.ROOT, "%,d", s.cells()) + " actors", 16, 30);
       g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 15));
       g.drawString(chartSubtitle(s), 16, 55);
-      g.drawString("Each panel: calls per second (100 ms windows), same scales. Grey line: resource back;"
+      g.drawString("Each panel: calls per second (" + bin(s) * CallTrace.WINDOW_MS + " ms windows"
+          + (bin(s) > 1 ? ", the resource's window in real mode" : "") + "), same scales. Grey line: resource back;"
           + (capacity > 0 ? " dashed: capacity" + (s.resource().cold() ? " (when warm)" : "")
               + "; red bands: knocked over again." : ""), 16, 78);
       for (int i = 0; i < results.size(); i++) {
         JFreeChart chart = panel(s, results.get(i), xMax, yTop, capacity);
         int col = i % columns;
         int row = i / columns;
-        chart.draw(g, new Rectangle2D.Double(col * PANEL_WIDTH, HEADER_HEIGHT + row * PANEL_HEIGHT,
-            PANEL_WIDTH, PANEL_HEIGHT));
+        chart.draw(g, new Rectangle2D.Double(col * panelWidth, HEADER_HEIGHT + row * PANEL_HEIGHT,
+            panelWidth, PANEL_HEIGHT));
       }
     } finally {
       g.dispose();
@@ -307,15 +309,22 @@ public final class Report {
   private static JFreeChart panel(HerdScenario s, StrategyResult r, double xMax, double yTop, double capacity) {
     XYSeries series = new XYSeries(r.strategy(), false, true);
     long[] w = r.callsPer100ms();
+    int bin = bin(s);
+    double binSeconds = bin * CallTrace.WINDOW_MS / 1000.0;
     long peak = 0;
     double peakAt = 0;
     long outageMs = s.outage().toMillis();
-    for (int i = 0; i < w.length; i++) {
+    for (int i = 0; i < w.length; i += bin) {
+      long sum = 0;
+      for (int j = i; j < Math.min(w.length, i + bin); j++) {
+        sum += w[j];
+      }
       double x = i * CallTrace.WINDOW_MS / 1000.0;
-      series.add(x, w[i] * 10.0);
-      series.add(x + CallTrace.WINDOW_MS / 1000.0 - 1e-6, w[i] * 10.0);
-      if ((long) i * CallTrace.WINDOW_MS >= outageMs && w[i] > peak) {
-        peak = w[i];
+      double perSecond = sum / binSeconds;
+      series.add(x, perSecond);
+      series.add(x + binSeconds - 1e-6, perSecond);
+      if ((long) i * CallTrace.WINDOW_MS >= outageMs && perSecond > peak) {
+        peak = Math.round(perSecond);
         peakAt = x;
       }
     }
@@ -346,9 +355,9 @@ public final class Report {
       cap.setLabelTextAnchor(TextAnchor.BOTTOM_RIGHT);
       plot.addRangeMarker(cap);
     }
-    if (peak * 10.0 > yTop) {
+    if (peak > yTop) {
       XYTextAnnotation note = new XYTextAnnotation(
-          String.format(Locale.ROOT, "\u2191 up to %,d/s after the outage", peak * 10), Math.min(peakAt, xMax * 0.6),
+          String.format(Locale.ROOT, "\u2191 up to %,d/s after the outage", peak), Math.min(peakAt, xMax * 0.6),
           yTop * 0.9);
       note.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 12));
       note.setTextAnchor(TextAnchor.CENTER_LEFT);
@@ -364,6 +373,11 @@ public final class Report {
     chart.addSubtitle(summary);
     chart.setPadding(new RectangleInsets(4, 4, 4, 8));
     return chart;
+  }
+
+  /** How many 100 ms windows one bar of the chart spans: the resource's window (100 ms of real time). */
+  private static int bin(HerdScenario s) {
+    return s.exact() ? 1 : (int) Math.max(1, Math.round(1 / s.scale()));
   }
 
   private static String panelSummary(HerdScenario s, StrategyResult r) {
