@@ -149,6 +149,7 @@ public final class RealHerd {
     system.terminate();
     try {
       system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      awaitThreads(system.name(), 30_000);
     } catch (TimeoutException | ExecutionException e) {
       // still inside the row's log: the warning goes there
       System.err.println("herd: warning: actor system " + system.name() + " did not terminate: " + e);
@@ -156,6 +157,25 @@ public final class RealHerd {
       Thread.currentThread().interrupt();
     }
   }
+
+  /**
+   * Waits for the threads of a terminated system to end. A dispatcher thread that was deep in Pekko's
+   * restart recursion when its system terminated keeps recursing and reports its stack overflow
+   * afterwards, straight to standard error: that must still land in the row's log.
+   */
+  static void awaitThreads(String systemName, long timeoutMillis) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().startsWith(systemName + "-") && t != Thread.currentThread()) {
+        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (left <= 0) {
+          return;
+        }
+        t.join(left);
+      }
+    }
+  }
+
 
   /** Waits until every cell has connected once, while the resource is still up. */
   private static void awaitStarted(SimulatedResource resource, int cells) {

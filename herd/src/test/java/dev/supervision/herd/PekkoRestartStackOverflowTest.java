@@ -76,10 +76,16 @@ final class PekkoRestartStackOverflowTest {
         Thread.sleep(20);
       }
     } finally {
-      System.setErr(systemErr);
       if (system != null) {
         system.terminate();
+        try { // the recursing thread may take long to let go; what it prints meanwhile stays captured
+          system.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);
+          RealHerd.awaitThreads(system.name(), 10_000);
+        } catch (java.util.concurrent.TimeoutException e) {
+          // not this test's subject
+        }
       }
+      System.setErr(systemErr);
     }
     String log = err.toString(StandardCharsets.UTF_8);
     assertTrue(log.contains("Uncaught error from thread") && log.contains("java.lang.StackOverflowError"),
