@@ -2,6 +2,7 @@ package dev.supervision.backoff;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A limit on how fast a whole group of actors may restart: at most {@link #getPermits()} restarts
@@ -191,8 +192,8 @@ public final class RestartBudget {
    *
    * @return the probation; empty for a fixed budget
    */
-  public java.util.Optional<Duration> getProbation() {
-    return adaptive == null ? java.util.Optional.empty() : java.util.Optional.of(adaptive.probation());
+  public Optional<Duration> getProbation() {
+    return adaptive == null ? Optional.empty() : Optional.of(adaptive.probation());
   }
 
   /**

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.ServiceLoader;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -168,8 +169,8 @@ public final class RestartBudgets implements Extension {
    *
    * @return a snapshot of the names
    */
-  public java.util.Set<String> names() {
-    return java.util.Set.copyOf(gates.keySet());
+  public Set<String> names() {
+    return Set.copyOf(gates.keySet());
   }
 
   /**

@@ -8,6 +8,12 @@
  * dev.supervision.backoff.BackoffEvent}s to {@link dev.supervision.backoff.BackoffListener}s and,
  * optionally, on the actor system's event stream. A policy can be read from HOCON with {@link
  * dev.supervision.backoff.BackoffPolicy#fromConfig(com.typesafe.config.Config, String)}, with
- * defaults in the library's {@code reference.conf}. Everything in this package is API; {@code dev.supervision.backoff.internal} is not.
+ * defaults in the library's {@code reference.conf}. A {@link dev.supervision.backoff.RestartBudget}
+ * limits how fast a group of actors restarts, at a fixed rate or at one it learns ({@link
+ * dev.supervision.backoff.RestartBudget#adaptive(String)}); {@link
+ * dev.supervision.backoff.RestartBudgets} observes and releases budgets, which report {@link
+ * dev.supervision.backoff.BudgetEvent}s on the event stream. Everything in this package is API;
+ * {@code dev.supervision.backoff.spi} holds the clock-free building blocks that other modules and
+ * simulations use; {@code dev.supervision.backoff.internal} is not API.
  */
 package dev.supervision.backoff;

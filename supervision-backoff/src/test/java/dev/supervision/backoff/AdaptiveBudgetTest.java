@@ -147,6 +147,42 @@ final class AdaptiveBudgetTest {
   }
 
   @Test
+  void permanentFailuresDoNotCount() throws Exception {
+    String name = "adaptive-permanent";
+    BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+        .withStopOn(IllegalArgumentException.class)
+        .withBudget(RestartBudget.adaptive(name));
+    TestProbe<String> probe = testKit.createTestProbe();
+    List<ActorRef<String>> actors = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      actors.add(testKit.spawn(BackoffSupervisor.wrap(Behaviors.<String>setup(ctx -> {
+        throw new IllegalArgumentException("bad configuration");
+      }), policy)));
+    }
+    actors.forEach(probe::expectTerminated);
+    probe.expectNoMessage(Duration.ofMillis(200));
+    assertEquals(State.STEADY, RestartBudgets.get(testKit.system()).status(name).toCompletableFuture()
+        .get(5, TimeUnit.SECONDS).orElseThrow().state(), "20 permanent failures do not make the budget hold");
+    // while 20 transient ones do
+    BackoffPolicy transientPolicy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+        .withBudget(RestartBudget.adaptive(name));
+    for (int i = 0; i < 20; i++) {
+      testKit.spawn(BackoffSupervisor.wrap(Behaviors.<String>setup(ctx -> {
+        throw new IllegalStateException("down");
+      }), transientPolicy));
+    }
+    probe.awaitAssert(() -> {
+      try {
+        assertEquals(State.HOLDING, RestartBudgets.get(testKit.system()).status(name).toCompletableFuture()
+            .get(5, TimeUnit.SECONDS).orElseThrow().state());
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+      return null;
+    });
+  }
+
+  @Test
   void adaptive_validatesItsSettings_andRejectsThemOnAFixedBudget() {
     assertEquals("probation must be > 0 but was PT0S", assertThrows(IllegalArgumentException.class,
         () -> RestartBudget.adaptive("a").withProbation(Duration.ZERO)).getMessage());

@@ -117,6 +117,21 @@ final class BudgetGateRobustnessTest {
   }
 
   @Test
+  void aGateThatFailsHandsItsWaitersToANewGate() {
+    RestartBudget budget = RestartBudget.of(fresh("fails"), 1, Duration.ofSeconds(100)).withBurst(1);
+    RestartBudgets budgets = RestartBudgets.get(testKit.system());
+    ActorRef<BudgetGate.Command> gate = budgets.gate(budget);
+    TestProbe<String> probe = testKit.createTestProbe();
+    gate.tell(acquire(requester("a", probe), "a"));
+    probe.expectMessage("a");
+    gate.tell(acquire(requester("b", probe), "b"));
+    probe.expectNoMessage(Duration.ofMillis(200)); // b would wait 100 s
+    gate.tell(new BudgetGate.Waiting(null)); // a bug in the gate: it fails with a NullPointerException
+    probe.expectTerminated(gate);
+    probe.expectMessage("b"); // the new gate starts full
+  }
+
+  @Test
   void aReleasedNameStopsItsIdleGate_andANewGateServesItLater() {
     String name = fresh("tenant");
     RestartBudget budget = RestartBudget.of(name, 1, Duration.ofSeconds(1)).withBurst(1);

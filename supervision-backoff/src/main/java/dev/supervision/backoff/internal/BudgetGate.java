@@ -195,6 +195,7 @@ public final class BudgetGate {
       this.log = ctx.getLog();
       if (budget.isAdaptive()) {
         this.controller = new AdaptiveRateController(parameters(budget), this);
+        controller.setShare(members);
         this.sliceNanos = controller.parameters().slice().toNanos();
         this.keepGrantsNanos = Math.max(2 * sliceNanos, controller.parameters().probation().toNanos() + sliceNanos);
       } else {
@@ -241,7 +242,10 @@ public final class BudgetGate {
     }
 
     private Behavior<Command> onSetShare(SetShare setShare) {
-      if (controller == null) {
+      if (controller != null) {
+        controller.setShare(Math.max(1, setShare.members()));
+        grantWhilePossible();
+      } else {
         TokenBucket shared = TokenBucket.forRate(budget.getPermits(), budget.getPeriod(), budget.getBurst(),
             Math.max(1, setShare.members()));
         bucket.reshape(shared.tokensPerSlice(), shared.capacity());

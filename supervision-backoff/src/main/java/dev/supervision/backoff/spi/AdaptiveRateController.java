@@ -273,6 +273,7 @@ public final class AdaptiveRateController {
   private int calm;
   private int waiting;
   private double goodput = Double.NaN;
+  private int members = 1;
 
   /**
    * A controller with no listener.
@@ -310,8 +311,44 @@ public final class AdaptiveRateController {
     this.bucket = TokenBucket.perSlice(p.slice(), ceilingPerSlice, Math.max(1.0, ceilingPerSlice), Math.max(1.0, ceilingPerSlice));
   }
 
+  private double maxRate() {
+    return p.maxRate() / members;
+  }
+
+  private double minRate() {
+    return p.minRate() / members;
+  }
+
+  private double initialRate() {
+    return p.initialRate() / members;
+  }
+
+  /**
+   * Makes this controller one of {@code members} that share a resource, each learning from its own
+   * outcomes (the nodes of a cluster): the ceiling, the least rate and the initial rate are divided
+   * by {@code members}, and the intervals between probes multiplied by it, so that the group probes
+   * no more often than one controller would. What a controller learns is its own: after a loss no
+   * member grants more than the goodput it measured itself. Default 1.
+   *
+   * @param members how many controllers share the resource, {@code >= 1}
+   * @throws IllegalArgumentException if {@code members < 1}
+   */
+  public void setShare(int members) {
+    TokenBucket.check(members >= 1, "members", ">= 1", members);
+    this.members = members;
+    startRate = Math.min(startRate, initialRate());
+    if (state == State.RAMPING) {
+      rate = Math.min(rate, maxRate());
+      double perSlice = rate * sliceSeconds;
+      bucket.reshape(perSlice, Math.max(1.0, perSlice));
+    } else if (state == State.STEADY) {
+      double ceiling = ceilingPerSlice();
+      bucket.reshape(ceiling, Math.max(1.0, ceiling));
+    }
+  }
+
   private double ceilingPerSlice() {
-    return Double.isInfinite(p.maxRate()) ? 0 : p.maxRate() * sliceSeconds;
+    return Double.isInfinite(maxRate()) ? 0 : maxRate() * sliceSeconds;
   }
 
   /**
@@ -339,7 +376,7 @@ public final class AdaptiveRateController {
     advance(nowNanos);
     switch (state) {
       case STEADY -> {
-        if (!Double.isInfinite(p.maxRate()) && !bucket.tryTake()) {
+        if (!Double.isInfinite(maxRate()) && !bucket.tryTake()) {
           return false;
         }
       }
@@ -392,7 +429,7 @@ public final class AdaptiveRateController {
    */
   public int available() {
     return switch (state) {
-      case STEADY -> Double.isInfinite(p.maxRate()) ? Integer.MAX_VALUE : (int) bucket.tokens();
+      case STEADY -> Double.isInfinite(maxRate()) ? Integer.MAX_VALUE : (int) bucket.tokens();
       case HOLDING -> probeSlice == NONE && probeAt != NONE && slice >= probeAt ? 1 : 0;
       case RAMPING -> (int) bucket.tokens();
     };
@@ -415,7 +452,7 @@ public final class AdaptiveRateController {
    */
   public double rate() {
     return switch (state) {
-      case STEADY -> p.maxRate();
+      case STEADY -> maxRate();
       case HOLDING -> 0;
       case RAMPING -> rate;
     };
@@ -455,7 +492,7 @@ public final class AdaptiveRateController {
         return false;
       }
     }
-    return Double.isInfinite(p.maxRate()) || bucket.isFull();
+    return Double.isInfinite(maxRate()) || bucket.isFull();
   }
 
   // ---------------------------------------------------------------- the slice logic
@@ -520,7 +557,7 @@ public final class AdaptiveRateController {
             holdUntil = k;
             bucket.setTokens(0);
           } else {
-            long interval = Math.min(p.maxProbeInterval().toNanos(),
+            long interval = members * Math.min(p.maxProbeInterval().toNanos(),
                 p.firstProbe().toNanos() << Math.min(30, probes));
             probeAt = k + Math.max(1, Math.round(interval / (double) sliceNanos));
           }
@@ -540,19 +577,19 @@ public final class AdaptiveRateController {
       if (g > 0 && f > p.tolerance() * g && resolved >= holdUntil) {
         int successes = g - f;
         if (successes == 0) {
-          startRate = Math.max(p.minRate(), startRate / 2);
+          startRate = Math.max(minRate(), startRate / 2);
           hold(Reason.ALL_FAILED, nowNanos);
           return;
         }
         cut(successes, nowNanos);
       } else if (g > 0 && lim && resolved >= holdUntil) {
-        double grown = Math.min(p.maxRate(), rate * (slowStart ? slowStartFactor : 1 + p.growth() * sliceSeconds));
+        double grown = Math.min(maxRate(), rate * (slowStart ? slowStartFactor : 1 + p.growth() * sliceSeconds));
         setRate(grown, Double.NaN, slowStart ? Reason.SLOW_START : Reason.GROWTH, nowNanos);
       }
       if (waiting == 0 && f == 0) {
         if (++calm >= calmSlices) {
           enter(State.STEADY, Reason.RECOVERED, nowNanos);
-          startRate = p.initialRate();
+          startRate = initialRate();
           double ceiling = ceilingPerSlice();
           bucket.reshape(ceiling, Math.max(1.0, ceiling));
           return;
@@ -566,7 +603,7 @@ public final class AdaptiveRateController {
       bucket.settle();
       return;
     }
-    if (!Double.isInfinite(p.maxRate())) {
+    if (!Double.isInfinite(maxRate())) {
       bucket.refill();
       bucket.settle();
     }
@@ -574,7 +611,7 @@ public final class AdaptiveRateController {
 
   private void cut(int successes, long nowNanos) {
     goodput = successes / sliceSeconds;
-    double next = Math.min(p.maxRate(), Math.max(p.minRate(), p.decrease() * goodput));
+    double next = Math.min(maxRate(), Math.max(minRate(), p.decrease() * goodput));
     slowStart = false;
     holdUntil = slice;
     setRate(Math.min(rate, next), goodput, Reason.LOSS, nowNanos);
@@ -591,7 +628,7 @@ public final class AdaptiveRateController {
   private void hold(Reason reason, long nowNanos) {
     enter(State.HOLDING, reason, nowNanos);
     probes = 0;
-    probeAt = slice + Math.max(1, Math.round(p.firstProbe().toNanos() / (double) sliceNanos));
+    probeAt = slice + Math.max(1, Math.round(members * p.firstProbe().toNanos() / (double) sliceNanos));
     probeSlice = NONE;
     bucket.setTokens(0);
   }
