@@ -1,6 +1,7 @@
 package dev.supervision.herd;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -20,6 +21,7 @@ public final class CallTrace {
   private final AtomicLongArray callsPerMs;
   private final LongAdder calls = new LongAdder();
   private final LongAdder callsDuringOutage = new LongAdder();
+  private final LongAdder failedAfterOutage = new LongAdder();
   private final AtomicLongArray recoveredAtNanos;
   private final AtomicInteger recovered = new AtomicInteger();
 
@@ -42,20 +44,35 @@ public final class CallTrace {
   }
 
   /**
-   * Records one call to the resource.
+   * Records the call with which a cell finds out that the outage struck: it fails, whatever the
+   * resource's state (its connection broke). Counted in {@code calls} and the chart, not in the
+   * outage's or the recovery's figures.
    *
    * @param atNanos when, in model nanoseconds since the outage began
-   * @return {@code true} if the resource is down at that time
    */
-  public boolean call(long atNanos) {
+  public void strike(long atNanos) {
+    count(atNanos);
+  }
+
+  /**
+   * Records one restart's call to the resource.
+   *
+   * @param atNanos when, in model nanoseconds since the outage began
+   * @param outcome what the resource answered
+   */
+  public void call(long atNanos, CapacityResource.Outcome outcome) {
+    count(atNanos);
+    if (atNanos < outageNanos) {
+      callsDuringOutage.increment();
+    } else if (outcome.failed()) {
+      failedAfterOutage.increment();
+    }
+  }
+
+  private void count(long atNanos) {
     calls.increment();
     long ms = Math.max(0, atNanos / 1_000_000);
     callsPerMs.incrementAndGet((int) Math.min(ms, callsPerMs.length() - 1));
-    if (atNanos < outageNanos) {
-      callsDuringOutage.increment();
-      return true;
-    }
-    return false;
   }
 
   /**
@@ -95,9 +112,11 @@ public final class CallTrace {
    * @param description the strategy's description
    * @param wallMillis how long the run took in real time
    * @param outcome how the run ended, in words
+   * @param crashes when the resource was knocked over again, in model nanoseconds
    * @return the result
    */
-  public StrategyResult result(String strategy, String description, long wallMillis, String outcome) {
+  public StrategyResult result(String strategy, String description, long wallMillis, String outcome,
+      List<Long> crashes) {
     int length = callsPerMs.length();
     int last = 0;
     for (int i = length - 1; i >= 0; i--) {
@@ -133,6 +152,8 @@ public final class CallTrace {
         cells,
         calls.sum(),
         callsDuringOutage.sum(),
+        failedAfterOutage.sum(),
+        crashes.size(),
         peakWindow * (1000 / WINDOW_MS),
         busiestSecond,
         percentileMillis(times, 0.50),
@@ -141,7 +162,8 @@ public final class CallTrace {
         n,
         outcome,
         wallMillis,
-        perWindow);
+        perWindow,
+        crashes.stream().mapToLong(t -> t / 1_000_000).toArray());
   }
 
   /** The most calls in any {@code widthMs} interval starting in {@code [fromMs, lastMs]}. */

@@ -4,21 +4,23 @@ import java.util.PriorityQueue;
 
 /**
  * The exact mode: a discrete-event simulation of the herd. Every event (a cell's call to the
- * resource) happens at an exact model time in nanoseconds, processing takes no time, and ties are
- * broken by the cell's index, so a seed gives the same result on every machine and every run.
+ * resource, a wake-up of a herd-wide gate) happens at an exact model time in nanoseconds, processing
+ * takes no time, and ties are broken by the cell's index (a gate's wake-up first), so a seed gives
+ * the same result on every machine and every run.
  *
  * <p>The delays come from each strategy's {@link HerdStrategy.ExactRun}: for this library that is
  * {@code BackoffPolicy.delays}, the same schedule the supervisor draws from; for Pekko's backoff it is
- * a model of Pekko's formula with a seeded random source.
+ * a model of Pekko's formula with a seeded random source. The resource is the same {@link
+ * CapacityResource} that real mode uses.
  */
 public final class ExactHerd {
 
   private ExactHerd() {}
 
-  /** A pending restart. */
-  private record Restart(long atNanos, int cell, int attempt, boolean admitted) implements Comparable<Restart> {
+  /** A pending event: a restart that is due (or released by the gate), or a gate wake-up (cell -1). */
+  private record Event(long atNanos, int cell, int attempt, boolean admitted) implements Comparable<Event> {
     @Override
-    public int compareTo(Restart o) {
+    public int compareTo(Event o) {
       int byTime = Long.compare(atNanos, o.atNanos);
       return byTime != 0 ? byTime : Integer.compare(cell, o.cell);
     }
@@ -41,46 +43,69 @@ public final class ExactHerd {
     HerdStrategy.ExactRun model =
         strategy.exact(scenario).orElseThrow(() -> new IllegalArgumentException(
             strategy.id() + " has no exact model (its calls depend on the machine's speed); run it without --exact"));
+    HerdStrategy.ExactGate gate = model.gate();
     int cells = scenario.cells();
     long outage = scenario.outage().toNanos();
-    CallTrace trace = new CallTrace(cells, outage, scenario.horizon().toNanos());
-    PriorityQueue<Restart> queue = new PriorityQueue<>(cells);
+    long horizon = scenario.horizon(strategy.extraTime(scenario)).toNanos();
+    CallTrace trace = new CallTrace(cells, outage, horizon);
+    CapacityResource resource = new CapacityResource(scenario.resource(), outage);
+    int[] attempts = new int[cells];
+    PriorityQueue<Event> queue = new PriorityQueue<>(cells);
     // The outage strikes at 0: every cell's next call fails at once.
     for (int cell = 0; cell < cells; cell++) {
-      trace.call(0);
-      queue.add(new Restart(delay(model, cell, 1, 0), cell, 1, false));
+      trace.strike(0);
+      gate.failed(cell, 0);
+      attempts[cell] = 1;
+      queue.add(new Event(delay(model, cell, 1, 0), cell, 1, false));
     }
+    long scheduledWake = Long.MAX_VALUE;
     long nextReport = 0;
     long last = 0;
+    boolean stopped = false;
     while (!queue.isEmpty()) {
-      Restart r = queue.poll();
-      last = r.atNanos;
-      if (r.atNanos >= nextReport) {
-        progress.update(row, rows, strategy.id(), r.atNanos / 1_000_000, trace.recovered(), cells, trace.calls());
-        nextReport = r.atNanos + 100_000_000L;
+      Event e = queue.poll();
+      if (e.atNanos > horizon) {
+        stopped = true;
+        break;
       }
-      if (!r.admitted) {
-        long at = model.admitNanos(r.cell, r.atNanos);
-        if (at < r.atNanos) {
-          throw new IllegalStateException("admitted before due: " + at + " < " + r.atNanos);
+      long now = e.atNanos;
+      last = now;
+      if (now >= nextReport) {
+        progress.update(row, rows, strategy.id(), now / 1_000_000, trace.recovered(), cells, trace.calls());
+        nextReport = now + 100_000_000L;
+      }
+      if (e.cell < 0) {
+        if (now == scheduledWake) {
+          scheduledWake = Long.MAX_VALUE;
+          gate.wake(now, cell -> queue.add(new Event(now, cell, attempts[cell], true)));
         }
-        if (at > r.atNanos) {
-          queue.add(new Restart(at, r.cell, r.attempt, true));
-          continue;
+      } else if (e.admitted || gate.offer(e.cell, now)) {
+        // The restart runs Behaviors.setup, which connects to the resource.
+        CapacityResource.Outcome outcome = resource.call(now);
+        trace.call(now, outcome);
+        if (outcome.failed()) {
+          gate.failed(e.cell, now);
+          int attempt = ++attempts[e.cell];
+          queue.add(new Event(now + delay(model, e.cell, attempt, now), e.cell, attempt, false));
+        } else {
+          trace.succeeded(e.cell, now);
         }
       }
-      // The restart runs Behaviors.setup, which connects to the resource.
-      if (trace.call(r.atNanos)) {
-        int attempt = r.attempt + 1;
-        queue.add(new Restart(r.atNanos + delay(model, r.cell, attempt, r.atNanos), r.cell, attempt, false));
-      } else {
-        trace.succeeded(r.cell, r.atNanos);
+      long wake = gate.nextWakeNanos();
+      if (wake != Long.MAX_VALUE && wake != scheduledWake) {
+        if (wake < now) {
+          throw new IllegalStateException("the gate asked to be woken in the past: " + wake + " < " + now);
+        }
+        scheduledWake = wake;
+        queue.add(new Event(wake, -1, 0, false));
       }
     }
     long wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
     progress.update(row, rows, strategy.id(), last / 1_000_000, trace.recovered(), cells, trace.calls());
-    return trace.result(strategy.id(), strategy.description(), wallMillis,
-        trace.recovered() == cells ? "all recovered" : "not all recovered");
+    String outcome = trace.recovered() == cells ? "all recovered"
+        : stopped ? String.format(java.util.Locale.ROOT, "stopped at the horizon (%d s)", (horizon - outage) / 1_000_000_000L)
+        : "not all recovered";
+    return trace.result(strategy.id(), strategy.description(), wallMillis, outcome, resource.crashes());
   }
 
   private static long delay(HerdStrategy.ExactRun model, int cell, int attempt, long failedAt) {

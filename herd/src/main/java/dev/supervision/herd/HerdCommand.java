@@ -1,6 +1,10 @@
 package dev.supervision.herd;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.util.Map;
+import java.util.Properties;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -23,19 +27,20 @@ import picocli.CommandLine.Option;
 @Command(
     name = "herd",
     mixinStandardHelpOptions = true,
-    version = "supervision-backoff herd demo",
+    versionProvider = HerdCommand.Version.class,
     sortOptions = false,
     description = {
       "Thousands of cells depend on one resource; it goes down, every cell fails, and each restart"
-          + " strategy is measured on how hard it hits the resource as it comes back.",
-      "Strategies: pekko-restart, pekko-backoff-0.0, pekko-backoff-0.2, none, equal, decorrelated, full, full+budget."
+          + " strategy is measured on how it brings the herd back to a resource of finite capacity."
     })
 public final class HerdCommand implements Callable<Integer> {
 
-  /** The default strategies, in order; in exact mode those without an exact model are left out. */
-  static final List<String> DEFAULT_STRATEGIES =
-      List.of("pekko-restart", "pekko-backoff-0.0", "pekko-backoff-0.2", "none", "equal", "decorrelated", "full",
-          Strategies.BUDGET_ID);
+  /** The option each scenario setting comes from, for error messages. */
+  private static final Map<String, String> OPTIONS = Map.ofEntries(
+      Map.entry("cells", "--cells"), Map.entry("outage", "--outage"), Map.entry("min", "--min"),
+      Map.entry("max", "--max"), Map.entry("scale", "--scale"), Map.entry("strategies", "--strategies"),
+      Map.entry("capacity", "--capacity"), Map.entry("crashFactor", "--crash-factor"),
+      Map.entry("crashFor", "--crash-for"), Map.entry("horizon", "--horizon"));
 
   @Option(names = {"-n", "--cells"}, paramLabel = "N", description = "number of cells (default: ${DEFAULT-VALUE})")
   int cells = HerdScenario.DEFAULT_CELLS;
@@ -43,6 +48,30 @@ public final class HerdCommand implements Callable<Integer> {
   @Option(names = "--outage", paramLabel = "DURATION", converter = DurationConverter.class,
       description = "how long the resource is down, e.g. 2s or 1500ms (default: 2s)")
   Duration outage = Duration.ofSeconds(2);
+
+  @Option(names = "--capacity", paramLabel = "N|unlimited",
+      description = "calls per second the resource serves once back, enforced per 100 ms window; excess calls"
+          + " fail (default: 1000; unlimited: every call succeeds once it is back)")
+  String capacity = Integer.toString(HerdScenario.DEFAULT_CAPACITY);
+
+  @Option(names = "--crash-factor", paramLabel = "F",
+      description = "a 100 ms window offered more than F times its capacity knocks the resource down again;"
+          + " 0 turns it off (default: ${DEFAULT-VALUE})")
+  double crashFactor = 3;
+
+  @Option(names = "--crash-for", paramLabel = "DURATION", converter = DurationConverter.class,
+      description = "how long a knocked-over resource stays down (default: 1s)")
+  Duration crashFor = Duration.ofSeconds(1);
+
+  @Option(names = "--cold",
+      description = "the resource starts cold: 25%% of its capacity, rising linearly to 100%% over 10 s, after"
+          + " the outage and after every crash")
+  boolean cold;
+
+  @Option(names = "--horizon", paramLabel = "DURATION", converter = DurationConverter.class,
+      description = "how long after the outage a row may run before it stops and reports how far it got"
+          + " (default: 3 times the time the capacity needs to serve every cell once, at least 1.25 x --max + 5s)")
+  Duration horizon;
 
   @Option(names = "--min", paramLabel = "DURATION", converter = DurationConverter.class,
       description = "minimum backoff of every backoff strategy (default: 100ms)")
@@ -66,11 +95,11 @@ public final class HerdCommand implements Callable<Integer> {
   boolean exact;
 
   @Option(names = "--strategies", paramLabel = "IDS", split = ",",
-      description = "comma-separated strategy ids to run, in order (default: all; in --exact mode all but pekko-restart)")
+      description = "comma-separated strategy ids to run, in order, or 'all' (default: the rows marked *, and e with --exact)")
   List<String> strategies;
 
   @Option(names = {"-o", "--out"}, paramLabel = "DIR",
-      description = "output folder for results.json and herd.png (default: ${DEFAULT-VALUE})")
+      description = "output folder for results.json, herd.png and the rows' logs (default: ${DEFAULT-VALUE})")
   Path out = Path.of("target", "herd");
 
   private boolean terminal;
@@ -101,11 +130,30 @@ public final class HerdCommand implements Callable<Integer> {
     command.stderr = err;
     command.terminal = err == System.err && System.console() != null;
     CommandLine cli = new CommandLine(command);
+    List<String> rows = new ArrayList<>(List.of(cli.getCommandSpec().usageMessage().description()));
+    rows.add("Strategies (* = run by default, e = by default with --exact; r / x = real / exact mode only):");
+    for (Strategies.Row row : Strategies.REGISTRY) {
+      String mark = switch (row.byDefault()) {
+        case ALWAYS -> "*";
+        case EXACT -> "e";
+        case NEVER -> " ";
+      };
+      String mode = switch (row.modes()) {
+        case REAL -> " (r)";
+        case EXACT -> " (x)";
+        case BOTH -> "";
+      };
+      rows.add(String.format(Locale.ROOT, "  %s %-18s %s%s", mark, row.id(), row.summary(), mode));
+    }
+    cli.getCommandSpec().usageMessage().description(rows.toArray(new String[0]));
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
     cli.setParameterExceptionHandler((e, a) -> badOption(err, e.getMessage()));
     cli.setExecutionExceptionHandler(
         (e, c, parsed) -> {
+          if (e instanceof ScenarioException se) {
+            return badOption(err, se.messageFor(OPTIONS.getOrDefault(se.parameter(), se.parameter())));
+          }
           if (e instanceof IllegalArgumentException) {
             return badOption(err, e.getMessage());
           }
@@ -123,27 +171,59 @@ public final class HerdCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     List<String> ids = strategies;
     if (ids == null) {
-      ids = new ArrayList<>(DEFAULT_STRATEGIES);
-      if (exact) {
-        ids.remove("pekko-restart");
-      }
+      ids = Strategies.defaultIds(exact);
+    } else if (ids.equals(List.of("all"))) {
+      ids = Strategies.allIds(exact);
     }
-    HerdScenario scenario = new HerdScenario(cells, outage, min, max, scale, seed, exact, ids, out);
+    ResourceSpec resource = new ResourceSpec(parseCapacity(capacity), crashFactor, crashFor, cold);
+    HerdScenario scenario = new HerdScenario(cells, outage, min, max, scale, seed, exact, ids, out, resource, horizon);
     Herd.strategies(scenario); // fails fast on a bad id, before anything runs
-    stdout.printf(Locale.ROOT, "herd: %,d cells, resource down for %d ms, backoff %d ms .. %d ms, %s%n",
-        scenario.cells(), scenario.outage().toMillis(), scenario.minBackoff().toMillis(),
-        scenario.maxBackoff().toMillis(),
-        exact ? "exact mode (discrete-event), seed " + seed
-            : "real ActorSystem, real time" + (scale == 1.0 ? "" : " scaled by " + scale
-                + " (all durations run " + scale + "x as long; results in unscaled ms)") + ", seed " + seed);
+    boolean existed = Files.exists(out);
+    stdout.println(Report.header(scenario));
     List<StrategyResult> results = Herd.run(scenario, Progress.line(stderr, terminal));
+    stdout.println();
     Report.printTable(scenario, results, stdout);
     Path json = out.resolve("results.json");
     Path png = out.resolve("herd.png");
     Report.writeJson(scenario, results, json);
     Report.writeChart(scenario, results, png);
-    stdout.println("wrote " + json + " and " + png);
+    Path logs = out.resolve("logs");
+    stdout.println();
+    stdout.println("wrote " + json + " and " + png
+        + (Files.isDirectory(logs) ? "; the rows' own output is in " + logs : ""));
+    if (!existed) {
+      RowLog.deleteIfEmpty(out);
+    }
     return 0;
+  }
+
+  private static int parseCapacity(String text) {
+    if (text.equalsIgnoreCase("unlimited")) {
+      return 0;
+    }
+    try {
+      int c = Integer.parseInt(text.strip().replace("_", ""));
+      if (c < 1) {
+        throw new ScenarioException("capacity", ">= 1 or 'unlimited'", text);
+      }
+      return c;
+    } catch (NumberFormatException e) {
+      throw new ScenarioException("capacity", "a whole number of calls per second or 'unlimited'", text);
+    }
+  }
+
+  /** Prints the project's version, from the build. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() throws IOException {
+      Properties p = new Properties();
+      try (InputStream in = HerdCommand.class.getResourceAsStream("herd-version.properties")) {
+        if (in != null) {
+          p.load(in);
+        }
+      }
+      return new String[] {"herd (supervision-backoff) " + p.getProperty("version", "unknown")};
+    }
   }
 
   /** Parses {@code 2s}, {@code 1500ms}, {@code 1.5s} or {@code 1m}. */

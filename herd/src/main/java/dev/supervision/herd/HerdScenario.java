@@ -6,8 +6,11 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One herd scenario: how many cells, how long the resource is down, the backoff bounds every
- * strategy uses, and how the run is timed. Immutable and validated.
+ * One herd scenario: how many cells, how long the resource is down and how it behaves once back,
+ * the backoff bounds every strategy uses, and how the run is timed. Immutable and validated. It knows
+ * nothing of any one strategy: a row that needs more time than the scenario's horizon (a restart
+ * budget draining the herd at its fixed rate, say) asks for it itself ({@link
+ * HerdStrategy#extraTime(HerdScenario)}).
  *
  * <p>All durations are <em>model</em> durations. In real mode the run multiplies each of them by
  * {@link #scale()} before it hands them to Pekko, and divides every measured time by it again, so
@@ -22,6 +25,9 @@ import java.util.Objects;
  * @param exact {@code true} for the discrete-event mode, {@code false} for a real {@code ActorSystem}
  * @param strategies ids of the strategies to run, in order (see {@link Strategies})
  * @param outputDir where {@code results.json} and {@code herd.png} are written
+ * @param resource how the resource behaves once it is back
+ * @param horizonAfterOutage how long after the outage a row may run before it stops where it got;
+ *     {@code null} for the default ({@link #horizon(Duration)})
  */
 public record HerdScenario(
     int cells,
@@ -32,10 +38,18 @@ public record HerdScenario(
     long seed,
     boolean exact,
     List<String> strategies,
-    Path outputDir) {
+    Path outputDir,
+    ResourceSpec resource,
+    Duration horizonAfterOutage) {
 
   /** The default number of cells. */
   public static final int DEFAULT_CELLS = 10_000;
+
+  /** The default capacity of the resource once back, in calls per second. */
+  public static final int DEFAULT_CAPACITY = 1_000;
+
+  /** The default horizon, as a multiple of the physical limit. */
+  public static final int HORIZON_LIMITS = 3;
 
   /**
    * Validates the scenario.
@@ -49,8 +63,10 @@ public record HerdScenario(
    * @param exact whether to run the discrete-event mode
    * @param strategies ids of the strategies to run, in order
    * @param outputDir where the results are written
-   * @throws NullPointerException if an argument is {@code null}
-   * @throws IllegalArgumentException if a value is outside its rule; the message names it
+   * @param resource how the resource behaves once back
+   * @param horizonAfterOutage how long after the outage a row may run, or {@code null} for the default
+   * @throws NullPointerException if an argument other than {@code horizonAfterOutage} is {@code null}
+   * @throws ScenarioException if a value is outside its rule; it names the setting
    */
   public HerdScenario {
     Objects.requireNonNull(outage, "outage");
@@ -58,35 +74,105 @@ public record HerdScenario(
     Objects.requireNonNull(maxBackoff, "max");
     Objects.requireNonNull(strategies, "strategies");
     Objects.requireNonNull(outputDir, "output folder");
-    require(cells >= 1, "cells must be >= 1 but was " + cells);
-    require(cells <= 10_000_000, "cells must be <= 10000000 but was " + cells);
-    require(!outage.isNegative() && !outage.isZero(), "outage must be > 0 but was " + outage.toMillis() + "ms");
-    require(outage.compareTo(Duration.ofHours(1)) <= 0, "outage must be <= 1h but was " + outage);
-    require(!minBackoff.isNegative() && !minBackoff.isZero(), "min must be > 0 but was " + minBackoff.toMillis() + "ms");
-    require(maxBackoff.compareTo(minBackoff) >= 0,
-        "max must be >= min (" + minBackoff.toMillis() + "ms) but was " + maxBackoff.toMillis() + "ms");
-    require(maxBackoff.compareTo(Duration.ofHours(1)) <= 0, "max must be <= 1h but was " + maxBackoff);
-    require(scale > 0 && scale <= 10, "scale must be in (0, 10] but was " + scale);
-    require(!strategies.isEmpty(), "strategies must name at least one strategy");
+    Objects.requireNonNull(resource, "resource");
+    ScenarioException.require(cells >= 1, "cells", ">= 1", cells);
+    ScenarioException.require(cells <= 10_000_000, "cells", "<= 10000000", cells);
+    ScenarioException.require(positive(outage) && outage.compareTo(Duration.ofHours(1)) <= 0,
+        "outage", "in (0, 1h]", outage.toMillis() + "ms");
+    ScenarioException.require(positive(minBackoff), "min", "> 0", minBackoff.toMillis() + "ms");
+    ScenarioException.require(maxBackoff.compareTo(minBackoff) >= 0,
+        "max", ">= min (" + minBackoff.toMillis() + "ms)", maxBackoff.toMillis() + "ms");
+    ScenarioException.require(maxBackoff.compareTo(Duration.ofHours(1)) <= 0, "max", "<= 1h", maxBackoff.toMillis() + "ms");
+    ScenarioException.require(scale > 0 && scale <= 10, "scale", "in (0, 10]", scale);
+    ScenarioException.require(!strategies.isEmpty(), "strategies", "at least one strategy id", "none");
+    ScenarioException.require(horizonAfterOutage == null
+            || (positive(horizonAfterOutage) && horizonAfterOutage.compareTo(Duration.ofDays(1)) <= 0),
+        "horizon", "in (0, 1d]", horizonAfterOutage == null ? "" : horizonAfterOutage.toMillis() + "ms");
     strategies = List.copyOf(strategies);
   }
 
-  private static void require(boolean ok, String message) {
-    if (!ok) {
-      throw new IllegalArgumentException(message);
-    }
+  /**
+   * A scenario with an unlimited resource and the default horizon.
+   *
+   * @param cells number of cells
+   * @param outage how long the resource is down
+   * @param minBackoff every backoff strategy's minimum backoff
+   * @param maxBackoff every backoff strategy's maximum backoff
+   * @param scale real time per model time in real mode
+   * @param seed the seed of every seedable random source
+   * @param exact whether to run the discrete-event mode
+   * @param strategies ids of the strategies to run, in order
+   * @param outputDir where the results are written
+   * @throws ScenarioException if a value is outside its rule
+   */
+  public HerdScenario(int cells, Duration outage, Duration minBackoff, Duration maxBackoff, double scale,
+      long seed, boolean exact, List<String> strategies, Path outputDir) {
+    this(cells, outage, minBackoff, maxBackoff, scale, seed, exact, strategies, outputDir, ResourceSpec.UNLIMITED, null);
+  }
+
+  private static boolean positive(Duration d) {
+    return !d.isNegative() && !d.isZero();
   }
 
   /**
-   * The longest a run waits for the last cell, in model time: the outage, then 1.25 times the
-   * longest backoff (Pekko's jitter may exceed its cap by its random factor), then the time the
-   * restart budget row needs to admit every cell ({@code cells / }{@link Strategies#BUDGET_PER_SECOND}
-   * seconds), then 5 seconds.
+   * The same scenario with another resource.
    *
-   * @return the horizon of the run
+   * @param spec the resource
+   * @return the new scenario
    */
-  public Duration horizon() {
-    Duration budgetDrain = Duration.ofMillis(1000L * cells / Strategies.BUDGET_PER_SECOND);
-    return outage.plus(maxBackoff.multipliedBy(5).dividedBy(4)).plus(budgetDrain).plusSeconds(5);
+  public HerdScenario withResource(ResourceSpec spec) {
+    return new HerdScenario(cells, outage, minBackoff, maxBackoff, scale, seed, exact, strategies, outputDir, spec,
+        horizonAfterOutage);
+  }
+
+  /**
+   * The same scenario with another horizon.
+   *
+   * @param afterOutage how long after the outage a row may run, or {@code null} for the default
+   * @return the new scenario
+   */
+  public HerdScenario withHorizon(Duration afterOutage) {
+    return new HerdScenario(cells, outage, minBackoff, maxBackoff, scale, seed, exact, strategies, outputDir, resource,
+        afterOutage);
+  }
+
+  /**
+   * The same scenario with other strategies.
+   *
+   * @param ids the strategy ids
+   * @return the new scenario
+   */
+  public HerdScenario withStrategies(List<String> ids) {
+    return new HerdScenario(cells, outage, minBackoff, maxBackoff, scale, seed, exact, ids, outputDir, resource,
+        horizonAfterOutage);
+  }
+
+  /**
+   * The physical limit: how long after the outage the resource needs to serve one call per cell at
+   * its capacity ({@code N / C}, longer while cold).
+   *
+   * @return the limit; zero if the capacity is unlimited
+   */
+  public Duration physicalLimit() {
+    return Duration.ofNanos(resource.physicalLimitNanos(cells, outage.toNanos()));
+  }
+
+  /**
+   * The longest a row runs, in model time since the outage began: the horizon after the outage if
+   * one was set; otherwise the outage, then the longer of {@value #HORIZON_LIMITS} times the
+   * physical limit and 1.25 times the longest backoff plus 5 s (Pekko's jitter may exceed its cap by
+   * its random factor), then the row's own extra time. A row that is not done by then stops and
+   * reports how far it got.
+   *
+   * @param extra what the row asks for beyond the scenario's horizon; ignored if a horizon was set
+   * @return the horizon since the outage began
+   */
+  public Duration horizon(Duration extra) {
+    if (horizonAfterOutage != null) {
+      return outage.plus(horizonAfterOutage);
+    }
+    Duration backoff = maxBackoff.multipliedBy(5).dividedBy(4).plusSeconds(5);
+    Duration limits = physicalLimit().multipliedBy(HORIZON_LIMITS);
+    return outage.plus(limits.compareTo(backoff) > 0 ? limits : backoff).plus(extra);
   }
 }

@@ -1,12 +1,14 @@
 package dev.supervision.herd;
 
+import java.time.Duration;
 import java.util.Optional;
+import java.util.function.IntConsumer;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
 
 /**
- * One row of the herd table: a way to supervise the cells. Add a row by adding an implementation to
- * {@link Strategies#standard(HerdScenario)}; nothing else needs to change.
+ * One row of the herd table: a way to supervise the cells. Add a row by adding one entry to {@link
+ * Strategies#REGISTRY}; nothing else needs to change.
  *
  * <p>A strategy is asked once per run for a fresh {@link RealRun} or {@link ExactRun}, so a strategy
  * that shares state between its cells (a restart budget for the whole herd, say) creates that state
@@ -46,6 +48,17 @@ public interface HerdStrategy {
    */
   Optional<ExactRun> exact(HerdScenario scenario);
 
+  /**
+   * How much longer than the scenario's horizon this row may need, for example the time a fixed
+   * restart budget needs to admit every cell.
+   *
+   * @param scenario the scenario
+   * @return the extra model time; zero by default
+   */
+  default Duration extraTime(HerdScenario scenario) {
+    return Duration.ZERO;
+  }
+
   /** How a real-mode run supervises and spawns its cells. */
   interface RealRun {
 
@@ -84,16 +97,71 @@ public interface HerdStrategy {
     long restartDelayNanos(int index, int attempt, long failedAtNanos);
 
     /**
-     * When a cell whose delay has passed may actually restart: the hook for a limit shared by the
-     * whole herd, such as a restart budget. Called in event order, once per restart, at the time
-     * the delay ends.
+     * The gate that decides when a cell whose delay has passed may actually restart: the hook for
+     * a limit shared by the whole herd, such as a restart budget. Called once per run.
      *
-     * @param index the cell's index
-     * @param dueNanos when the cell's delay ended, in model nanoseconds since the outage began
-     * @return when it restarts, {@code >= dueNanos}; {@code dueNanos} by default (no limit)
+     * @return the gate; {@link ExactGate#OPEN} (no limit) by default
      */
-    default long admitNanos(int index, long dueNanos) {
-      return dueNanos;
+    default ExactGate gate() {
+      return ExactGate.OPEN;
     }
+  }
+
+  /**
+   * A herd-wide gate in exact mode. Every method is called in event order, so a gate may keep
+   * state shared by the whole herd. The simulation wakes the gate at the time it asks for.
+   */
+  interface ExactGate {
+
+    /** No gate: every cell restarts as soon as its delay has passed. */
+    ExactGate OPEN = new ExactGate() {
+      @Override
+      public boolean offer(int cell, long nowNanos) {
+        return true;
+      }
+
+      @Override
+      public long nextWakeNanos() {
+        return Long.MAX_VALUE;
+      }
+
+      @Override
+      public void wake(long nowNanos, IntConsumer release) {}
+    };
+
+    /**
+     * A cell's delay has passed.
+     *
+     * @param cell the cell's index
+     * @param nowNanos the time, in model nanoseconds since the outage began
+     * @return {@code true} if it restarts now; {@code false} if it waits until a {@link #wake}
+     *     releases it
+     */
+    boolean offer(int cell, long nowNanos);
+
+    /**
+     * When the gate wants to be woken next.
+     *
+     * @return a time in model nanoseconds, or {@code Long.MAX_VALUE} for never
+     */
+    long nextWakeNanos();
+
+    /**
+     * Wakes the gate; it may release waiting cells, which restart at once, in release order.
+     *
+     * @param nowNanos the time
+     * @param release called with each released cell's index
+     */
+    void wake(long nowNanos, IntConsumer release);
+
+    /**
+     * A cell failed: when the outage struck, or when a restart's call failed; nothing by default.
+     * Successes are not reported: a gate that learns from outcomes infers them (no failure within
+     * its probation), as the library's adaptive budget does.
+     *
+     * @param cell the cell's index
+     * @param nowNanos the time
+     */
+    default void failed(int cell, long nowNanos) {}
   }
 }

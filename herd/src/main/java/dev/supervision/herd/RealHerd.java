@@ -42,6 +42,11 @@ public final class RealHerd {
   static Config config() {
     return ConfigFactory.parseString(
             "pekko.loglevel = WARNING\n"
+                // everything the system logs goes through SLF4J to logback's console appender,
+                // which writes to whatever System.err is: the row's log file (RowLog)
+                + "pekko.loggers = [\"org.apache.pekko.event.slf4j.Slf4jLogger\"]\n"
+                + "pekko.logging-filter = \"org.apache.pekko.event.slf4j.Slf4jLoggingFilter\"\n"
+                + "pekko.stdout-loglevel = OFF\n"
                 // Pekko's immediate restart overflows the stack (see docs/herd.md); that must end
                 // the row's own ActorSystem, not the JVM and the rows after it.
                 + "pekko.jvm-exit-on-fatal-error = off\n"
@@ -71,24 +76,10 @@ public final class RealHerd {
   public static StrategyResult run(
       HerdStrategy strategy, HerdScenario scenario, Progress progress, int row, int rows) {
     int cells = scenario.cells();
-    CallTrace trace = new CallTrace(cells, scenario.outage().toNanos(), scenario.horizon().toNanos());
-    SimulatedResource resource = new SimulatedResource(trace, scenario.scale());
-    HerdStrategy.RealRun run = strategy.real(scenario);
-    Behavior<Strike> guardian =
-        Behaviors.setup(
-            ctx -> {
-              List<ActorRef<Cell.Command>> herd = new ArrayList<>(cells);
-              for (int i = 0; i < cells; i++) {
-                herd.add(ctx.spawn(run.supervise(Cell.create(i, resource), i), "cell-" + i, run.props()));
-              }
-              return Behaviors.receiveMessage(
-                  strike -> {
-                    for (ActorRef<Cell.Command> cell : herd) {
-                      cell.tell(Cell.Call.INSTANCE);
-                    }
-                    return Behaviors.same();
-                  });
-            });
+    long outageNanos = scenario.outage().toNanos();
+    long horizonNanos = scenario.horizon(strategy.extraTime(scenario)).toNanos();
+    CallTrace trace = new CallTrace(cells, outageNanos, horizonNanos);
+    SimulatedResource resource = new SimulatedResource(trace, scenario.scale(), scenario.resource(), outageNanos);
     RowLog log;
     try {
       log = RowLog.open(scenario.outputDir().resolve("logs").resolve(strategy.id() + ".log"));
@@ -96,66 +87,95 @@ public final class RealHerd {
       throw new UncheckedIOException(e);
     }
     StrategyResult result;
-    String summary = "";
-    ActorSystem<Strike> system = ActorSystem.create(guardian, "herd-" + strategy.id().replaceAll("[^A-Za-z0-9_-]", "_"), config());
+    String ended;
+    RowLog.Summary printed;
     try {
-      awaitStarted(resource, cells);
-      long wallStart = System.nanoTime();
-      resource.strike();
-      system.tell(Strike.INSTANCE);
-      long horizonRealNanos = (long) (scenario.horizon().toNanos() * scenario.scale());
-      // A row whose ActorSystem begins to shut down (Pekko does that on a fatal error) ends at once;
-      // the termination, which takes seconds while cells still recurse, is awaited below.
-      CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
-      while (trace.recovered() < cells
-          && System.nanoTime() - wallStart < horizonRealNanos
-          && shutdown.getShutdownReason().isEmpty()) {
-        sleep(POLL_MILLIS);
-        progress.update(row, rows, strategy.id(), resource.modelNanosSinceStrike() / 1_000_000,
-            trace.recovered(), cells, trace.calls());
-      }
-      long wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
-      String outcome;
-      if (shutdown.getShutdownReason().isPresent() && trace.recovered() < cells) {
-        outcome = "the ActorSystem began to shut down " + resource.modelNanosSinceStrike() / 1_000_000
-            + " ms after the outage began";
-      } else if (trace.recovered() < cells) {
-        outcome = "gave up waiting after " + scenario.horizon().toMillis() + " ms";
-      } else {
-        outcome = "all recovered";
-      }
-      // measured now: what cells do while their ActorSystem terminates is not the strategy's doing
-      result = trace.result(strategy.id(), strategy.description(), wallMillis, outcome);
-    } finally {
-      shutdown(system);
-      summary = log.finish();
-      if (!summary.isEmpty()) {
-        if (System.console() != null) {
-          System.err.print("\r" + " ".repeat(100) + "\r"); // clear the progress line
+      HerdStrategy.RealRun run = strategy.real(scenario);
+      Behavior<Strike> guardian =
+          Behaviors.setup(
+              ctx -> {
+                List<ActorRef<Cell.Command>> herd = new ArrayList<>(cells);
+                for (int i = 0; i < cells; i++) {
+                  herd.add(ctx.spawn(run.supervise(Cell.create(i, resource), i), "cell-" + i, run.props()));
+                }
+                return Behaviors.receiveMessage(
+                    strike -> {
+                      for (ActorRef<Cell.Command> cell : herd) {
+                        cell.tell(Cell.Call.INSTANCE);
+                      }
+                      return Behaviors.same();
+                    });
+              });
+      ActorSystem<Strike> system =
+          ActorSystem.create(guardian, "herd-" + strategy.id().replaceAll("[^A-Za-z0-9_-]", "_"), config());
+      try {
+        awaitStarted(resource, cells);
+        long wallStart = System.nanoTime();
+        resource.strike();
+        system.tell(Strike.INSTANCE);
+        long horizonRealNanos = (long) (horizonNanos * scenario.scale());
+        // A row whose ActorSystem begins to shut down (Pekko does that on a fatal error) ends at once;
+        // the termination, which takes seconds while cells still recurse, is awaited below.
+        CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
+        while (trace.recovered() < cells
+            && System.nanoTime() - wallStart < horizonRealNanos
+            && shutdown.getShutdownReason().isEmpty()) {
+          sleep(POLL_MILLIS);
+          progress.update(row, rows, strategy.id(), resource.modelNanosSinceStrike() / 1_000_000,
+              trace.recovered(), cells, trace.calls());
         }
-        System.err.println("herd: " + strategy.id() + ": " + summary);
+        long wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
+        long modelMillis = resource.modelNanosSinceStrike() / 1_000_000;
+        if (trace.recovered() == cells) {
+          ended = "all recovered";
+        } else if (shutdown.getShutdownReason().isPresent()) {
+          ended = "its ActorSystem shut down at " + modelMillis + " ms";
+        } else {
+          ended = "stopped at the horizon (" + (horizonNanos - outageNanos) / 1_000_000_000L + " s)";
+        }
+        // measured now: what cells do while their ActorSystem terminates is not the strategy's doing
+        result = trace.result(strategy.id(), strategy.description(), wallMillis, ended, resource.crashes());
+      } finally {
+        shutdown(system);
       }
+    } finally {
+      printed = log.finish();
     }
-    if (summary.isEmpty()) {
-      return result;
-    }
-    return new StrategyResult(result.strategy(), result.description(), result.cells(), result.calls(),
-        result.callsDuringOutage(), result.recoveryPeakPerSecond(), result.busiestSecondAfterOutage(),
-        result.p50RecoveredMs(),
-        result.p99RecoveredMs(), result.allRecoveredMs(), result.recovered(),
-        result.outcome() + "; " + summary, result.wallMillis(), result.callsPer100ms());
+    String extra = printed.shortText();
+    return extra.isEmpty() ? result : result.withOutcome(extra + ", " + result.outcome());
   }
 
   private static void shutdown(ActorSystem<?> system) {
     system.terminate();
     try {
       system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      awaitThreads(system.name(), 30_000);
     } catch (TimeoutException | ExecutionException e) {
+      // still inside the row's log: the warning goes there
       System.err.println("herd: warning: actor system " + system.name() + " did not terminate: " + e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
   }
+
+  /**
+   * Waits for the threads of a terminated system to end. A dispatcher thread that was deep in Pekko's
+   * restart recursion when its system terminated keeps recursing and reports its stack overflow
+   * afterwards, straight to standard error: that must still land in the row's log.
+   */
+  static void awaitThreads(String systemName, long timeoutMillis) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().startsWith(systemName + "-") && t != Thread.currentThread()) {
+        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (left <= 0) {
+          return;
+        }
+        t.join(left);
+      }
+    }
+  }
+
 
   /** Waits until every cell has connected once, while the resource is still up. */
   private static void awaitStarted(SimulatedResource resource, int cells) {

@@ -10,81 +10,131 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Sends standard error to a file while one real-mode row runs. Pekko's immediate restart makes
- * Pekko print a thousand-frame {@code StackOverflowError} per dispatcher thread straight to {@code
- * System.err}; the terminal gets one summary line instead and the file keeps every word. Not
- * thread-safe: open and close it on the thread that runs the rows.
+ * Sends standard output and standard error to a file while one real-mode row runs, so that whatever
+ * the row's {@code ActorSystem} prints (Pekko's log lines through SLF4J and logback's console
+ * appender, which writes to whatever {@code System.err} is at the time; Pekko's own fatal-error
+ * reports; a thousand-frame {@code StackOverflowError} per dispatcher thread under Pekko's immediate
+ * restart) lands in the row's log and never on the terminal. Not thread-safe: open and finish it on
+ * the thread that runs the rows.
  */
-final class RowLog implements AutoCloseable {
+final class RowLog {
 
-  private static final Pattern FATAL =
-      Pattern.compile("Uncaught error from thread \\[[^\\]]*\\]: [^\\n]*\\n(\\S+)");
+  private static final Pattern THROWABLE = Pattern.compile("(java\\.lang\\.\\w*Error)");
+
+  /**
+   * What a row printed.
+   *
+   * @param file the log file, or {@code null} if the row printed nothing (the file is deleted)
+   * @param fatalErrors how many fatal errors Pekko reported
+   * @param fatalKind the class of the last fatal error, or {@code null}
+   */
+  record Summary(Path file, int fatalErrors, String fatalKind) {
+    /**
+     * The summary in a few words.
+     *
+     * @return for example {@code StackOverflowError x25}, or an empty string
+     */
+    String shortText() {
+      if (file == null) {
+        return "";
+      }
+      if (fatalErrors > 0) {
+        String kind = fatalKind.substring(fatalKind.lastIndexOf('.') + 1);
+        return fatalErrors + " x " + kind;
+      }
+      return "see its log";
+    }
+  }
 
   private final Path file;
-  private final PrintStream previous;
+  private final PrintStream previousOut;
+  private final PrintStream previousErr;
   private final OutputStream stream;
+  private boolean closed;
 
-  private RowLog(Path file, PrintStream previous, OutputStream stream) {
+  private RowLog(Path file, PrintStream previousOut, PrintStream previousErr, OutputStream stream) {
     this.file = file;
-    this.previous = previous;
+    this.previousOut = previousOut;
+    this.previousErr = previousErr;
     this.stream = stream;
   }
 
   /**
-   * Starts capturing standard error into {@code file}.
+   * Starts capturing standard output and standard error into {@code file}.
    *
    * @param file the log file; its folder is created
-   * @return the capture; close it to restore standard error
+   * @return the capture; {@link #finish()} it to restore both streams
    * @throws IOException if the file cannot be opened
    */
   static RowLog open(Path file) throws IOException {
     Files.createDirectories(file.toAbsolutePath().getParent());
     OutputStream out = Files.newOutputStream(file);
-    PrintStream previous = System.err;
-    System.setErr(new PrintStream(out, true, StandardCharsets.UTF_8));
-    return new RowLog(file, previous, out);
+    PrintStream capture = new PrintStream(out, true, StandardCharsets.UTF_8);
+    RowLog log = new RowLog(file, System.out, System.err, out);
+    System.setOut(capture);
+    System.setErr(capture);
+    return log;
   }
 
   /**
-   * Restores standard error, deletes the file if nothing (or only SLF4J's start-up notice) was
-   * written, and summarises it otherwise.
+   * Restores standard output and standard error; deletes the file (and its folder, if that is then
+   * empty) if nothing, or only SLF4J's start-up notice, was written, and summarises it otherwise.
+   * Safe to call more than once.
    *
-   * @return a one-line summary, or an empty string if the row printed nothing
+   * @return what the row printed
    */
-  String finish() {
-    close();
-    try {
-      String text = Files.readString(file, StandardCharsets.UTF_8);
-      // SLF4J's notice that it replayed the calls made while it initialised is not worth a line
-      if (text.lines().allMatch(line -> line.isBlank() || line.startsWith("SLF4J(W): "))) {
-        Files.delete(file);
-        return "";
-      }
-      Matcher m = FATAL.matcher(text);
-      int fatal = 0;
-      String kind = null;
-      while (m.find()) {
-        fatal++;
-        kind = m.group(1);
-      }
-      return fatal > 0
-          ? "Pekko reported " + fatal + " fatal errors (" + kind + ") and shut the ActorSystem down; see " + file
-          : "the row wrote to standard error; see " + file;
-    } catch (IOException e) {
-      return "could not read " + file + ": " + e;
-    }
-  }
-
-  @Override
-  public void close() {
-    if (System.err != previous) {
+  Summary finish() {
+    if (!closed) {
+      closed = true;
+      System.out.flush();
       System.err.flush();
-      System.setErr(previous);
+      System.setOut(previousOut);
+      System.setErr(previousErr);
       try {
         stream.close();
       } catch (IOException ignored) {
         // nothing more to save
       }
+    }
+    try {
+      if (!Files.exists(file)) {
+        return new Summary(null, 0, null);
+      }
+      String text = Files.readString(file, StandardCharsets.UTF_8);
+      if (text.lines().allMatch(line -> line.isBlank() || line.startsWith("SLF4J"))) {
+        Files.delete(file);
+        deleteIfEmpty(file.toAbsolutePath().getParent());
+        return new Summary(null, 0, null);
+      }
+      int fatal = 0;
+      String kind = null;
+      int at = 0;
+      while ((at = text.indexOf("Uncaught error from thread", at)) >= 0) {
+        fatal++;
+        Matcher m = THROWABLE.matcher(text.substring(at, Math.min(text.length(), at + 2000)));
+        if (m.find()) {
+          kind = m.group(1);
+        }
+        at++;
+      }
+      return new Summary(file, fatal, kind == null ? "fatal error" : kind);
+    } catch (IOException e) {
+      return new Summary(file, 0, null);
+    }
+  }
+
+  /**
+   * Deletes a folder if it is empty.
+   *
+   * @param dir the folder
+   */
+  static void deleteIfEmpty(Path dir) {
+    try (var entries = Files.list(dir)) {
+      if (entries.findAny().isEmpty()) {
+        Files.delete(dir);
+      }
+    } catch (IOException ignored) {
+      // not empty, or already gone
     }
   }
 }

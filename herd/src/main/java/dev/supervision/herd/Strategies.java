@@ -4,11 +4,17 @@ import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.spi.AdaptiveRateController;
+import dev.supervision.backoff.spi.TokenBucket;
+import java.awt.Color;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.function.BiFunction;
+import java.util.function.IntConsumer;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,19 +26,98 @@ import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
- * The rows of the herd table, in the order they run. To add a row, add one entry to {@link
- * #standard(HerdScenario)}.
+ * The rows of the herd table, in the order they run: {@link #REGISTRY} is the one place that lists
+ * them. To add a row, add one {@link Row} there; the command line, the table, the JSON and the chart
+ * take it from there.
  */
 public final class Strategies {
 
   /** The dispatcher that Pekko's immediate restart runs on, so that its spinning is bounded. */
   public static final String SPIN_DISPATCHER = "herd.spin-dispatcher";
 
-  /** The id of the row that adds a restart budget to full jitter. */
+  /** The id of the row that adds a fixed restart budget to full jitter. */
   public static final String BUDGET_ID = "full+budget";
+
+  /** The id of the row that adds an adaptive restart budget to full jitter. */
+  public static final String ADAPTIVE_ID = "adaptive";
 
   /** The restart budget of that row: restarts per second for the whole herd. */
   public static final int BUDGET_PER_SECOND = 500;
+
+  /**
+   * One row of the registry.
+   *
+   * @param id the id on the command line and in {@code results.json}
+   * @param summary what the row is, in a few words, for {@code --help}
+   * @param color the row's colour in the chart
+   * @param byDefault in which modes the row runs when {@code --strategies} is not given
+   * @param modes the modes the row can run in
+   * @param create makes the row's strategy for a scenario, given its id
+   */
+  public record Row(String id, String summary, Color color, Defaults byDefault, Modes modes,
+      BiFunction<String, HerdScenario, HerdStrategy> create) {
+
+    /**
+     * Whether the row runs in a mode.
+     *
+     * @param exact {@code true} for exact mode
+     * @return whether it can
+     */
+    public boolean runsIn(boolean exact) {
+      return modes == Modes.BOTH || (exact ? modes == Modes.EXACT : modes == Modes.REAL);
+    }
+  }
+
+  /** When a row runs without {@code --strategies}. */
+  public enum Defaults {
+    /** Only when asked for. */
+    NEVER,
+    /** By default in exact mode, where it costs next to nothing; only when asked for in real mode. */
+    EXACT,
+    /** By default in both modes. */
+    ALWAYS;
+
+    /**
+     * Whether the row runs by default in a mode.
+     *
+     * @param exact {@code true} for exact mode
+     * @return whether it does
+     */
+    public boolean in(boolean exact) {
+      return this == ALWAYS || (this == EXACT && exact);
+    }
+  }
+
+  /** The modes a row can run in. */
+  public enum Modes {
+    /** Real and exact mode. */
+    BOTH,
+    /** Real mode only: the row's timing cannot be modelled exactly. */
+    REAL,
+    /** Exact mode only. */
+    EXACT
+  }
+
+  /** Every row, in table order. */
+  public static final List<Row> REGISTRY = List.of(
+      new Row("pekko-restart", "Pekko restart(), no delay", Color.GRAY, Defaults.ALWAYS, Modes.REAL,
+          (id, s) -> new PekkoImmediateRestart(id)),
+      new Row("pekko-backoff-0.0", "Pekko restartWithBackoff, randomFactor 0", new Color(0x8B, 0x00, 0x00), Defaults.NEVER, Modes.BOTH,
+          (id, s) -> new PekkoBackoff(id, s, 0.0)),
+      new Row("pekko-backoff-0.2", "Pekko restartWithBackoff, randomFactor 0.2", new Color(0xE0, 0x7B, 0x00), Defaults.ALWAYS, Modes.BOTH,
+          (id, s) -> new PekkoBackoff(id, s, 0.2)),
+      new Row("none", "ours, no jitter", new Color(0xD6, 0x27, 0x28), Defaults.EXACT, Modes.BOTH,
+          (id, s) -> new Ours(id, s, Jitter.none())),
+      new Row("equal", "ours, equal jitter", new Color(0x94, 0x67, 0xBD), Defaults.NEVER, Modes.BOTH,
+          (id, s) -> new Ours(id, s, Jitter.equal())),
+      new Row("decorrelated", "ours, decorrelated jitter", new Color(0x2C, 0xA0, 0x2C), Defaults.NEVER, Modes.BOTH,
+          (id, s) -> new Ours(id, s, Jitter.decorrelated())),
+      new Row("full", "ours, full jitter", new Color(0x1F, 0x4E, 0xC8), Defaults.ALWAYS, Modes.BOTH,
+          (id, s) -> new Ours(id, s, Jitter.full())),
+      new Row(BUDGET_ID, "ours, full jitter + RestartBudget 500/s", new Color(0x00, 0x99, 0x99), Defaults.EXACT, Modes.BOTH,
+          (id, s) -> new OursWithBudget(id, s)),
+      new Row(ADAPTIVE_ID, "ours, full jitter + adaptive RestartBudget (not told the capacity)", new Color(0x00, 0x80, 0x00),
+          Defaults.ALWAYS, Modes.BOTH, (id, s) -> new OursAdaptive(id, s)));
 
   private Strategies() {}
 
@@ -47,24 +132,57 @@ public final class Strategies {
   }
 
   /**
-   * Every standard strategy, configured with the scenario's backoff bounds.
+   * The ids of the rows that run by default.
+   *
+   * @param exact whether for exact mode (rows without an exact model are left out)
+   * @return the ids, in table order
+   */
+  public static List<String> defaultIds(boolean exact) {
+    List<String> ids = new ArrayList<>();
+    for (Row row : REGISTRY) {
+      if (row.byDefault().in(exact) && row.runsIn(exact)) {
+        ids.add(row.id());
+      }
+    }
+    return ids;
+  }
+
+  /**
+   * The ids of every row.
+   *
+   * @param exact whether for exact mode (rows without an exact model are left out)
+   * @return the ids, in table order
+   */
+  public static List<String> allIds(boolean exact) {
+    List<String> ids = new ArrayList<>();
+    for (Row row : REGISTRY) {
+      if (row.runsIn(exact)) {
+        ids.add(row.id());
+      }
+    }
+    return ids;
+  }
+
+  /**
+   * A row's colour.
+   *
+   * @param id a strategy id
+   * @return its colour, or {@code null} for a row outside the registry
+   */
+  public static Color color(String id) {
+    return REGISTRY.stream().filter(r -> r.id().equals(id)).map(Row::color).findFirst().orElse(null);
+  }
+
+  /**
+   * Every registered strategy, configured for the scenario.
    *
    * @param scenario the scenario
    * @return the strategies by id, in table order
    */
   public static Map<String, HerdStrategy> standard(HerdScenario scenario) {
-    List<HerdStrategy> all = new ArrayList<>();
-    all.add(new PekkoImmediateRestart());
-    all.add(new PekkoBackoff(scenario, 0.0));
-    all.add(new PekkoBackoff(scenario, 0.2));
-    all.add(new Ours(scenario, "none", Jitter.none()));
-    all.add(new Ours(scenario, "equal", Jitter.equal()));
-    all.add(new Ours(scenario, "decorrelated", Jitter.decorrelated()));
-    all.add(new Ours(scenario, "full", Jitter.full()));
-    all.add(new OursWithBudget(scenario));
     Map<String, HerdStrategy> byId = new LinkedHashMap<>();
-    for (HerdStrategy s : all) {
-      byId.put(s.id(), s);
+    for (Row row : REGISTRY) {
+      byId.put(row.id(), row.create().apply(row.id(), scenario));
     }
     return byId;
   }
@@ -92,10 +210,15 @@ public final class Strategies {
 
   /** Pekko's {@code SupervisorStrategy.restart()}: no delay at all. */
   static final class PekkoImmediateRestart implements HerdStrategy {
+    private final String id;
+
+    PekkoImmediateRestart(String id) {
+      this.id = id;
+    }
 
     @Override
     public String id() {
-      return "pekko-restart";
+      return id;
     }
 
     @Override
@@ -126,17 +249,19 @@ public final class Strategies {
 
   /** Pekko's {@code SupervisorStrategy.restartWithBackoff(min, max, randomFactor)}. */
   static final class PekkoBackoff implements HerdStrategy {
+    private final String id;
     private final double randomFactor;
     private final String description;
 
-    PekkoBackoff(HerdScenario s, double randomFactor) {
+    PekkoBackoff(String id, HerdScenario s, double randomFactor) {
+      this.id = id;
       this.randomFactor = randomFactor;
       this.description = "Pekko restartWithBackoff(" + bounds(s) + ", " + randomFactor + ")";
     }
 
     @Override
     public String id() {
-      return "pekko-backoff-" + randomFactor;
+      return id;
     }
 
     @Override
@@ -181,7 +306,7 @@ public final class Strategies {
     private final Jitter jitter;
     private final String description;
 
-    Ours(HerdScenario s, String id, Jitter jitter) {
+    Ours(String id, HerdScenario s, Jitter jitter) {
       this.id = id;
       this.jitter = jitter;
       this.description = "ours, Jitter." + id + "(), " + bounds(s);
@@ -229,17 +354,25 @@ public final class Strategies {
    * #BUDGET_PER_SECOND} restarts per second, default burst.
    */
   static final class OursWithBudget implements HerdStrategy {
+    private final String id;
     private final Ours full;
     private final String description;
 
-    OursWithBudget(HerdScenario s) {
-      this.full = new Ours(s, "full", Jitter.full());
+    OursWithBudget(String id, HerdScenario s) {
+      this.id = id;
+      this.full = new Ours("full", s, Jitter.full());
       this.description = "ours, Jitter.full(), " + bounds(s) + ", budget " + BUDGET_PER_SECOND + "/s";
     }
 
     @Override
     public String id() {
-      return BUDGET_ID;
+      return id;
+    }
+
+    /** The time the budget needs to admit every cell once, at its fixed rate. */
+    @Override
+    public Duration extraTime(HerdScenario s) {
+      return Duration.ofMillis(1000L * s.cells() / BUDGET_PER_SECOND);
     }
 
     @Override
@@ -272,49 +405,173 @@ public final class Strategies {
     public Optional<ExactRun> exact(HerdScenario s) {
       ExactRun delays = full.exact(s).orElseThrow();
       RestartBudget b = budget();
-      long period = b.getPeriod().toNanos();
-      long slices = Math.max(1, Math.min(b.getPermits(), period / 100_000_000L));
-      long slice = period / slices;
-      double perSlice = b.getPermits() / (double) slices;
-      double burst = b.getBurst();
       return Optional.of(new ExactRun() {
-        double tokens = burst;
-        boolean refilling;
-        long nextTick;
-        long lastAdmitted;
-
         @Override
         public long restartDelayNanos(int index, int attempt, long failedAtNanos) {
           return delays.restartDelayNanos(index, attempt, failedAtNanos);
         }
 
         @Override
-        public long admitNanos(int index, long dueNanos) {
-          long at = Math.max(dueNanos, lastAdmitted); // first come, first served
-          refillUntil(at);
-          while (tokens < 1.0) {
-            at = nextTick;
-            refillUntil(at);
-          }
-          tokens -= 1.0;
-          if (!refilling) {
-            refilling = true;
-            nextTick = at + slice;
-          }
-          lastAdmitted = at;
-          return at;
-        }
-
-        private void refillUntil(long t) {
-          while (refilling && nextTick <= t) {
-            tokens = Math.min(burst, tokens + perSlice);
-            nextTick += slice;
-            if (tokens >= burst) {
-              refilling = false;
-            }
-          }
+        public ExactGate gate() {
+          return new BudgetGate(b);
         }
       });
+    }
+  }
+
+  /**
+   * The exact model of the library's budget gate, on the library's own {@link TokenBucket}: the
+   * bucket starts full; a cell whose delay has passed takes a token if none waits before it, and
+   * waits otherwise; while the bucket is not full, every slice refills it, releases waiting cells in
+   * arrival order for the whole tokens, and caps what is left at the burst.
+   */
+  static final class BudgetGate implements HerdStrategy.ExactGate {
+    private final TokenBucket bucket;
+    private final ArrayDeque<Integer> waiting = new ArrayDeque<>();
+    private long nextTick = Long.MAX_VALUE;
+
+    BudgetGate(RestartBudget b) {
+      this.bucket = TokenBucket.forRate(b.getPermits(), b.getPeriod(), b.getBurst(), 1);
+    }
+
+    @Override
+    public boolean offer(int cell, long now) {
+      if (waiting.isEmpty() && bucket.tryTake()) {
+        if (nextTick == Long.MAX_VALUE) {
+          nextTick = now + bucket.sliceNanos(); // the refill timer starts when the bucket drops below full
+        }
+        return true;
+      }
+      waiting.add(cell);
+      return false;
+    }
+
+    @Override
+    public long nextWakeNanos() {
+      return nextTick;
+    }
+
+    @Override
+    public void wake(long now, IntConsumer release) {
+      if (now < nextTick) {
+        return;
+      }
+      bucket.refill();
+      while (!waiting.isEmpty() && bucket.tryTake()) {
+        release.accept(waiting.poll());
+      }
+      bucket.settle();
+      nextTick = bucket.isFull() && waiting.isEmpty() ? Long.MAX_VALUE : nextTick + bucket.sliceNanos();
+    }
+  }
+
+  /**
+   * This library with full jitter and an adaptive restart budget, which is not told the resource's
+   * capacity: {@code RestartBudget.adaptive} in real mode. In exact mode the library's own {@link AdaptiveRateController} decides, driven as the
+   * budget's gate drives it: every failure of a cell is reported (with the time of its last grant),
+   * a cell whose delay has passed asks for a permit and waits in arrival order if it gets none, and
+   * at every slice boundary while cells wait the controller is told the slice has begun and grants
+   * what it allows.
+   */
+  static final class OursAdaptive implements HerdStrategy {
+    private final String id;
+    private final Ours full;
+    private final String description;
+
+    OursAdaptive(String id, HerdScenario s) {
+      this.id = id;
+      this.full = new Ours("full", s, Jitter.full());
+      this.description = "ours, Jitter.full(), " + bounds(s) + ", adaptive budget";
+    }
+
+    @Override
+    public String id() {
+      return id;
+    }
+
+    @Override
+    public String description() {
+      return description;
+    }
+
+    /**
+     * The real library budget, {@code RestartBudget.adaptive}, with its defaults. Its control slice
+     * (100 ms of real time) is not scaled: at {@code --scale 0.5} it spans 200 ms of model time.
+     */
+    @Override
+    public RealRun real(HerdScenario s) {
+      BackoffPolicy policy =
+          BackoffPolicy.exponential(scaled(s.minBackoff(), s.scale()), scaled(s.maxBackoff(), s.scale()))
+              .withJitter(Jitter.full())
+              .withRandomSeed(s.seed())
+              .withLoggingEnabled(false)
+              .withBudget(RestartBudget.adaptive("herd-adaptive"));
+      return (cell, index) -> BackoffSupervisor.wrap(cell, policy);
+    }
+
+    @Override
+    public Optional<ExactRun> exact(HerdScenario s) {
+      ExactRun delays = full.exact(s).orElseThrow();
+      return Optional.of(new ExactRun() {
+        @Override
+        public long restartDelayNanos(int index, int attempt, long failedAtNanos) {
+          return delays.restartDelayNanos(index, attempt, failedAtNanos);
+        }
+
+        @Override
+        public ExactGate gate() {
+          return new AdaptiveGate(new AdaptiveRateController(AdaptiveRateController.Parameters.defaults()), s.cells());
+        }
+      });
+    }
+  }
+
+  /** The exact driver of an {@link AdaptiveRateController}; see {@link OursAdaptive}. */
+  static final class AdaptiveGate implements HerdStrategy.ExactGate {
+    private final AdaptiveRateController controller;
+    private final long slice;
+    private final long[] grantedAt;
+    private final ArrayDeque<Integer> waiting = new ArrayDeque<>();
+    private long now;
+
+    AdaptiveGate(AdaptiveRateController controller, int cells) {
+      this.controller = controller;
+      this.slice = controller.parameters().slice().toNanos();
+      this.grantedAt = new long[cells];
+      java.util.Arrays.fill(grantedAt, AdaptiveRateController.NOT_GRANTED);
+    }
+
+    @Override
+    public void failed(int cell, long nowNanos) {
+      now = nowNanos;
+      controller.onFailure(nowNanos, grantedAt[cell]);
+    }
+
+    @Override
+    public boolean offer(int cell, long nowNanos) {
+      now = nowNanos;
+      if (waiting.isEmpty() && controller.tryAcquire(nowNanos)) {
+        grantedAt[cell] = nowNanos;
+        return true;
+      }
+      waiting.add(cell);
+      return false;
+    }
+
+    @Override
+    public long nextWakeNanos() {
+      return waiting.isEmpty() ? Long.MAX_VALUE : (now / slice + 1) * slice;
+    }
+
+    @Override
+    public void wake(long nowNanos, IntConsumer release) {
+      now = nowNanos;
+      controller.onSlice(nowNanos, waiting.size());
+      while (!waiting.isEmpty() && controller.tryAcquire(nowNanos)) {
+        int cell = waiting.poll();
+        grantedAt[cell] = nowNanos;
+        release.accept(cell);
+      }
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.supervision.herd;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
 /**
@@ -9,8 +10,13 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param strategy the strategy's id
  * @param description the strategy in words
  * @param cells the number of cells
- * @param calls calls to the resource from the start of the outage until the last cell recovered
- * @param callsDuringOutage those of the calls made while the resource was down
+ * @param calls every call to the resource from the start of the outage until the row ended: the
+ *     failing call of every cell when the outage struck, every restart, every success
+ * @param callsDuringOutage restarts (calls) made while the resource was down for the outage, not
+ *     counting the one failing call per cell when it struck
+ * @param failedCallsAfterOutage calls that failed after the outage ended: the resource over its
+ *     capacity, or down again after a crash
+ * @param resourceCrashes how many times the resource was knocked over again after the outage
  * @param recoveryPeakPerSecond the most calls in any 100 ms interval that starts at or after the
  *     resource's return (a sliding window at 1 ms resolution), times 10
  * @param busiestSecondAfterOutage the most calls in any 1 s interval that starts at or after the
@@ -19,14 +25,16 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param p50RecoveredMs when half of the cells were running again, or null if they never were
  * @param p99RecoveredMs when 99 % of the cells were running again, or null if they never were
  * @param allRecoveredMs when every cell was running again, or null if some never were
- * @param recovered how many cells were running again when the run ended
- * @param outcome how the run ended: {@code all recovered}, or why not
- * @param wallMillis how long the run took in real time
+ * @param recovered how many cells were running again when the row ended
+ * @param outcome how the row ended, in one short line: {@code all recovered}, or why not
+ * @param wallMillis how long the row took in real time
  * @param callsPer100ms the calls in each 100 ms window since the outage began
+ * @param crashTimesMs when the resource was knocked over again, in model ms since the outage began
  */
 @JsonPropertyOrder({
-  "strategy", "description", "cells", "calls", "callsDuringOutage", "recoveryPeakPerSecond",
-  "busiestSecondAfterOutage", "p50RecoveredMs", "p99RecoveredMs", "allRecoveredMs", "recovered", "outcome", "wallMillis", "callsPer100ms"
+  "strategy", "description", "cells", "calls", "callsDuringOutage", "failedCallsAfterOutage", "resourceCrashes",
+  "recoveryPeakPerSecond", "busiestSecondAfterOutage", "p50RecoveredMs", "p99RecoveredMs", "allRecoveredMs",
+  "recovered", "recoveredShare", "outcome", "wallMillis", "crashTimesMs", "callsPer100ms"
 })
 public record StrategyResult(
     String strategy,
@@ -34,6 +42,8 @@ public record StrategyResult(
     int cells,
     long calls,
     long callsDuringOutage,
+    long failedCallsAfterOutage,
+    int resourceCrashes,
     long recoveryPeakPerSecond,
     long busiestSecondAfterOutage,
     Double p50RecoveredMs,
@@ -42,14 +52,37 @@ public record StrategyResult(
     int recovered,
     String outcome,
     long wallMillis,
-    long[] callsPer100ms) {
+    long[] callsPer100ms,
+    long[] crashTimesMs) {
 
   /**
-   * Whether every cell was running again at the end of the run.
+   * Whether every cell was running again at the end of the row.
    *
    * @return {@code recovered == cells}
    */
   public boolean allRecovered() {
     return recovered == cells;
+  }
+
+  /**
+   * The share of cells running again when the row ended.
+   *
+   * @return {@code recovered / cells}, in {@code [0, 1]}
+   */
+  @JsonProperty("recoveredShare")
+  public double recoveredShare() {
+    return recovered / (double) cells;
+  }
+
+  /**
+   * The same result with another outcome line.
+   *
+   * @param text the new outcome
+   * @return the new result
+   */
+  public StrategyResult withOutcome(String text) {
+    return new StrategyResult(strategy, description, cells, calls, callsDuringOutage, failedCallsAfterOutage,
+        resourceCrashes, recoveryPeakPerSecond, busiestSecondAfterOutage, p50RecoveredMs, p99RecoveredMs,
+        allRecoveredMs, recovered, text, wallMillis, callsPer100ms, crashTimesMs);
   }
 }

@@ -9,7 +9,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.ArrayDeque;
 import java.util.Optional;
+import java.util.function.IntConsumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -47,8 +49,9 @@ final class ExactHerdTest {
       assertTrue(result.allRecovered(), result.strategy());
       assertTrue(result.allRecoveredMs() != null && result.allRecoveredMs() >= result.p99RecoveredMs(), result.strategy());
       // every cell fails once when the outage strikes, once more for each failed restart, and
-      // succeeds exactly once
-      assertEquals(result.calls(), result.callsDuringOutage() + 500, result.strategy());
+      // succeeds exactly once; the resource has no limit, so no call fails after the outage
+      assertEquals(result.calls(), 500 + result.callsDuringOutage() + 500, result.strategy());
+      assertEquals(0, result.failedCallsAfterOutage(), result.strategy());
     }
   }
 
@@ -60,7 +63,7 @@ final class ExactHerdTest {
     assertEquals(1100.0, none.p50RecoveredMs());
     assertEquals(1100.0, none.allRecoveredMs());
     assertEquals(500 * 10, none.recoveryPeakPerSecond());
-    assertEquals(500 * 5, none.callsDuringOutage());
+    assertEquals(500 * 4, none.callsDuringOutage()); // the restarts at 100, 300, 700 and 1500 ms
   }
 
   @Test
@@ -112,7 +115,6 @@ final class ExactHerdTest {
 
     @Override
     public Optional<ExactRun> exact(HerdScenario scenario) {
-      long[] nextFree = {0};
       return Optional.of(new ExactRun() {
         @Override
         public long restartDelayNanos(int index, int attempt, long failedAtNanos) {
@@ -120,17 +122,41 @@ final class ExactHerdTest {
         }
 
         @Override
-        public long admitNanos(int index, long dueNanos) {
-          long at = Math.max(dueNanos, nextFree[0]);
-          nextFree[0] = at + 10_000_000L;
-          return at;
+        public ExactGate gate() {
+          return new ExactGate() {
+            final ArrayDeque<Integer> waiting = new ArrayDeque<>();
+            long nextFree;
+
+            @Override
+            public boolean offer(int cell, long now) {
+              if (waiting.isEmpty() && now >= nextFree) {
+                nextFree = now + 10_000_000L;
+                return true;
+              }
+              waiting.add(cell);
+              return false;
+            }
+
+            @Override
+            public long nextWakeNanos() {
+              return waiting.isEmpty() ? Long.MAX_VALUE : nextFree;
+            }
+
+            @Override
+            public void wake(long now, IntConsumer release) {
+              if (!waiting.isEmpty() && now >= nextFree) {
+                release.accept(waiting.poll());
+                nextFree = now + 10_000_000L;
+              }
+            }
+          };
         }
       });
     }
   }
 
   @Test
-  void aHerdWideGate_throughTheAdmitHook_capsTheRecoveryPeak() {
+  void aHerdWideGate_capsTheRecoveryPeak() {
     StrategyResult r = ExactHerd.run(new OnePer10ms(), scenario(500, 1), Progress.NONE, 1, 1);
     assertEquals(500, r.recovered());
     assertTrue(r.recoveryPeakPerSecond() <= 100, "peak " + r.recoveryPeakPerSecond());
