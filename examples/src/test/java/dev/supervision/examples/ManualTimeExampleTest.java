@@ -16,6 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 final class ManualTimeExampleTest {
 
+  // #quick-test
   // one ManualTime test kit for the class, shut down once; logs printed for failed tests only
   @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
@@ -39,4 +40,5 @@ final class ManualTimeExampleTest {
     backoff.expectRestarted();
     replies.expectMessage("result of q2");
   }
+  // #quick-test
 }

@@ -8,7 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The README's quick start is the compiled code of the main example, not a copy that drifts. */
+/** The README's quick start is the compiled code of the main example and its test, not copies that drift. */
 final class ReadmeQuickStartTest {
 
   static String between(String text, String marker) {
@@ -25,6 +25,16 @@ final class ReadmeQuickStartTest {
         Path.of("src", "main", "java", "dev", "supervision", "examples", "FlakyResourceExample.java"));
     String fromReadme = between(readme, "<!-- quick-start -->").replace("```java", "").replace("```", "").strip();
     String fromSource = between(source, "// #quick-start").strip();
+    assertEquals(fromSource, fromReadme);
+  }
+
+  @Test
+  void theReadmeQuickTestIsTheExampleTestSource() throws IOException {
+    String readme = Files.readString(Path.of("..", "README.md"));
+    String source = Files.readString(
+        Path.of("src", "test", "java", "dev", "supervision", "examples", "ManualTimeExampleTest.java"));
+    String fromReadme = between(readme, "<!-- quick-test -->").replace("```java", "").replace("```", "").strip();
+    String fromSource = between(source, "// #quick-test").strip();
     assertEquals(fromSource, fromReadme);
   }
 }
