@@ -5,7 +5,6 @@ import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.micrometer.BackoffMetrics;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
@@ -58,28 +57,30 @@ public final class ConfiguredWorkerExample {
   /**
    * The supervised worker with its policy from {@link #POLICY_PATH}.
    *
-   * @param registry where the worker's restart meters go, tagged {@code name=worker}
+   * @param metrics the application's metrics, bound to its registry; the worker's meters are
+   *     tagged {@code name=worker}
    * @return the behavior
    */
-  public static Behavior<Command> create(MeterRegistry registry) {
-    return create(registry, POLICY_PATH);
+  public static Behavior<Command> create(BackoffMetrics metrics) {
+    return create(metrics, POLICY_PATH);
   }
 
   /**
    * The supervised worker with its policy from {@code policyPath}. A bad policy fails the actor as
    * it starts, with a message that names the setting's full path.
    *
-   * @param registry where the worker's restart meters go, tagged {@code name=worker}
+   * @param metrics the application's metrics, bound to its registry; the worker's meters are
+   *     tagged {@code name=worker}
    * @param policyPath the path of the policy block in the actor system's configuration
    * @return the behavior
    */
-  public static Behavior<Command> create(MeterRegistry registry, String policyPath) {
+  public static Behavior<Command> create(BackoffMetrics metrics, String policyPath) {
     return Behaviors.setup(
         context -> {
           Config config = context.getSystem().settings().config();
           BackoffPolicy policy =
               BackoffPolicy.fromConfig(config, policyPath)
-                  .withListener(BackoffMetrics.listener(registry, "worker"));
+                  .withListener(metrics.listener("worker"));
           return BackoffSupervisor.wrap(worker(), policy);
         });
   }

@@ -38,6 +38,8 @@ final class ConfiguredWorkerExampleTest {
     Config config = testKit.system().settings().config();
     Duration minBackoff = config.getDuration(ConfiguredWorkerExample.POLICY_PATH + ".min-backoff");
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    BackoffMetrics metrics = new BackoffMetrics();
+    metrics.bindTo(registry);
 
     TestProbe<String> alerts = testKit.createTestProbe();
     testKit.spawn(ConfiguredWorkerExample.restartMonitor(alerts.ref()));
@@ -58,7 +60,7 @@ final class ConfiguredWorkerExampleTest {
 
     TestProbe<String> replies = testKit.createTestProbe();
     ActorRef<ConfiguredWorkerExample.Command> worker =
-        testKit.spawn(ConfiguredWorkerExample.create(registry), "worker");
+        testKit.spawn(ConfiguredWorkerExample.create(metrics), "worker");
     worker.tell(new Process("a", replies.ref()));
     replies.expectMessage("done:a");
 
@@ -93,13 +95,15 @@ final class ConfiguredWorkerExampleTest {
   @Test
   void badPolicyStopsTheWorkerAtStartNamingTheSetting() {
     ActorTestKit testKit = kit.testKit();
+    BackoffMetrics metrics = new BackoffMetrics();
+    metrics.bindTo(new SimpleMeterRegistry());
     TestProbe<Object> watcher = testKit.createTestProbe();
     ActorRef<ConfiguredWorkerExample.Command> worker =
         // Pekko logs the failure of an unsupervised setup with the exception's message
         LoggingTestKit.error("bad-worker-backoff.jitter: \"fulll\" is not one of full, equal, decorrelated, none")
             .expect(
                 testKit.system(),
-                () -> testKit.spawn(ConfiguredWorkerExample.create(new SimpleMeterRegistry(), "bad-worker-backoff")));
+                () -> testKit.spawn(ConfiguredWorkerExample.create(metrics, "bad-worker-backoff")));
     watcher.expectTerminated(worker);
   }
 }
