@@ -28,7 +28,7 @@ final class EventStreamPublishingTest {
 
   /** A probe subscribed to every BackoffEvent; returns once the subscription is in effect. */
   private static TestProbe<BackoffEvent> subscriber() {
-    TestProbe<BackoffEvent> events = kit.testKit().createTestProbe(BackoffEvent.class);
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     kit.system().eventStream().tell(new EventStream.Subscribe<>(BackoffEvent.class, events.ref()));
     // Subscribe and this Publish come from one thread, so the event stream handles them in order.
     BackoffEvent marker = new BackoffEvent.Restarted(events.ref(), -1);
@@ -95,7 +95,7 @@ final class EventStreamPublishingTest {
 
   @Test
   void subscriberOfOneEventTypeGetsOnlyThatType() {
-    TestProbe<BackoffEvent.Restarted> restarts = kit.testKit().createTestProbe(BackoffEvent.Restarted.class);
+    TestProbe<BackoffEvent.Restarted> restarts = kit.createTestProbe();
     kit.system().eventStream().tell(new EventStream.Subscribe<>(BackoffEvent.Restarted.class, restarts.ref()));
     BackoffEvent.Restarted marker = new BackoffEvent.Restarted(restarts.ref(), -1);
     kit.system().eventStream().tell(new EventStream.Publish<>(marker));
