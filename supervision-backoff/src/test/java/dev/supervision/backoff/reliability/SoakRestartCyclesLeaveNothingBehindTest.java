@@ -189,6 +189,12 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
     assertEquals(0, setupFailures.get(), "a restart spawned its child before the old one terminated");
 
     kit.testKit().stop(parent, Duration.ofSeconds(60)); // returns once the parent and its children are gone
+    // stop() asks the kit's guardian: the ask's timeout task sits on this scheduler until a callback
+    // cancels it, which may run just after stop() returns; wait for that (a leaked timer never goes)
+    kit.createTestProbe().awaitAssert(Duration.ofSeconds(10), () -> {
+      assertEquals(timersBefore, scheduledTimers(), "scheduled timers not back to the start");
+      return null;
+    });
     int timersAfter = scheduledTimers();
     int liveAfter = liveActors();
     long heapAfter = usedHeapAfterGc();
