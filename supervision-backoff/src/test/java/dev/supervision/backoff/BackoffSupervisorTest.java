@@ -4,12 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -21,9 +20,8 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Behaviour points 1-4 and 7-9 of the core issue: when restarts happen, under ManualTime. Each test
@@ -33,21 +31,8 @@ import org.junit.jupiter.api.Test;
 final class BackoffSupervisorTest {
 
   // created per class run (not in a static initializer), so that a tool that runs the class again in
-  // the same JVM, such as PIT, gets a live actor system
-  static ActorTestKit testKit;
-  static ManualTime time;
-
-  @BeforeAll
-  static void startTestKit() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    time = ManualTime.get(testKit.system());
-  }
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
   static final Duration QUIET = Duration.ofMillis(150);
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
 
   static BackoffPolicy unjittered() {
     return BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
@@ -57,16 +42,16 @@ final class BackoffSupervisorTest {
 
   /** Advances to 1 ms before {@code delay}, proves silence, then crosses it and expects a start. */
   static void expectRestartAfter(TestProbe<String> probe, Duration delay, String startMessage) {
-    time.timePasses(delay.minusMillis(1));
+    kit.time().timePasses(delay.minusMillis(1));
     probe.expectNoMessage(QUIET);
-    time.timePasses(Duration.ofMillis(1));
+    kit.time().timePasses(Duration.ofMillis(1));
     probe.expectMessage(startMessage);
   }
 
   @Test
   void restartsExactlyAfterEachUnjitteredDelay() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    TestProbe<String> probe = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
     probe.expectMessage("started");
     for (long ms : new long[] {100, 200, 400, 800, 1000, 1000}) {
       actor.tell("fail");
@@ -79,24 +64,24 @@ final class BackoffSupervisorTest {
 
   @Test
   void restartsAFailedSetupWithBackoff() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     AtomicInteger failStarts = new AtomicInteger(2);
-    testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref(), failStarts), unjittered()));
+    kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref(), failStarts), unjittered()));
     probe.expectMessage("setup-failed"); // the first start
-    time.timePasses(Duration.ofMillis(99));
+    kit.time().timePasses(Duration.ofMillis(99));
     probe.expectNoMessage(QUIET);
-    time.timePasses(Duration.ofMillis(1));
+    kit.time().timePasses(Duration.ofMillis(1));
     probe.expectMessage("setup-failed"); // restart 1 fails too: next delay is 200 ms
-    time.timePasses(Duration.ofMillis(199));
+    kit.time().timePasses(Duration.ofMillis(199));
     probe.expectNoMessage(QUIET);
-    time.timePasses(Duration.ofMillis(1));
+    kit.time().timePasses(Duration.ofMillis(1));
     probe.expectMessage("started");
   }
 
   @Test
   void restartsAfterAFailureInSignalHandling() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    ActorRef<String> watched = testKit.spawn(Behaviors.<String>empty());
+    TestProbe<String> probe = kit.createTestProbe();
+    ActorRef<String> watched = kit.spawn(Behaviors.<String>empty());
     Behavior<String> child =
         Behaviors.setup(
             ctx -> {
@@ -108,17 +93,17 @@ final class BackoffSupervisorTest {
                   })
                   .build();
             });
-    testKit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    kit.spawn(BackoffSupervisor.wrap(child, unjittered()));
     probe.expectMessage("started");
-    testKit.stop(watched);
+    kit.testKit().stop(watched);
     expectRestartAfter(probe, Duration.ofMillis(100), "started");
   }
 
   @Test
   void resetsTheCountAfterRunningResetAfterWithoutFailure() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     BackoffPolicy policy = unjittered().withResetAfter(Duration.ofMillis(500));
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("preRestart");
@@ -127,12 +112,12 @@ final class BackoffSupervisorTest {
     probe.expectMessage("preRestart");
     expectRestartAfter(probe, Duration.ofMillis(200), "started");
     // runs 499 ms: not enough, the next delay is still the third one
-    time.timePasses(Duration.ofMillis(499));
+    kit.time().timePasses(Duration.ofMillis(499));
     actor.tell("fail");
     probe.expectMessage("preRestart");
     expectRestartAfter(probe, Duration.ofMillis(400), "started");
     // runs 500 ms: the count resets, the next delay is the first one again
-    time.timePasses(Duration.ofMillis(500));
+    kit.time().timePasses(Duration.ofMillis(500));
     actor.tell("ping");
     probe.expectMessage("got:ping");
     actor.tell("fail");
@@ -144,8 +129,8 @@ final class BackoffSupervisorTest {
 
   @Test
   void stopsOnTheFailureAfterMaxRestartsAndTheParentSeesIt() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<Object> parentProbe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<Object> parentProbe = kit.createTestProbe();
     BackoffPolicy policy = unjittered().withMaxRestarts(2);
     Behavior<Void> parent =
         Behaviors.setup(
@@ -160,7 +145,7 @@ final class BackoffSupervisorTest {
                   })
                   .build();
             });
-    testKit.spawn(parent);
+    kit.spawn(parent);
     @SuppressWarnings("unchecked")
     ActorRef<String> child = (ActorRef<String>) parentProbe.receiveMessage();
     probe.expectMessage("started");
@@ -176,15 +161,15 @@ final class BackoffSupervisorTest {
     assertTrue(terminated instanceof ChildFailed, "parent sees ChildFailed but got " + terminated);
     assertEquals(child, ((ChildFailed) terminated).getRef());
     assertTrue(((ChildFailed) terminated).getCause() instanceof TestChild.Boom);
-    time.timePasses(Duration.ofSeconds(2));
+    kit.time().timePasses(Duration.ofSeconds(2));
     probe.expectNoMessage(QUIET);
   }
 
   @Test
   void maxRestartsZeroStopsOnTheFirstFailure() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> actor =
-        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered().withMaxRestarts(0)));
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered().withMaxRestarts(0)));
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("postStop");
@@ -193,9 +178,9 @@ final class BackoffSupervisorTest {
 
   @Test
   void stopsAtOnceOnAPermanentFailure() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     BackoffPolicy policy = unjittered().withStopOn(IllegalArgumentException.class);
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     actor.tell("fail"); // transient: restarted
     probe.expectMessage("preRestart");
@@ -203,7 +188,7 @@ final class BackoffSupervisorTest {
     actor.tell("illegal"); // permanent: no PreRestart, no restart
     probe.expectMessage("postStop");
     probe.expectTerminated(actor);
-    time.timePasses(Duration.ofSeconds(2));
+    kit.time().timePasses(Duration.ofSeconds(2));
     probe.expectNoMessage(QUIET);
   }
 
@@ -222,8 +207,8 @@ final class BackoffSupervisorTest {
    */
   @Test
   void aWrappedFailureWhoseCauseIsPermanentStopsTheActorAtOnce() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     Behavior<String> child =
         Behaviors.setup(ctx -> {
           probe.ref().tell("started");
@@ -246,7 +231,7 @@ final class BackoffSupervisorTest {
         });
     BackoffPolicy policy =
         unjittered().withStopOn(IllegalArgumentException.class).withListener(events.ref()::tell);
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, policy));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, policy));
     probe.expectMessage("started");
     actor.tell("wrapped-transient"); // control: the wrapper alone is not permanent
     probe.expectMessage("preRestart");
@@ -261,14 +246,14 @@ final class BackoffSupervisorTest {
     assertEquals(1, gaveUp.restarts());
     assertEquals("wrapper", gaveUp.cause().getMessage());
     assertEquals(IllegalArgumentException.class, gaveUp.cause().getCause().getClass());
-    time.timePasses(Duration.ofSeconds(2));
+    kit.time().timePasses(Duration.ofSeconds(2));
     probe.expectNoMessage(QUIET);
   }
 
   @Test
   void waitsAtLeastTheRetryAfterHint() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    TestProbe<String> probe = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
     probe.expectMessage("started");
     actor.tell("retry-after:PT3S"); // above the 1 s cap: the hint wins
     probe.expectMessage("preRestart");
@@ -280,9 +265,9 @@ final class BackoffSupervisorTest {
 
   @Test
   void limitsTheRetryAfterHintToMaxRetryAfter() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     BackoffPolicy policy = unjittered().withMaxRetryAfter(Duration.ofSeconds(2));
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     actor.tell("retry-after:PT10H");
     probe.expectMessage("preRestart");
@@ -291,25 +276,25 @@ final class BackoffSupervisorTest {
 
   @Test
   void stoppingDuringTheBackoffStopsCleanly() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     List<BackoffEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
     BackoffPolicy policy = unjittered().withListener(events::add);
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("preRestart");
-    testKit.stop(actor);
-    time.timePasses(Duration.ofSeconds(5));
+    kit.testKit().stop(actor);
+    kit.time().timePasses(Duration.ofSeconds(5));
     probe.expectNoMessage(QUIET); // no restart, and the failed behavior got PreRestart, not PostStop
     assertTrue(events.get(events.size() - 1) instanceof BackoffEvent.StoppedDuringBackoff, events.toString());
   }
 
   @Test
   void nestedSupervisorsEachKeepTheirOwnSchedule() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     BackoffPolicy outer = BackoffPolicy.exponential(Duration.ofSeconds(5), Duration.ofSeconds(5)).withJitter(Jitter.none());
     ActorRef<String> actor =
-        testKit.spawn(BackoffSupervisor.wrap(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()), outer));
+        kit.spawn(BackoffSupervisor.wrap(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()), outer));
     probe.expectMessage("started");
     actor.tell("fail"); // handled by the inner supervisor: 100 ms
     probe.expectMessage("preRestart");
@@ -320,20 +305,20 @@ final class BackoffSupervisorTest {
 
   @Test
   void anInnerSupervisorThatGivesUpIsRestartedByTheOuterOne() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     AtomicInteger failStarts = new AtomicInteger(0);
     BackoffPolicy outer = BackoffPolicy.exponential(Duration.ofSeconds(5), Duration.ofSeconds(5)).withJitter(Jitter.none());
     BackoffPolicy inner = unjittered().withMaxRestarts(1);
     ActorRef<String> actor =
-        testKit.spawn(BackoffSupervisor.wrap(BackoffSupervisor.wrap(TestChild.create(probe.ref(), failStarts), inner), outer));
+        kit.spawn(BackoffSupervisor.wrap(BackoffSupervisor.wrap(TestChild.create(probe.ref(), failStarts), inner), outer));
     probe.expectMessage("started");
     actor.tell("fail"); // the inner supervisor restarts after 100 ms ...
     probe.expectMessage("preRestart");
     failStarts.set(1);
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("setup-failed"); // ... where it has used its one restart and gives up ...
     probe.expectNoMessage(QUIET);
-    time.timePasses(Duration.ofSeconds(5)); // ... and the outer one restarts the whole stack
+    kit.time().timePasses(Duration.ofSeconds(5)); // ... and the outer one restarts the whole stack
     probe.expectMessage("started");
     actor.tell("ping");
     probe.expectMessage("got:ping");
@@ -361,11 +346,11 @@ final class BackoffSupervisorTest {
       }
     }
     List<Behavior<String>> direct = new ArrayList<>();
-    testKit.spawn(Behaviors.<String>setup(ctx -> {
+    kit.spawn(Behaviors.<String>setup(ctx -> {
       direct.add(new Direct(ctx));
       return Behaviors.empty();
     }));
-    TestProbe<String> waitForSetup = testKit.createTestProbe();
+    TestProbe<String> waitForSetup = kit.createTestProbe();
     waitForSetup.awaitAssert(() -> {
       assertEquals(1, direct.size());
       return null;

@@ -5,35 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** withEventStreamPublishing: every event of a supervised actor reaches the event stream's subscribers. */
 final class EventStreamPublishingTest {
 
   // created per class run (not in a static initializer), so that a tool that runs the class again in
-  // the same JVM, such as PIT, gets a live actor system
-  static ActorTestKit testKit;
-  static ManualTime time;
-
-  @BeforeAll
-  static void startTestKit() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    time = ManualTime.get(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
   private static final BackoffPolicy POLICY =
       BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
@@ -43,11 +28,11 @@ final class EventStreamPublishingTest {
 
   /** A probe subscribed to every BackoffEvent; returns once the subscription is in effect. */
   private static TestProbe<BackoffEvent> subscriber() {
-    TestProbe<BackoffEvent> events = testKit.createTestProbe(BackoffEvent.class);
-    testKit.system().eventStream().tell(new EventStream.Subscribe<>(BackoffEvent.class, events.ref()));
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    kit.system().eventStream().tell(new EventStream.Subscribe<>(BackoffEvent.class, events.ref()));
     // Subscribe and this Publish come from one thread, so the event stream handles them in order.
     BackoffEvent marker = new BackoffEvent.Restarted(events.ref(), -1);
-    testKit.system().eventStream().tell(new EventStream.Publish<>(marker));
+    kit.system().eventStream().tell(new EventStream.Publish<>(marker));
     assertEquals(marker, events.receiveMessage());
     return events;
   }
@@ -55,9 +40,9 @@ final class EventStreamPublishingTest {
   @Test
   void publishesScheduledRestartedResetAndGaveUpInOrder() {
     TestProbe<BackoffEvent> events = subscriber();
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> actor =
-        testKit.spawn(
+        kit.spawn(
             BackoffSupervisor.wrap(
                 TestChild.create(probe.ref()),
                 POLICY.withMaxRestarts(1).withEventStreamPublishing(true)));
@@ -72,17 +57,17 @@ final class EventStreamPublishingTest {
     assertInstanceOf(TestChild.Boom.class, scheduled.cause());
 
     probe.expectMessage("preRestart");
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     assertEquals(new BackoffEvent.Restarted(actor, 1), events.receiveMessage());
 
-    time.timePasses(Duration.ofSeconds(1));
+    kit.time().timePasses(Duration.ofSeconds(1));
     assertEquals(new BackoffEvent.BackoffReset(actor, 1), events.receiveMessage());
 
     actor.tell("fail");
     assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
     probe.expectMessage("preRestart");
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     assertEquals(new BackoffEvent.Restarted(actor, 1), events.receiveMessage());
     actor.tell("fail");
@@ -96,58 +81,58 @@ final class EventStreamPublishingTest {
   @Test
   void publishesStoppedDuringBackoff() {
     TestProbe<BackoffEvent> events = subscriber();
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> actor =
-        testKit.spawn(
+        kit.spawn(
             BackoffSupervisor.wrap(TestChild.create(probe.ref()), POLICY.withEventStreamPublishing(true)));
     probe.expectMessage("started");
     actor.tell("fail");
     assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
     // no messages sent meanwhile: a stop (a system message) could overtake them in the mailbox
-    testKit.stop(actor);
+    kit.testKit().stop(actor);
     assertEquals(new BackoffEvent.StoppedDuringBackoff(actor, 1, 0), events.receiveMessage());
   }
 
   @Test
   void subscriberOfOneEventTypeGetsOnlyThatType() {
-    TestProbe<BackoffEvent.Restarted> restarts = testKit.createTestProbe(BackoffEvent.Restarted.class);
-    testKit.system().eventStream().tell(new EventStream.Subscribe<>(BackoffEvent.Restarted.class, restarts.ref()));
+    TestProbe<BackoffEvent.Restarted> restarts = kit.createTestProbe();
+    kit.system().eventStream().tell(new EventStream.Subscribe<>(BackoffEvent.Restarted.class, restarts.ref()));
     BackoffEvent.Restarted marker = new BackoffEvent.Restarted(restarts.ref(), -1);
-    testKit.system().eventStream().tell(new EventStream.Publish<>(marker));
+    kit.system().eventStream().tell(new EventStream.Publish<>(marker));
     assertEquals(marker, restarts.receiveMessage());
 
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> actor =
-        testKit.spawn(
+        kit.spawn(
             BackoffSupervisor.wrap(TestChild.create(probe.ref()), POLICY.withEventStreamPublishing(true)));
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("preRestart"); // the failure is handled before the clock moves
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     assertEquals(new BackoffEvent.Restarted(actor, 1), restarts.receiveMessage());
-    testKit.stop(actor);
+    kit.testKit().stop(actor);
     restarts.expectNoMessage(Duration.ofMillis(100));
   }
 
   @Test
   void publishesBudgetEvents() {
     TestProbe<BackoffEvent> events = subscriber();
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     BackoffPolicy policy =
         POLICY.withBudget(RestartBudget.of("event-stream-db", 10, Duration.ofSeconds(1)))
             .withEventStreamPublishing(true);
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("preRestart");
     assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     assertEquals(new BackoffEvent.WaitingForPermit(actor, 1, "event-stream-db"), events.receiveMessage());
     assertEquals(new BackoffEvent.PermitGranted(actor, 1, "event-stream-db"), events.receiveMessage());
     assertEquals(new BackoffEvent.Restarted(actor, 1), events.receiveMessage());
-    testKit.stop(actor);
+    kit.testKit().stop(actor);
   }
 
   @Test
@@ -155,18 +140,18 @@ final class EventStreamPublishingTest {
     assertFalse(POLICY.isEventStreamPublishing());
     assertTrue(POLICY.withEventStreamPublishing(true).isEventStreamPublishing());
     TestProbe<BackoffEvent> events = subscriber();
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     AtomicInteger heard = new AtomicInteger();
     ActorRef<String> actor =
-        testKit.spawn(
+        kit.spawn(
             BackoffSupervisor.wrap(
                 TestChild.create(probe.ref()), POLICY.withListener(e -> heard.incrementAndGet())));
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("preRestart");
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
-    testKit.stop(actor);
+    kit.testKit().stop(actor);
     events.expectNoMessage(Duration.ofMillis(200));
     assertEquals(2, heard.get()); // the listener still hears RestartScheduled and Restarted
   }

@@ -4,38 +4,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.event.Level;
 
 /** Behaviour point 10: events to listeners and log lines; and reproducible delays for a seed. */
 final class EventsAndLoggingTest {
 
   // created per class run (not in a static initializer), so that a tool that runs the class again in
-  // the same JVM, such as PIT, gets a live actor system
-  static ActorTestKit testKit;
-  static ManualTime time;
-
-  @BeforeAll
-  static void startTestKit() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    time = ManualTime.get(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
   static BackoffPolicy unjittered() {
     return BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
@@ -45,19 +30,19 @@ final class EventsAndLoggingTest {
 
   @Test
   void listenersSeeScheduledRestartedResetAndGaveUpInOrder() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     List<BackoffEvent> events = new CopyOnWriteArrayList<>();
     BackoffPolicy policy = unjittered().withMaxRestarts(1).withListener(events::add);
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("preRestart");
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
-    time.timePasses(Duration.ofMillis(500)); // reset
+    kit.time().timePasses(Duration.ofMillis(500)); // reset
     actor.tell("fail"); // attempt 1 again
     probe.expectMessage("preRestart");
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     actor.tell("fail"); // after 1 restart: gives up
     probe.expectMessage("postStop");
@@ -80,10 +65,10 @@ final class EventsAndLoggingTest {
 
   @Test
   void aPermanentFailureIsReportedAsGaveUpWithItsReason() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     List<BackoffEvent> events = new CopyOnWriteArrayList<>();
     BackoffPolicy policy = unjittered().withStopOn(IllegalArgumentException.class).withListener(events::add);
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     actor.tell("illegal");
     probe.expectTerminated(actor);
@@ -93,7 +78,7 @@ final class EventsAndLoggingTest {
 
   @Test
   void aListenerThatThrowsNeverHarmsTheActorNorOtherListeners() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     List<BackoffEvent> events = new CopyOnWriteArrayList<>();
     BackoffPolicy policy =
         unjittered()
@@ -101,16 +86,16 @@ final class EventsAndLoggingTest {
               throw new IllegalStateException("listener bug");
             })
             .withListener(events::add);
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     LoggingTestKit.warn("BackoffListener")
         .withCause(IllegalStateException.class)
-        .expect(testKit.system(), () -> {
+        .expect(kit.system(), () -> {
           actor.tell("fail");
           probe.expectMessage("preRestart");
           return null;
         });
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     actor.tell("ping");
     probe.expectMessage("got:ping");
@@ -119,39 +104,39 @@ final class EventsAndLoggingTest {
 
   @Test
   void aRestartIsLoggedAtWarnWithActorAttemptDelayAndCause() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> actor =
-        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()), "logged");
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()), "logged");
     probe.expectMessage("started");
     LoggingTestKit.warn("Supervised actor [pekko://EventsAndLoggingTest/user/logged] failed (attempt 1), restarting in 100 ms")
         .withCause(TestChild.Boom.class)
         .withLoggerName("dev.supervision.backoff.BackoffSupervisor")
-        .expect(testKit.system(), () -> {
+        .expect(kit.system(), () -> {
           actor.tell("fail");
           probe.expectMessage("preRestart");
           return null;
         });
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
   }
 
   @Test
   void theRestartLogLevelCanBeTurnedDown() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     BackoffPolicy policy = unjittered().withLogLevel(Level.DEBUG);
     ActorRef<String> actor =
-        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "turned-down");
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "turned-down");
     probe.expectMessage("started");
     LoggingTestKit.debug("[pekko://EventsAndLoggingTest/user/turned-down] failed (attempt 1)")
-        .expect(testKit.system(), () -> {
+        .expect(kit.system(), () -> {
           actor.tell("fail");
           probe.expectMessage("preRestart");
           return null;
         });
     LoggingTestKit.warn("[pekko://EventsAndLoggingTest/user/turned-down] failed (attempt 2)")
         .withOccurrences(0)
-        .expect(testKit.system(), () -> {
-          time.timePasses(Duration.ofMillis(100));
+        .expect(kit.system(), () -> {
+          kit.time().timePasses(Duration.ofMillis(100));
           probe.expectMessage("started");
           actor.tell("fail");
           probe.expectMessage("preRestart");
@@ -161,26 +146,26 @@ final class EventsAndLoggingTest {
 
   @Test
   void resetAndFinalStopAreLogged() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     BackoffPolicy policy = unjittered().withMaxRestarts(1);
     ActorRef<String> actor =
-        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "reset-logged");
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "reset-logged");
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("preRestart");
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     LoggingTestKit.debug("[pekko://EventsAndLoggingTest/user/reset-logged] ran PT0.5S without failing: backoff reset after 1 restarts")
-        .expect(testKit.system(), () -> {
-          time.timePasses(Duration.ofMillis(500));
+        .expect(kit.system(), () -> {
+          kit.time().timePasses(Duration.ofMillis(500));
           return null;
         });
     actor.tell("fail");
     probe.expectMessage("preRestart");
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     LoggingTestKit.error("[pekko://EventsAndLoggingTest/user/reset-logged] stopped after 1 restarts (MAX_RESTARTS_REACHED)")
-        .expect(testKit.system(), () -> {
+        .expect(kit.system(), () -> {
           actor.tell("fail");
           probe.expectTerminated(actor);
           return null;
@@ -219,18 +204,18 @@ final class EventsAndLoggingTest {
 
   /** Spawns an actor under {@code name}, makes it fail 3 times, returns the 3 scheduled delays. */
   private static List<Duration> delaysOf(BackoffPolicy policy, String name) {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     List<BackoffEvent> events = new CopyOnWriteArrayList<>();
     ActorRef<String> actor =
-        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy.withListener(events::add)), name);
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy.withListener(events::add)), name);
     probe.expectMessage("started");
     for (int i = 0; i < 3; i++) {
       actor.tell("fail");
       probe.expectMessage("preRestart");
-      time.timePasses(Duration.ofSeconds(10));
+      kit.time().timePasses(Duration.ofSeconds(10));
       probe.expectMessage("started");
     }
-    testKit.stop(actor);
+    kit.testKit().stop(actor);
     return events.stream()
         .filter(e -> e instanceof BackoffEvent.RestartScheduled)
         .map(e -> ((BackoffEvent.RestartScheduled) e).delay())

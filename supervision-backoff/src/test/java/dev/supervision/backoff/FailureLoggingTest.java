@@ -1,34 +1,19 @@
 package dev.supervision.backoff;
 
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.event.Level;
 
 /** Log lines of restarted failures: their level, the critical level, and what each line names. */
 final class FailureLoggingTest {
 
   // created per class run (not in a static initializer), so that a tool that runs the class again in
-  // the same JVM, such as PIT, gets a live actor system
-  static ActorTestKit testKit;
-  static ManualTime time;
-
-  @BeforeAll
-  static void startTestKit() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    time = ManualTime.get(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
   private static final BackoffPolicy POLICY =
       BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
@@ -43,7 +28,7 @@ final class FailureLoggingTest {
   }
 
   private ActorRef<String> spawn(TestProbe<String> probe, BackoffPolicy policy) {
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     return actor;
   }
@@ -54,41 +39,41 @@ final class FailureLoggingTest {
         .withLogLevel(level)
         .withMessageRegex(line(actor, attempt, delayMs))
         .withCause(TestChild.Boom.class)
-        .expect(testKit.system(), () -> {
+        .expect(kit.system(), () -> {
           actor.tell("fail");
           probe.expectMessage("preRestart");
           return null;
         });
-    time.timePasses(Duration.ofMillis(delayMs));
+    kit.time().timePasses(Duration.ofMillis(delayMs));
     probe.expectMessage("started");
   }
 
   @Test
   void restartedFailureIsLoggedAtWarnWithActorAttemptDelayAndCause() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> actor = spawn(probe, POLICY);
     failAndExpect(actor, probe, Level.WARN, 1, 100);
     failAndExpect(actor, probe, Level.WARN, 2, 200);
-    testKit.stop(actor);
+    kit.testKit().stop(actor);
   }
 
   @Test
   void logLevelIsTheOneThePolicyPicks() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> actor = spawn(probe, POLICY.withLogLevel(Level.INFO));
     failAndExpect(actor, probe, Level.INFO, 1, 100);
-    testKit.stop(actor);
+    kit.testKit().stop(actor);
   }
 
   @Test
   void criticalLevelAfterTheConfiguredNumberOfConsecutiveFailures() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> actor = spawn(probe, POLICY.withCriticalLogLevel(Level.ERROR, 2));
     failAndExpect(actor, probe, Level.WARN, 1, 100);
     failAndExpect(actor, probe, Level.WARN, 2, 200);
     failAndExpect(actor, probe, Level.ERROR, 3, 400);
     failAndExpect(actor, probe, Level.ERROR, 4, 800);
-    testKit.stop(actor);
+    kit.testKit().stop(actor);
   }
 
   @Test
@@ -99,26 +84,26 @@ final class FailureLoggingTest {
                     "w { min-backoff = 100ms, max-backoff = 1s, jitter = none, reset-after = 1h,"
                         + " log-level = info, critical-log-level = error, critical-log-level-after = 1 }"),
                 "w");
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> actor = spawn(probe, policy);
     failAndExpect(actor, probe, Level.INFO, 1, 100);
     failAndExpect(actor, probe, Level.ERROR, 2, 200);
-    testKit.stop(actor);
+    kit.testKit().stop(actor);
   }
 
   @Test
   void noLinesWhenLoggingIsDisabled() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> actor = spawn(probe, POLICY.withLoggingEnabled(false));
     LoggingTestKit.messageContains("Supervised actor")
         .withOccurrences(0)
-        .expect(testKit.system(), () -> {
+        .expect(kit.system(), () -> {
           actor.tell("fail");
           probe.expectMessage("preRestart");
-          time.timePasses(Duration.ofMillis(100));
+          kit.time().timePasses(Duration.ofMillis(100));
           probe.expectMessage("started");
           return null;
         });
-    testKit.stop(actor);
+    kit.testKit().stop(actor);
   }
 }

@@ -3,14 +3,13 @@ package dev.supervision.backoff;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.Dropped;
 import org.apache.pekko.actor.UnhandledMessage;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -18,34 +17,20 @@ import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Behaviour points 5 and 6: what a restart does to the failed incarnation, and the stash. */
 final class LifecycleTest {
 
   // created per class run (not in a static initializer), so that a tool that runs the class again in
-  // the same JVM, such as PIT, gets a live actor system
-  static ActorTestKit testKit;
-  static ManualTime time;
-
-  @BeforeAll
-  static void startTestKit() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    time = ManualTime.get(testKit.system());
-  }
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
   static final Duration QUIET = Duration.ofMillis(150);
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
 
   /** A probe subscribed to Dropped before this returns (the typed Subscribe message is asynchronous). */
   static TestProbe<Dropped> droppedProbe() {
-    TestProbe<Dropped> probe = testKit.createTestProbe();
-    Adapter.toClassic(testKit.system()).getEventStream().subscribe(Adapter.toClassic(probe.ref()), Dropped.class);
+    TestProbe<Dropped> probe = kit.createTestProbe();
+    Adapter.toClassic(kit.system()).getEventStream().subscribe(Adapter.toClassic(probe.ref()), Dropped.class);
     return probe;
   }
 
@@ -70,18 +55,18 @@ final class LifecycleTest {
 
   @Test
   void theFailedBehaviorGetsPreRestartBeforeTheNewIncarnationStarts() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    TestProbe<String> probe = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("preRestart"); // delivered at the failure, before the backoff
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
   }
 
   @Test
   void childrenAreStoppedBeforeTheNewIncarnationSoItCanReuseTheirNames() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     AtomicInteger incarnation = new AtomicInteger();
     Behavior<String> kid =
         Behaviors.receive(String.class)
@@ -101,13 +86,13 @@ final class LifecycleTest {
               .build();
         });
     // max restarts 1: a start failure caused by the name would end in a stop, not in started-2
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, reporting(events).withMaxRestarts(1)));
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(parent, reporting(events).withMaxRestarts(1)));
     probe.expectMessage("started-1");
     actor.tell("fail");
     probe.expectMessage("kid-stopped");
     awaitScheduled(events);
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started-2");
   }
 
@@ -120,7 +105,7 @@ final class LifecycleTest {
    */
   @Test
   void theRestartWaitsForChildrenThatAreSlowToStop() throws Exception {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     AtomicInteger incarnation = new AtomicInteger();
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
     Behavior<String> slowKid =
@@ -144,12 +129,12 @@ final class LifecycleTest {
               })
               .build();
         });
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, unjittered()));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(parent, unjittered()));
     probe.expectMessage("started-1");
     actor.tell("fail");
     try {
       probe.expectMessage("kid-stopping"); // the failure is handled: the kid is being stopped
-      time.timePasses(Duration.ofSeconds(1)); // ten times the 100 ms backoff
+      kit.time().timePasses(Duration.ofSeconds(1)); // ten times the 100 ms backoff
       probe.expectNoMessage(Duration.ofMillis(300)); // no restart while the kid is still stopping
     } finally {
       release.countDown(); // also when the test fails, so that the kid's thread is not held
@@ -160,7 +145,7 @@ final class LifecycleTest {
 
   @Test
   void timersOfTheFailedIncarnationAreCancelled() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     AtomicInteger incarnation = new AtomicInteger();
     Behavior<String> child =
         Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
@@ -178,14 +163,14 @@ final class LifecycleTest {
               })
               .build();
         }));
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
     probe.expectMessage("started");
     actor.tell("fail");
     awaitScheduled(events);
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
-    time.timePasses(Duration.ofSeconds(1)); // the old timer would have fired at 500 ms
+    kit.time().timePasses(Duration.ofSeconds(1)); // the old timer would have fired at 500 ms
     probe.expectNoMessage(QUIET);
     // control: the same timer does fire when nothing fails
     actor.tell("control");
@@ -194,10 +179,10 @@ final class LifecycleTest {
 
   @Test
   void messagesDuringTheBackoffAreStashedAndDeliveredInOrder() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     TestProbe<Dropped> dropped = droppedProbe();
     BackoffPolicy policy = unjittered().withStashCapacity(3);
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     actor.tell("fail");
     for (int i = 1; i <= 5; i++) {
@@ -210,7 +195,7 @@ final class LifecycleTest {
     assertEquals("m5", d5.message());
     assertEquals(actor.path(), d4.recipient().path());
     probe.expectNoMessage(QUIET); // nothing is delivered before the restart
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     probe.expectMessage("got:m1");
     probe.expectMessage("got:m2");
@@ -221,47 +206,47 @@ final class LifecycleTest {
 
   @Test
   void aStashedMessageThatFailsAgainRestartsAndTheRestIsKept() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    TestProbe<String> probe = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
     probe.expectMessage("started");
     actor.tell("fail");
     actor.tell("a");
     actor.tell("fail"); // replayed after the restart: fails again, PreRestart to the new incarnation
     actor.tell("b");
     probe.expectMessage("preRestart");
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     probe.expectMessage("got:a");
     probe.expectMessage("preRestart");
-    time.timePasses(Duration.ofMillis(199));
+    kit.time().timePasses(Duration.ofMillis(199));
     probe.expectNoMessage(QUIET);
-    time.timePasses(Duration.ofMillis(1));
+    kit.time().timePasses(Duration.ofMillis(1));
     probe.expectMessage("started");
     probe.expectMessage("got:b");
   }
 
   @Test
   void aZeroStashDropsEveryMessageOfTheBackoff() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     TestProbe<Dropped> dropped = droppedProbe();
     ActorRef<String> actor =
-        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered().withStashCapacity(0)));
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered().withStashCapacity(0)));
     probe.expectMessage("started");
     actor.tell("fail");
     actor.tell("lost");
     probe.expectMessage("preRestart");
     assertEquals("lost", dropped.receiveMessage().message()); // dropped after the restart was scheduled
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     probe.expectNoMessage(QUIET);
   }
 
   @Test
   void stashedMessagesOfAnActorStoppedDuringItsBackoffGoToTheEventStream() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     TestProbe<Dropped> dropped = droppedProbe();
     java.util.List<BackoffEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(
         TestChild.create(probe.ref()), unjittered().withStashCapacity(2).withListener(events::add)));
     probe.expectMessage("started");
     actor.tell("fail");
@@ -270,7 +255,7 @@ final class LifecycleTest {
     actor.tell("overflow"); // dropped at once: proves the two before it are in the stash
     probe.expectMessage("preRestart");
     assertEquals("overflow", dropped.receiveMessage().message());
-    testKit.stop(actor); // a stop overtakes messages still in the mailbox, hence the proof above
+    kit.testKit().stop(actor); // a stop overtakes messages still in the mailbox, hence the proof above
     assertEquals("kept-1", dropped.receiveMessage().message());
     assertEquals("kept-2", dropped.receiveMessage().message());
     assertEquals(new BackoffEvent.StoppedDuringBackoff(actor, 1, 2), events.get(events.size() - 1));
@@ -278,7 +263,7 @@ final class LifecycleTest {
 
   @Test
   void preRestartThatThrowsDoesNotPreventTheRestart() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     Behavior<String> child =
         Behaviors.setup(ctx -> {
           probe.ref().tell("started");
@@ -291,25 +276,25 @@ final class LifecycleTest {
               })
               .build();
         });
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
     probe.expectMessage("started");
     actor.tell("fail");
     awaitScheduled(events); // scheduled although PreRestart threw
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
   }
 
   @Test
   void aStashedMessageThatStopsTheActorGivesPostStopToTheBehaviorThatStopped() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    TestProbe<String> probe = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
     probe.expectMessage("started");
     actor.tell("fail");
     actor.tell("a");
     actor.tell("stop"); // replayed after the restart: the behavior returns Behaviors.stopped()
     probe.expectMessage("preRestart");
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     probe.expectMessage("got:a");
     probe.expectMessage("postStop");
@@ -318,8 +303,8 @@ final class LifecycleTest {
 
   @Test
   void signalsThatArriveDuringTheBackoffAreStashedAndDeliveredAfterTheRestart() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    ActorRef<String> watched = testKit.spawn(Behaviors.<String>empty());
+    TestProbe<String> probe = kit.createTestProbe();
+    ActorRef<String> watched = kit.spawn(Behaviors.<String>empty());
     Behavior<String> child =
         Behaviors.setup(ctx -> {
           ctx.watch(watched);
@@ -334,21 +319,21 @@ final class LifecycleTest {
               })
               .build();
         });
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
     probe.expectMessage("started");
     actor.tell("fail");
     awaitScheduled(events); // in the backoff now
-    testKit.stop(watched); // its Terminated reaches the actor during the backoff
+    kit.testKit().stop(watched); // its Terminated reaches the actor during the backoff
     probe.expectNoMessage(QUIET);
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     probe.expectMessage("saw-terminated");
   }
 
   @Test
   void aChildWatchedWithWatchWithIsStoppedAndItsMessageIsNotDelivered() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     AtomicInteger incarnation = new AtomicInteger();
     Behavior<String> parent =
         Behaviors.setup(ctx -> {
@@ -365,12 +350,12 @@ final class LifecycleTest {
               })
               .build();
         });
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, reporting(events).withMaxRestarts(1)));
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(parent, reporting(events).withMaxRestarts(1)));
     probe.expectMessage("started-1");
     actor.tell("fail");
     awaitScheduled(events);
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started-2");
     probe.expectNoMessage(QUIET); // no "got:kid-died" replayed to the new incarnation
   }
@@ -423,10 +408,10 @@ final class LifecycleTest {
 
   @Test
   void aFailureWhileUnstashingIsTheFailureOfTheBehaviorThatThrew() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     ActorRef<String> actor =
-        testKit.spawn(BackoffSupervisor.wrap(stashingChild(probe.ref()), unjittered().withListener(events.ref()::tell)));
+        kit.spawn(BackoffSupervisor.wrap(stashingChild(probe.ref()), unjittered().withListener(events.ref()::tell)));
     probe.expectMessage("waiting");
     actor.tell("a");
     actor.tell("boom");
@@ -436,16 +421,16 @@ final class LifecycleTest {
     BackoffEvent.RestartScheduled scheduled = events.expectMessageClass(BackoffEvent.RestartScheduled.class);
     assertInstanceOf(TestChild.Boom.class, scheduled.cause(),
         "the failure is the child's exception, not Pekko's UnstashException around it");
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("waiting");
   }
 
   @Test
   void aPermanentFailureWhileUnstashingStopsTheActorAndTheBehaviorThatThrewGetsPostStop() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     List<BackoffEvent> events = new CopyOnWriteArrayList<>();
     BackoffPolicy policy = unjittered().withStopOn(TestChild.Boom.class).withListener(events::add);
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(stashingChild(probe.ref()), policy));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(stashingChild(probe.ref()), policy));
     probe.expectMessage("waiting");
     actor.tell("boom");
     actor.tell("open");
@@ -458,7 +443,7 @@ final class LifecycleTest {
 
   @Test
   void aStoppedBehaviorWithACallbackRunsItOnceAfterThePostStopOfTheBehaviorThatStopped() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     Behavior<String> child =
         Behaviors.receive(String.class)
             .onMessageEquals("stop", () -> Behaviors.stopped(() -> probe.ref().tell("callback")))
@@ -467,7 +452,7 @@ final class LifecycleTest {
               return Behaviors.same();
             })
             .build();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, unjittered()));
     actor.tell("stop");
     probe.expectMessage("postStop");
     probe.expectMessage("callback");
@@ -477,7 +462,7 @@ final class LifecycleTest {
 
   @Test
   void aNewBehaviorReturnedByTheChildHandlesTheNextMessagesAndARestartGoesBackToTheInitialOne() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     Behavior<String> second =
         Behaviors.receive(String.class)
             .onMessageEquals("fail", () -> {
@@ -496,8 +481,8 @@ final class LifecycleTest {
               return Behaviors.same();
             })
             .build();
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(first, reporting(events)));
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(first, reporting(events)));
     actor.tell("x");
     actor.tell("become");
     actor.tell("y");
@@ -506,13 +491,13 @@ final class LifecycleTest {
     probe.expectMessage("first:x");
     probe.expectMessage("second:y");
     awaitScheduled(events);
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("first:z");
   }
 
   @Test
   void aSetupReturnedByTheChildIsStartedBeforeItHandlesTheNextMessage() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     Behavior<String> later =
         Behaviors.setup(ctx -> {
           probe.ref().tell("later-started");
@@ -522,7 +507,7 @@ final class LifecycleTest {
           });
         });
     Behavior<String> first = Behaviors.receive(String.class).onMessageEquals("become", () -> later).build();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(first, unjittered()));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(first, unjittered()));
     actor.tell("become");
     probe.expectMessage("later-started");
     actor.tell("x");
@@ -531,9 +516,9 @@ final class LifecycleTest {
 
   @Test
   void aStashedMessageTheRestartedChildDoesNotHandleIsPublishedAsUnhandled() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<UnhandledMessage> unhandled = testKit.createTestProbe();
-    Adapter.toClassic(testKit.system()).getEventStream()
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<UnhandledMessage> unhandled = kit.createTestProbe();
+    Adapter.toClassic(kit.system()).getEventStream()
         .subscribe(Adapter.toClassic(unhandled.ref()), UnhandledMessage.class);
     Behavior<String> child =
         Behaviors.receive(String.class)
@@ -545,13 +530,13 @@ final class LifecycleTest {
               return Behaviors.same();
             })
             .build(); // anything else is unhandled
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
     actor.tell("fail");
     actor.tell("strange"); // stashed during the backoff
     actor.tell("known");
     awaitScheduled(events);
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("got:known");
     UnhandledMessage published = unhandled.expectMessageClass(UnhandledMessage.class);
     assertEquals("strange", published.getMessage());

@@ -13,6 +13,7 @@ import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.OutputStreamAppender;
+import com.typesafe.config.ConfigFactory;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -81,6 +82,31 @@ final class BackoffTestKitTest {
           .endsWith("ExplicitlyTriggeredScheduler"));
     }
     assertEquals("TwoTests", systems.get(0).name());
+  }
+
+  static final class WithConfig {
+    @RegisterExtension
+    static final BackoffTestKit kit = BackoffTestKit.create(ConfigFactory.parseString(String.join("\n",
+        "pekko.actor.typed.restart-stash-capacity = 3",
+        "pekko.scheduler.implementation = org.apache.pekko.actor.LightArrayRevolverScheduler")));
+
+    @Test
+    void recordsItsSystem() {
+      Assumptions.assumeTrue(runningSamples);
+      systems.add(kit.system());
+    }
+  }
+
+  @Test
+  void createWithConfig_givesTheSystemTheseSettings_withManualTimeOverThem() {
+    systems.clear();
+    run(WithConfig.class).testEvents().assertStatistics(s -> s.succeeded(1).failed(0));
+    assertEquals(1, systems.size());
+    ActorSystem<?> system = systems.get(0);
+    system.getWhenTerminated().toCompletableFuture().join(); // shut down by afterAll, as without config
+    assertEquals(3, system.settings().config().getInt("pekko.actor.typed.restart-stash-capacity"));
+    assertTrue(system.settings().config().getString("pekko.scheduler.implementation")
+        .endsWith("ExplicitlyTriggeredScheduler"));
   }
 
   static final class InstanceField {

@@ -11,11 +11,10 @@ import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RetryAfter;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -23,9 +22,8 @@ import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Failures on the failure path: a {@link RetryAfter} hint that throws and a user {@link Jitter} that
@@ -37,19 +35,7 @@ import org.junit.jupiter.api.Test;
  */
 final class BrokenHintOrJitterStillRestartsTest {
 
-  static ActorTestKit testKit;
-  static ManualTime time;
-
-  @BeforeAll
-  static void startTestKit() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    time = ManualTime.get(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
   /** A 503 whose Retry-After header is an HTTP-date, parsed as a number of seconds. */
   static final class Unavailable extends RuntimeException implements RetryAfter {
@@ -126,11 +112,11 @@ final class BrokenHintOrJitterStillRestartsTest {
 
   @Test
   void aRetryAfterHintThatThrowsIsIgnoredAndThePolicysDelayApplies() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     try (SupervisorLines lines = new SupervisorLines()) {
       ActorRef<String> actor =
-          testKit.spawn(BackoffSupervisor.wrap(child(probe.ref()), policy(events, Jitter.none())), "hint-throws");
+          kit.spawn(BackoffSupervisor.wrap(child(probe.ref()), policy(events, Jitter.none())), "hint-throws");
       probe.expectMessage("started");
       actor.tell("503");
       probe.expectMessage("preRestart");
@@ -138,7 +124,7 @@ final class BrokenHintOrJitterStillRestartsTest {
           assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
       assertEquals(Duration.ofMillis(100), scheduled.delay()); // the policy's own delay
       assertInstanceOf(Unavailable.class, scheduled.cause()); // the original failure, not the parser's
-      time.timePasses(Duration.ofMillis(100));
+      kit.time().timePasses(Duration.ofMillis(100));
       probe.expectMessage("started");
       actor.tell("ping");
       probe.expectMessage("got:ping");
@@ -152,12 +138,12 @@ final class BrokenHintOrJitterStillRestartsTest {
   @Test
   void aJitterThatThrowsReturnsNullOrANegativeDelayIsReplacedByFullJitter() {
     for (String how : List.of("throws", "null", "negative")) {
-      TestProbe<String> probe = testKit.createTestProbe();
-      TestProbe<BackoffEvent> events = testKit.createTestProbe();
+      TestProbe<String> probe = kit.createTestProbe();
+      TestProbe<BackoffEvent> events = kit.createTestProbe();
       BrokenJitter jitter = new BrokenJitter(how);
       try (SupervisorLines lines = new SupervisorLines()) {
         ActorRef<String> actor =
-            testKit.spawn(BackoffSupervisor.wrap(child(probe.ref()), policy(events, jitter)), "jitter-" + how);
+            kit.spawn(BackoffSupervisor.wrap(child(probe.ref()), policy(events, jitter)), "jitter-" + how);
         probe.expectMessage("started");
         for (int attempt = 1; attempt <= 2; attempt++) {
           actor.tell("boom");
@@ -167,7 +153,7 @@ final class BrokenHintOrJitterStillRestartsTest {
           assertEquals(attempt, scheduled.attempt());
           long bound = 100L << (attempt - 1); // full jitter within the exponential bound
           assertTrue(!scheduled.delay().isNegative() && scheduled.delay().toMillis() <= bound, how + ": " + scheduled);
-          time.timePasses(Duration.ofMillis(bound));
+          kit.time().timePasses(Duration.ofMillis(bound));
           probe.expectMessage("started");
           assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage());
         }
@@ -185,16 +171,16 @@ final class BrokenHintOrJitterStillRestartsTest {
 
   @Test
   void underAnOuterResumeABrokenJitterStillLeavesAWorkingActor() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     Behavior<String> wrapped = BackoffSupervisor.wrap(child(probe.ref()), policy(events, new BrokenJitter("throws")));
-    ActorRef<String> actor = testKit.spawn(
+    ActorRef<String> actor = kit.spawn(
         Behaviors.supervise(wrapped).onFailure(SupervisorStrategy.resume().withLoggingEnabled(false)));
     probe.expectMessage("started");
     actor.tell("boom");
     probe.expectMessage("preRestart");
     assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     actor.tell("ping");
     probe.expectMessage("got:ping");

@@ -8,10 +8,9 @@ import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -21,9 +20,8 @@ import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.internal.BehaviorImpl;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A child that fails by returning a failed behavior ({@code BehaviorImpl.failed(cause)}, what Pekko's
@@ -33,19 +31,7 @@ import org.junit.jupiter.api.Test;
  */
 final class FailedBehaviorOfTheChildIsRestartedTest {
 
-  static ActorTestKit testKit;
-  static ManualTime time;
-
-  @BeforeAll
-  static void startTestKit() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    time = ManualTime.get(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
   static final class Soft extends RuntimeException {
     Soft(String message) {
@@ -109,16 +95,16 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
 
   @Test
   void aFailedBehaviorReturnedForAMessageIsRestartedWithBackoff() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     Soft cause = new Soft("journal down");
     ActorRef<String> actor =
-        testKit.spawn(BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger()), policy(events)));
+        kit.spawn(BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger()), policy(events)));
     probe.expectMessage("started");
     actor.tell("fail-soft");
     probe.expectMessage("preRestart");
     expectScheduled(events, 1, 100, cause);
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     actor.tell("ping");
     probe.expectMessage("got:ping");
@@ -126,44 +112,44 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
 
   @Test
   void aFailedBehaviorReturnedForASignalIsRestartedWithBackoff() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     Soft cause = new Soft("signal");
     ActorRef<String> actor =
-        testKit.spawn(BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger()), policy(events)));
+        kit.spawn(BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger()), policy(events)));
     probe.expectMessage("started");
     actor.tell("kill-kid"); // its Terminated returns the failed behavior
     probe.expectMessage("preRestart");
     expectScheduled(events, 1, 100, cause);
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
   }
 
   @Test
   void aFailedBehaviorReturnedBySetupIsRestartedAtTheStartAndAtARestart() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     Soft cause = new Soft("setup");
     ActorRef<String> actor =
-        testKit.spawn(BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger(2)), policy(events)));
+        kit.spawn(BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger(2)), policy(events)));
     probe.expectMessage("setup-failed"); // the first start
     expectScheduled(events, 1, 100, cause);
     actor.tell("kept"); // stashed through both backoffs
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("setup-failed"); // the first restart
     expectScheduled(events, 2, 200, cause);
-    time.timePasses(Duration.ofMillis(200));
+    kit.time().timePasses(Duration.ofMillis(200));
     probe.expectMessage("started");
     probe.expectMessage("got:kept");
   }
 
   @Test
   void aFailedBehaviorReturnedDuringTheStashReplayRestartsAndKeepsTheRestOfTheStash() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     Soft cause = new Soft("replay");
     ActorRef<String> actor =
-        testKit.spawn(BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger()), policy(events)));
+        kit.spawn(BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger()), policy(events)));
     probe.expectMessage("started");
     actor.tell("fail-soft");
     probe.expectMessage("preRestart");
@@ -171,23 +157,23 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
     actor.tell("a");
     actor.tell("fail-soft");
     actor.tell("b");
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     probe.expectMessage("got:a");
     probe.expectMessage("preRestart"); // the replayed "fail-soft"
     assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage());
     expectScheduled(events, 2, 200, cause);
-    time.timePasses(Duration.ofMillis(200));
+    kit.time().timePasses(Duration.ofMillis(200));
     probe.expectMessage("started");
     probe.expectMessage("got:b");
   }
 
   @Test
   void aPermanentFailureCarriedByAFailedBehaviorStopsTheActor() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     Soft cause = new Soft("permanent");
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(
         child(probe.ref(), cause, new AtomicInteger()), policy(events).withStopOn(Soft.class)));
     probe.expectMessage("started");
     actor.tell("fail-soft");
@@ -200,8 +186,8 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
 
   @Test
   void anInnerPekkoStopSupervisorsFailureIsRestartedByTheOuterWrap() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     AtomicInteger starts = new AtomicInteger();
     Behavior<String> throwing = Behaviors.setup(ctx -> {
       probe.ref().tell("started-" + starts.incrementAndGet());
@@ -211,20 +197,20 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
     });
     // Pekko's stop supervisor turns the throw into a failed behavior (as persistent actors do)
     Behavior<String> inner = Behaviors.supervise(throwing).onFailure(SupervisorStrategy.stop().withLoggingEnabled(false));
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(inner, policy(events)));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(inner, policy(events)));
     probe.expectMessage("started-1");
     actor.tell("boom");
     BackoffEvent.RestartScheduled scheduled =
         assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
     assertEquals("boom", assertInstanceOf(IllegalStateException.class, scheduled.cause()).getMessage());
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started-2");
   }
 
   @Test
   void aFailedBehaviorReturnedForTheOuterSupervisorsPreRestartIsNotRestartedByTheInnerOne() {
-    TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     Soft cause = new Soft("cleanup");
     AtomicInteger starts = new AtomicInteger();
     Behavior<String> child = Behaviors.setup(ctx -> {
@@ -241,7 +227,7 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
     });
     // the inner wrap gives up on the permanent failure; Pekko's outer restart sends PreRestart
     Behavior<String> inner = BackoffSupervisor.wrap(child, policy(events).withStopOn(IllegalStateException.class));
-    ActorRef<String> actor = testKit.spawn(
+    ActorRef<String> actor = kit.spawn(
         Behaviors.supervise(inner).onFailure(SupervisorStrategy.restart().withLoggingEnabled(false)));
     probe.expectMessage("started-1");
     actor.tell("permanent");

@@ -6,23 +6,21 @@ import com.typesafe.config.ConfigFactory;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.pekko.actor.Dropped;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Two of Pekko's options that {@code wrap} lacked: {@code withStopChildren(false)} keeps the children
@@ -32,20 +30,9 @@ import org.junit.jupiter.api.Test;
  */
 final class KeptChildrenAndTheSystemsStashCapacityTest {
 
-  static ActorTestKit testKit;
-  static ManualTime time;
-
-  @BeforeAll
-  static void startTestKit() {
-    testKit = ActorTestKit.create(ConfigFactory.parseString("pekko.actor.typed.restart-stash-capacity = 3")
-        .withFallback(ManualTime.config()));
-    time = ManualTime.get(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
+  @RegisterExtension
+  static final BackoffTestKit kit =
+      BackoffTestKit.create(ConfigFactory.parseString("pekko.actor.typed.restart-stash-capacity = 3"));
 
   static final class Boom extends RuntimeException {
     Boom() {
@@ -60,7 +47,7 @@ final class KeptChildrenAndTheSystemsStashCapacityTest {
 
   @Test
   void withStopChildrenFalseTheChildSurvivesAndTheRestartDoesNotWaitForIt() {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     AtomicInteger incarnation = new AtomicInteger();
     Behavior<String> kid = Behaviors.receive(String.class)
         .onMessage(String.class, m -> {
@@ -92,10 +79,10 @@ final class KeptChildrenAndTheSystemsStashCapacityTest {
           })
           .build();
     });
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(parent, POLICY.withStopChildren(false)));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(parent, POLICY.withStopChildren(false)));
     probe.expectMessage("started-1 with a new kid");
     actor.tell("fail");
-    time.timePasses(Duration.ofMillis(100)); // the kid never terminates: a restart that waited would not come
+    kit.time().timePasses(Duration.ofMillis(100)); // the kid never terminates: a restart that waited would not come
     probe.expectMessage("started-2 with the kept kid");
     actor.tell("hello");
     probe.expectMessage("kid:hello");
@@ -103,14 +90,14 @@ final class KeptChildrenAndTheSystemsStashCapacityTest {
 
   /** A probe subscribed to Dropped before this returns (the typed Subscribe message is asynchronous). */
   static TestProbe<Dropped> droppedProbe() {
-    TestProbe<Dropped> probe = testKit.createTestProbe();
-    Adapter.toClassic(testKit.system()).getEventStream().subscribe(Adapter.toClassic(probe.ref()), Dropped.class);
+    TestProbe<Dropped> probe = kit.createTestProbe();
+    Adapter.toClassic(kit.system()).getEventStream().subscribe(Adapter.toClassic(probe.ref()), Dropped.class);
     return probe;
   }
 
   /** Fails, sends 1..5 during the backoff, restarts: returns what was replayed and what was dropped. */
   private static void stashDuringBackoff(BackoffPolicy policy, int kept) {
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     TestProbe<Dropped> dropped = droppedProbe();
     Behavior<String> child = Behaviors.setup(ctx -> {
       probe.ref().tell("started");
@@ -124,7 +111,7 @@ final class KeptChildrenAndTheSystemsStashCapacityTest {
           })
           .build();
     });
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child, policy));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, policy));
     probe.expectMessage("started");
     actor.tell("fail");
     for (int i = 1; i <= 5; i++) {
@@ -135,13 +122,13 @@ final class KeptChildrenAndTheSystemsStashCapacityTest {
         .collect(Collectors.toList());
     assertEquals(
         IntStream.rangeClosed(kept + 1, 5).mapToObj(String::valueOf).collect(Collectors.toList()), drops);
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     for (int i = 1; i <= kept; i++) {
       probe.expectMessage("got:" + i);
     }
     dropped.expectNoMessage(Duration.ofMillis(100));
-    Adapter.toClassic(testKit.system()).getEventStream().unsubscribe(Adapter.toClassic(dropped.ref()));
+    Adapter.toClassic(kit.system()).getEventStream().unsubscribe(Adapter.toClassic(dropped.ref()));
   }
 
   @Test

@@ -9,17 +9,15 @@ import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RetryAfter;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code withLoggingEnabled(false)} silences every line of the supervisor: the failure, the restart,
@@ -28,19 +26,7 @@ import org.junit.jupiter.api.Test;
  */
 final class LoggingDisabledSilencesEveryLineTest {
 
-  static ActorTestKit testKit;
-  static ManualTime time;
-
-  @BeforeAll
-  static void startTestKit() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    time = ManualTime.get(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
   static final class BadHint extends RuntimeException implements RetryAfter {
     BadHint() {
@@ -85,23 +71,23 @@ final class LoggingDisabledSilencesEveryLineTest {
 
   /** Fails, restarts, resets, fails twice (gives up): every kind of line the supervisor has. */
   private static int linesOfAFullLife(boolean logging, String name) {
-    TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     try (SupervisorLines lines = new SupervisorLines()) {
-      ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(child(probe.ref()), policy(events, logging)), name);
+      ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child(probe.ref()), policy(events, logging)), name);
       probe.expectMessage("started");
       actor.tell("fail");
       probe.expectMessage("preRestart");
       assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
-      time.timePasses(Duration.ofMillis(100));
+      kit.time().timePasses(Duration.ofMillis(100));
       probe.expectMessage("started");
       assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage());
-      time.timePasses(Duration.ofMillis(500));
+      kit.time().timePasses(Duration.ofMillis(500));
       assertInstanceOf(BackoffEvent.BackoffReset.class, events.receiveMessage());
       actor.tell("fail");
       probe.expectMessage("preRestart");
       assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
-      time.timePasses(Duration.ofMillis(100));
+      kit.time().timePasses(Duration.ofMillis(100));
       probe.expectMessage("started");
       assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage());
       actor.tell("fail");

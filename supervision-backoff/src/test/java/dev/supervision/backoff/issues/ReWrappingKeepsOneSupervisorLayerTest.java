@@ -4,22 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.typesafe.config.ConfigFactory;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.BiFunction;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A behavior that wraps its own next state ({@code counter(n) = wrap(receive(m -> counter(n + 1)),
@@ -30,21 +29,10 @@ import org.junit.jupiter.api.Test;
  */
 final class ReWrappingKeepsOneSupervisorLayerTest {
 
-  static ActorTestKit testKit;
-  static ManualTime time;
-
-  @BeforeAll
-  static void startTestKit() {
-    // a pile of supervisors ends in a StackOverflowError: let it fail the test, not exit the JVM
-    testKit = ActorTestKit.create(ManualTime.config().withFallback(
-        com.typesafe.config.ConfigFactory.parseString("pekko.jvm-exit-on-fatal-error = off")));
-    time = ManualTime.get(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
+  // a pile of supervisors ends in a StackOverflowError: let it fail the test, not exit the JVM
+  @RegisterExtension
+  static final BackoffTestKit kit =
+      BackoffTestKit.create(ConfigFactory.parseString("pekko.jvm-exit-on-fatal-error = off"));
 
   interface Msg {}
 
@@ -109,7 +97,7 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
   }
 
   static Depth report(ActorRef<Msg> actor) {
-    TestProbe<Depth> replies = testKit.createTestProbe();
+    TestProbe<Depth> replies = kit.createTestProbe();
     actor.tell(new Report(replies.ref()));
     return replies.receiveMessage(Duration.ofSeconds(60));
   }
@@ -124,7 +112,7 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
 
   @Test
   void aMillionStateChangesKeepOneLayerAndConstantMemory() {
-    ActorRef<Msg> actor = testKit.spawn(counter(0, QUIET));
+    ActorRef<Msg> actor = kit.spawn(counter(0, QUIET));
     int batch = 100_000;
     long start = System.nanoTime();
     long heapAfterFirstBatch = 0;
@@ -152,7 +140,7 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
   void wrapOfWrapOfWrapIsOneLayer() {
     BackoffPolicy equalCopy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
         .withLoggingEnabled(false);
-    ActorRef<Msg> actor = testKit.spawn(BackoffSupervisor.wrap(
+    ActorRef<Msg> actor = kit.spawn(BackoffSupervisor.wrap(
         BackoffSupervisor.wrap(BackoffSupervisor.wrap(receive(0, null, (k, p) -> Behaviors.same()), QUIET), equalCopy),
         QUIET));
     assertEquals(new Depth(1, 0), report(actor));
@@ -165,7 +153,7 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
         "withMdc", ReWrappingKeepsOneSupervisorLayerTest::withMdc,
         "wrap(setup(wrap))", (n, p) -> BackoffSupervisor.wrap(inSetup(n, p), QUIET));
     styles.forEach((style, factory) -> {
-      ActorRef<Msg> actor = testKit.spawn(factory.apply(0, null));
+      ActorRef<Msg> actor = kit.spawn(factory.apply(0, null));
       for (int i = 0; i < 10_000; i++) {
         actor.tell(Inc.INSTANCE);
       }
@@ -186,7 +174,7 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
   @Test
   void differentPoliciesNestOnceEach() {
     BackoffPolicy other = QUIET.withMaxRestarts(3);
-    ActorRef<Msg> actor = testKit.spawn(twoPolicies(0, QUIET, other));
+    ActorRef<Msg> actor = kit.spawn(twoPolicies(0, QUIET, other));
     assertEquals(new Depth(2, 0), report(actor));
     for (int i = 0; i < 10_000; i++) {
       actor.tell(Inc.INSTANCE);
@@ -230,13 +218,13 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
 
   @Test
   void theCountTheScheduleAndTheResetCarryOnAcrossReWraps_direct() {
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     restartStateCarriesOn(direct(policy(events)), events);
   }
 
   @Test
   void theCountTheScheduleAndTheResetCarryOnAcrossReWraps_insideSetup() {
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     restartStateCarriesOn(hidden(policy(events)), events);
   }
 
@@ -249,8 +237,8 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
 
   private static void restartStateCarriesOn(
       BiFunction<Integer, ActorRef<String>, Behavior<Msg>> factory, TestProbe<BackoffEvent> events) {
-    TestProbe<String> probe = testKit.createTestProbe();
-    ActorRef<Msg> actor = testKit.spawn(factory.apply(0, probe.ref()));
+    TestProbe<String> probe = kit.createTestProbe();
+    ActorRef<Msg> actor = kit.spawn(factory.apply(0, probe.ref()));
     probe.expectMessage("started:0");
     actor.tell(Inc.INSTANCE);
     probe.expectMessage("started:1");
@@ -258,7 +246,7 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
     expectScheduled(events, 1, 100);
     actor.tell(Inc.INSTANCE); // stashed: replayed after the restart, a re-wrap during the replay
     actor.tell(Inc.INSTANCE);
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started:1"); // the restart starts the behavior of the latest re-wrap
     assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage());
     probe.expectMessage("started:2");
@@ -266,25 +254,25 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
     assertEquals(new Depth(1, 3), report(actor));
     actor.tell(Fail.INSTANCE);
     expectScheduled(events, 2, 200); // the count went on: not attempt 1 of a fresh supervisor
-    time.timePasses(Duration.ofMillis(200));
+    kit.time().timePasses(Duration.ofMillis(200));
     probe.expectMessage("started:3");
     assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage());
     actor.tell(Inc.INSTANCE);
     probe.expectMessage("started:4");
-    time.timePasses(Duration.ofSeconds(5)); // the reset scheduled at the restart still fires
+    kit.time().timePasses(Duration.ofSeconds(5)); // the reset scheduled at the restart still fires
     BackoffEvent.BackoffReset reset = assertInstanceOf(BackoffEvent.BackoffReset.class, events.receiveMessage());
     assertEquals(2, reset.attempts());
     actor.tell(Fail.INSTANCE);
     expectScheduled(events, 1, 100);
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started:4");
     assertEquals(new Depth(1, 4), report(actor));
   }
 
   @Test
   void aReWrapThatFailsWhileStartingContinuesTheCount() {
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     BackoffPolicy policy = policy(events);
     java.util.concurrent.atomic.AtomicBoolean failOnce = new java.util.concurrent.atomic.AtomicBoolean(true);
     BiFunction<Integer, ActorRef<String>, Behavior<Msg>> factory = new BiFunction<>() {
@@ -300,24 +288,24 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
         }), policy);
       }
     };
-    ActorRef<Msg> actor = testKit.spawn(factory.apply(0, probe.ref()));
+    ActorRef<Msg> actor = kit.spawn(factory.apply(0, probe.ref()));
     probe.expectMessage("started:0");
     actor.tell(Fail.INSTANCE);
     expectScheduled(events, 1, 100);
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started:0");
     assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage());
     actor.tell(Inc.INSTANCE); // the re-wrap's setup throws
     expectScheduled(events, 2, 200);
-    time.timePasses(Duration.ofMillis(200));
+    kit.time().timePasses(Duration.ofMillis(200));
     probe.expectMessage("started:1"); // the restart starts the re-wrapped behavior
     assertEquals(new Depth(1, 1), report(actor));
   }
 
   @Test
   void aReWrapInsideSetupThatFailsWhileStartingBeginsItsOwnBackoffAsDocumented() {
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     BackoffPolicy policy = policy(events);
     java.util.concurrent.atomic.AtomicBoolean failOnce = new java.util.concurrent.atomic.AtomicBoolean(true);
     BiFunction<Integer, ActorRef<String>, Behavior<Msg>> factory = new BiFunction<>() {
@@ -333,20 +321,20 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
         }), policy));
       }
     };
-    ActorRef<Msg> actor = testKit.spawn(factory.apply(0, probe.ref()));
+    ActorRef<Msg> actor = kit.spawn(factory.apply(0, probe.ref()));
     probe.expectMessage("started:0");
     actor.tell(Fail.INSTANCE);
     expectScheduled(events, 1, 100);
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started:0");
     assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage());
     actor.tell(Inc.INSTANCE); // the new supervisor's own start fails: it counts from 1
     expectScheduled(events, 1, 100);
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started:1");
     assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage());
     assertEquals(new Depth(1, 1), report(actor));
-    time.timePasses(Duration.ofSeconds(5)); // one reset: the new supervisor's, after its own attempt 1
+    kit.time().timePasses(Duration.ofSeconds(5)); // one reset: the new supervisor's, after its own attempt 1
     assertEquals(1, assertInstanceOf(BackoffEvent.BackoffReset.class, events.receiveMessage()).attempts());
     events.expectNoMessage(Duration.ofMillis(200));
   }

@@ -20,12 +20,11 @@ import dev.supervision.backoff.parity.Target.ReceivedSignal;
 import dev.supervision.backoff.parity.Target.Simple;
 import dev.supervision.backoff.parity.Target.State;
 import dev.supervision.backoff.parity.Target.Throw;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.BehaviorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestInbox;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -33,10 +32,9 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The cases of Pekko 1.7.0's {@code StubbedSupervisionSpec} ("A restarter (stubbed)") that make sense
@@ -58,21 +56,9 @@ import org.junit.jupiter.api.Test;
  */
 final class StubbedSupervisionSpecParityTest {
 
-  static ActorTestKit testKit;
-  static ManualTime time;
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
   static final Duration B = Duration.ofMillis(100);
   static final Duration QUIET = Duration.ofMillis(200);
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    time = ManualTime.get(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
 
   static BackoffPolicy backoff() {
     return exactBackoff(B, B).withResetAfter(Duration.ofHours(1));
@@ -87,8 +73,8 @@ final class StubbedSupervisionSpecParityTest {
   @Test
   @DisplayName("receive message")
   void receiveMessage() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff()));
+    TestProbe<Event> probe = kit.createTestProbe();
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff()));
     ref.tell(new Ping(1));
     probe.expectMessage(new Pong(1));
   }
@@ -96,9 +82,9 @@ final class StubbedSupervisionSpecParityTest {
   @Test
   @DisplayName("stop when unhandled exception (here: a class listed in withStopOn)")
   void stopWhenUnhandledException() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     ActorRef<Command> ref =
-        testKit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff().withStopOn(Exc3.class)));
+        kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff().withStopOn(Exc3.class)));
     ref.tell(new Throw(new Exc3()));
     probe.expectMessage(new ReceivedSignal(PostStop.instance()));
     probe.expectTerminated(ref);
@@ -107,13 +93,13 @@ final class StubbedSupervisionSpecParityTest {
   @Test
   @DisplayName("restart when handled exception")
   void restartWhenHandledException() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff()));
+    TestProbe<Event> probe = kit.createTestProbe();
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff()));
     ref.tell(Simple.INCREMENT_STATE);
     ref.tell(Simple.GET_STATE);
     probe.expectMessage(State.of(1));
     failAndAwaitPreRestart(ref, probe, new Exc2());
-    time.timePasses(B);
+    kit.time().timePasses(B);
     ref.tell(Simple.GET_STATE);
     probe.expectMessage(State.of(0));
   }
@@ -130,13 +116,13 @@ final class StubbedSupervisionSpecParityTest {
   @Test
   @DisplayName("stop after restart retries limit")
   void stopAfterRestartRetriesLimit() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     ActorRef<Command> ref =
-        testKit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff().withMaxRestarts(2)));
+        kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff().withMaxRestarts(2)));
     failAndAwaitPreRestart(ref, probe, new Exc1());
-    time.timePasses(B);
+    kit.time().timePasses(B);
     failAndAwaitPreRestart(ref, probe, new Exc1());
-    time.timePasses(B);
+    kit.time().timePasses(B);
     ref.tell(new Throw(new Exc1()));
     probe.expectMessage(new ReceivedSignal(PostStop.instance()));
     probe.expectTerminated(ref);
@@ -145,22 +131,22 @@ final class StubbedSupervisionSpecParityTest {
   @Test
   @DisplayName("reset retry limit after withinTimeRange (here: resetAfter)")
   void resetRetryLimitAfterResetAfter() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
-    TestProbe<BackoffEvent> events = testKit.createTestProbe(BackoffEvent.class);
+    TestProbe<Event> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     Duration resetAfter = Duration.ofSeconds(2);
     BackoffPolicy policy = exactBackoff(B, B).withMaxRestarts(2).withResetAfter(resetAfter)
         .withListener(events.ref()::tell);
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(target(probe.ref()), policy));
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), policy));
     for (int round = 0; round < 2; round++) {
       failAndAwaitPreRestart(ref, probe, new Exc1());
-      time.timePasses(B);
+      kit.time().timePasses(B);
       failAndAwaitPreRestart(ref, probe, new Exc1());
-      time.timePasses(B);
+      kit.time().timePasses(B);
       events.fishForMessage(Duration.ofSeconds(3), e -> e instanceof BackoffEvent.Restarted r && r.attempt() == 2
           ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
           : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
       if (round == 0) {
-        time.timePasses(resetAfter);
+        kit.time().timePasses(resetAfter);
         events.expectMessage(new BackoffEvent.BackoffReset(ref, 2));
       }
     }
@@ -174,13 +160,13 @@ final class StubbedSupervisionSpecParityTest {
   void stopAtFirstExceptionWhenLimitIsZero() {
     // pinned on purpose: withMaxRestarts(0) means zero restarts
     assertEquals(OptionalInt.of(0), backoff().withMaxRestarts(0).getMaxRestarts());
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     ActorRef<Command> ref =
-        testKit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff().withMaxRestarts(0)));
+        kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff().withMaxRestarts(0)));
     ref.tell(new Throw(new Exc1()));
     probe.expectMessage(new ReceivedSignal(PostStop.instance()));
     probe.expectTerminated(ref);
-    time.timePasses(B);
+    kit.time().timePasses(B);
     probe.expectNoMessage(QUIET);
   }
 

@@ -26,6 +26,7 @@ import dev.supervision.backoff.parity.Target.State;
 import dev.supervision.backoff.parity.Target.Throw;
 import dev.supervision.backoff.parity.Target.Watch;
 import dev.supervision.backoff.parity.Target.WatchWith;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Arrays;
@@ -52,10 +53,9 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.event.Level;
 
 /**
@@ -97,23 +97,12 @@ import org.slf4j.event.Level;
  */
 final class SupervisionSpecParityTest {
 
-  static ActorTestKit testKit;
-  static ManualTime time;
+  @RegisterExtension
+  static final BackoffTestKit kit =
+      BackoffTestKit.create(ConfigFactory.parseString("pekko.log-dead-letters = off"));
   static final Duration B = Duration.ofMillis(100);
   static final Duration QUIET = Duration.ofMillis(200);
   static final AtomicInteger names = new AtomicInteger();
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create(
-        ConfigFactory.parseString("pekko.log-dead-letters = off").withFallback(ManualTime.config()));
-    time = ManualTime.get(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
 
   static String nextName() {
     return "child-" + names.incrementAndGet();
@@ -125,7 +114,7 @@ final class SupervisionSpecParityTest {
   }
 
   static TestProbe<BackoffEvent> events() {
-    return testKit.createTestProbe(BackoffEvent.class);
+    return kit.createTestProbe();
   }
 
   static BackoffPolicy reporting(BackoffPolicy policy, TestProbe<BackoffEvent> events) {
@@ -137,7 +126,7 @@ final class SupervisionSpecParityTest {
     events.fishForMessage(Duration.ofSeconds(3), e -> e instanceof BackoffEvent.RestartScheduled
         ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
         : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
-    time.timePasses(delay);
+    kit.time().timePasses(delay);
   }
 
   static State expectState(TestProbe<Event> probe) {
@@ -149,8 +138,8 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("receive message")
   void receiveMessage() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff()));
+    TestProbe<Event> probe = kit.createTestProbe();
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff()));
     ref.tell(new Ping(1));
     probe.expectMessage(new Pong(1));
   }
@@ -158,9 +147,9 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("stop when unhandled exception (here: a class listed in withStopOn)")
   void stopWhenUnhandledException() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     ActorRef<Command> ref =
-        testKit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff().withStopOn(Exc3.class)));
+        kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff().withStopOn(Exc3.class)));
     ref.tell(new Throw(new Exc3()));
     probe.expectMessage(new ReceivedSignal(PostStop.instance()));
     probe.expectTerminated(ref);
@@ -169,9 +158,9 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("restart when handled exception")
   void restartWhenHandledException() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(backoff(), events)));
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(backoff(), events)));
     ref.tell(Simple.INCREMENT_STATE);
     ref.tell(Simple.GET_STATE);
     probe.expectMessage(State.of(1));
@@ -187,14 +176,14 @@ final class SupervisionSpecParityTest {
   @DisplayName("support nesting exceptions with outer restart and inner backoff strategies"
       + " (and with inner restart and outer backoff strategies)")
   void nestingWithDifferentExceptions() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> innerEvents = events();
     TestProbe<BackoffEvent> outerEvents = events();
     // the inner one handles everything but IOException, which it passes on to the outer one
     Behavior<Command> inner =
         BackoffSupervisor.wrap(target(probe.ref()), reporting(backoff().withStopOn(IOException.class), innerEvents));
     Duration outerDelay = Duration.ofMillis(300);
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(inner,
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(inner,
         reporting(exactBackoff(outerDelay, outerDelay).withResetAfter(Duration.ofHours(1)), outerEvents)));
 
     ref.tell(new Throw(new IOException("io")));
@@ -202,7 +191,7 @@ final class SupervisionSpecParityTest {
     ref.tell(new Ping(1));
     backoffPasses(outerEvents, outerDelay.minus(B));
     probe.expectNoMessage(QUIET); // the outer delay, not the inner one
-    time.timePasses(B);
+    kit.time().timePasses(B);
     probe.expectMessage(new Pong(1));
 
     ref.tell(new Throw(new IllegalArgumentException("cat")));
@@ -215,10 +204,10 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("stop when restart limit is hit")
   void stopWhenRestartLimitIsHit() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     ActorRef<Command> ref =
-        testKit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(backoff().withMaxRestarts(2), events)));
+        kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(backoff().withMaxRestarts(2), events)));
     for (int i = 0; i < 2; i++) {
       ref.tell(new Throw(new Exc2()));
       probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
@@ -234,17 +223,17 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("reset fixed limit after timeout (here: the count after resetAfter)")
   void resetLimitAfterTimeout() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     BackoffPolicy policy = exactBackoff(B, B).withMaxRestarts(2).withResetAfter(Duration.ofMillis(500));
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(policy, events)));
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(policy, events)));
     for (int i = 0; i < 2; i++) {
       ref.tell(new Throw(new Exc2()));
       probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
       backoffPasses(events, B);
       events.expectMessageClass(BackoffEvent.Restarted.class);
     }
-    time.timePasses(Duration.ofMillis(500));
+    kit.time().timePasses(Duration.ofMillis(500));
     events.expectMessage(new BackoffEvent.BackoffReset(ref, 2));
     ref.tell(new Throw(new Exc2())); // a third failure, but after the reset
     probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
@@ -258,13 +247,13 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("stop children when backoff")
   void stopChildrenWhenBackoff() {
-    TestProbe<Event> parentProbe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> parentProbe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     ActorRef<Command> ref =
-        testKit.spawn(BackoffSupervisor.wrap(target(parentProbe.ref()), reporting(backoff(), events)));
-    TestProbe<String> anotherProbe = testKit.createTestProbe(String.class);
+        kit.spawn(BackoffSupervisor.wrap(target(parentProbe.ref()), reporting(backoff(), events)));
+    TestProbe<String> anotherProbe = kit.createTestProbe();
     ref.tell(new Watch(anotherProbe.ref()));
-    TestProbe<Event> childProbe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> childProbe = kit.createTestProbe();
     CountDownLatch slowStop = new CountDownLatch(1);
     String child1 = nextName();
     String child2 = nextName();
@@ -294,13 +283,13 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("successfully restart after stopping watchWith'd children")
   void restartAfterStoppingWatchWithChildren() {
-    TestProbe<Event> parentProbe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> parentProbe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     ActorRef<Command> ref =
-        testKit.spawn(BackoffSupervisor.wrap(target(parentProbe.ref()), reporting(backoff(), events)));
-    TestProbe<String> anotherProbe = testKit.createTestProbe(String.class);
+        kit.spawn(BackoffSupervisor.wrap(target(parentProbe.ref()), reporting(backoff(), events)));
+    TestProbe<String> anotherProbe = kit.createTestProbe();
     ref.tell(new WatchWith(anotherProbe.ref(), new Ping(0)));
-    TestProbe<Event> childProbe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> childProbe = kit.createTestProbe();
     CountDownLatch slowStop = new CountDownLatch(1);
     String childName = nextName();
     ref.tell(new CreateChild(target(childProbe.ref(), 0, slowStop, null), childName));
@@ -328,11 +317,11 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("stop children when backoff second time during unstash")
   void stopChildrenWhenBackoffSecondTimeDuringUnstash() {
-    TestProbe<Event> parentProbe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> parentProbe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     ActorRef<Command> ref =
-        testKit.spawn(BackoffSupervisor.wrap(target(parentProbe.ref()), reporting(backoff(), events)));
-    TestProbe<Event> childProbe = testKit.createTestProbe(Event.class);
+        kit.spawn(BackoffSupervisor.wrap(target(parentProbe.ref()), reporting(backoff(), events)));
+    TestProbe<Event> childProbe = kit.createTestProbe();
     CountDownLatch slowStop = new CountDownLatch(1);
     String child1 = nextName();
     ref.tell(new CreateChild(target(childProbe.ref(), 0, slowStop, null), child1));
@@ -365,9 +354,9 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("stop children when backoff from exception in first setup")
   void stopChildrenWhenBackoffFromExceptionInFirstSetup() {
-    TestProbe<Event> parentProbe = testKit.createTestProbe(Event.class);
-    TestProbe<Event> child1Probe = testKit.createTestProbe(Event.class);
-    TestProbe<Event> child2Probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> parentProbe = kit.createTestProbe();
+    TestProbe<Event> child1Probe = kit.createTestProbe();
+    TestProbe<Event> child2Probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     CountDownLatch slowStop1 = new CountDownLatch(1);
     CountDownLatch slowStop2 = new CountDownLatch(1);
@@ -380,7 +369,7 @@ final class SupervisionSpecParityTest {
       }
       return target(parentProbe.ref());
     }), reporting(backoff(), events));
-    ActorRef<Command> ref = testKit.spawn(behv);
+    ActorRef<Command> ref = kit.spawn(behv);
     try {
       slowStop1.countDown();
       child1Probe.expectMessage(new ReceivedSignal(PostStop.instance()));
@@ -397,9 +386,9 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("stop children when backoff from exception in later setup")
   void stopChildrenWhenBackoffFromExceptionInLaterSetup() {
-    TestProbe<Event> parentProbe = testKit.createTestProbe(Event.class);
-    TestProbe<Event> child1Probe = testKit.createTestProbe(Event.class);
-    TestProbe<Event> child2Probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> parentProbe = kit.createTestProbe();
+    TestProbe<Event> child1Probe = kit.createTestProbe();
+    TestProbe<Event> child2Probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     CountDownLatch slowStop1 = new CountDownLatch(1);
     CountDownLatch slowStop2 = new CountDownLatch(1);
@@ -412,7 +401,7 @@ final class SupervisionSpecParityTest {
       }
       return target(parentProbe.ref());
     }), reporting(backoff(), events));
-    ActorRef<Command> ref = testKit.spawn(behv);
+    ActorRef<Command> ref = kit.spawn(behv);
     ref.tell(Simple.GET_STATE);
     assertEquals(Set.of("child1"), expectState(parentProbe).children().keySet());
     throwFromSetup.set(true);
@@ -438,8 +427,8 @@ final class SupervisionSpecParityTest {
   // ------------------------------------------------------------------ stash and backoff
 
   static TestProbe<Dropped> droppedProbe() {
-    TestProbe<Dropped> probe = testKit.createTestProbe(Dropped.class);
-    Adapter.toClassic(testKit.system()).getEventStream().subscribe(Adapter.toClassic(probe.ref()), Dropped.class);
+    TestProbe<Dropped> probe = kit.createTestProbe();
+    Adapter.toClassic(kit.system()).getEventStream().subscribe(Adapter.toClassic(probe.ref()), Dropped.class);
     return probe;
   }
 
@@ -454,12 +443,12 @@ final class SupervisionSpecParityTest {
   @DisplayName("publish dropped messages while backing off and stash is full")
   void publishDroppedMessagesWhileBackingOffAndStashIsFull() {
     TestProbe<Dropped> dropped = droppedProbe();
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
-    TestProbe<Event> startedProbe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
+    TestProbe<Event> startedProbe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     Duration minBackoff = Duration.ofSeconds(1);
     BackoffPolicy policy = exactBackoff(minBackoff, minBackoff).withStashCapacity(2);
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
       startedProbe.ref().tell(Lifecycle.STARTED);
       return target(probe.ref());
     }), reporting(policy, events)));
@@ -485,14 +474,14 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("(no Pekko case) the default stash capacity comes from pekko.actor.typed.restart-stash-capacity")
   void defaultStashCapacityComesFromTheConfig() {
-    ActorTestKit kit = ActorTestKit.create("StashCapacityFromConfig", ConfigFactory
+    ActorTestKit configured = ActorTestKit.create("StashCapacityFromConfig", ConfigFactory
         .parseString("pekko.actor.typed.restart-stash-capacity = 2\npekko.log-dead-letters = off")
         .withFallback(ManualTime.config()));
     try {
-      TestProbe<Dropped> dropped = kit.createTestProbe(Dropped.class);
-      Adapter.toClassic(kit.system()).getEventStream().subscribe(Adapter.toClassic(dropped.ref()), Dropped.class);
-      TestProbe<Event> probe = kit.createTestProbe(Event.class);
-      ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()),
+      TestProbe<Dropped> dropped = configured.createTestProbe(Dropped.class);
+      Adapter.toClassic(configured.system()).getEventStream().subscribe(Adapter.toClassic(dropped.ref()), Dropped.class);
+      TestProbe<Event> probe = configured.createTestProbe(Event.class);
+      ActorRef<Command> ref = configured.spawn(BackoffSupervisor.wrap(target(probe.ref()),
           exactBackoff(Duration.ofSeconds(1), Duration.ofSeconds(1))));
       ref.tell(new Throw(new Exc1()));
       probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
@@ -501,7 +490,7 @@ final class SupervisionSpecParityTest {
       }
       assertEquals(new Ping(3), dropped.receiveMessage().message());
     } finally {
-      kit.shutdownTestKit();
+      configured.shutdownTestKit();
     }
   }
 
@@ -509,14 +498,14 @@ final class SupervisionSpecParityTest {
   @DisplayName("restart after exponential backoff")
   void restartAfterExponentialBackoff() {
     TestProbe<Dropped> dropped = droppedProbe();
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
-    TestProbe<Event> startedProbe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
+    TestProbe<Event> startedProbe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     Duration minBackoff = Duration.ofSeconds(1);
     BackoffPolicy policy = exactBackoff(minBackoff, Duration.ofSeconds(10))
         .withResetAfter(Duration.ofSeconds(10))
         .withStashCapacity(0);
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
       startedProbe.ref().tell(Lifecycle.STARTED);
       return target(probe.ref());
     }), reporting(policy, events)));
@@ -531,7 +520,7 @@ final class SupervisionSpecParityTest {
       expectDropped(dropped, new Ping(round), reason, ref);
       backoffPasses(events, delay.minusMillis(1));
       startedProbe.expectNoMessage(QUIET);
-      time.timePasses(Duration.ofMillis(1));
+      kit.time().timePasses(Duration.ofMillis(1));
       startedProbe.expectMessage(Lifecycle.STARTED);
       ref.tell(Simple.GET_STATE);
       probe.expectMessage(State.of(0));
@@ -541,14 +530,14 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("fail if reaching maximum number of restarts with backoff")
   void failIfReachingMaximumNumberOfRestartsWithBackoff() {
-    TestProbe<Event> startedProbe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> startedProbe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     Duration minBackoff = Duration.ofMillis(200);
     BackoffPolicy policy = exactBackoff(minBackoff, Duration.ofSeconds(10))
         .withMaxRestarts(2)
         .withResetAfter(Duration.ofSeconds(10));
     AtomicBoolean alreadyStarted = new AtomicBoolean(false);
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
       if (alreadyStarted.get()) {
         throw new TestException("failure to restart");
       }
@@ -574,13 +563,13 @@ final class SupervisionSpecParityTest {
   @DisplayName("reset exponential backoff count after reset timeout")
   void resetExponentialBackoffCountAfterResetTimeout() {
     TestProbe<Dropped> dropped = droppedProbe();
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     Duration minBackoff = Duration.ofSeconds(1);
     BackoffPolicy policy = exactBackoff(minBackoff, Duration.ofSeconds(10))
         .withResetAfter(Duration.ofMillis(100))
         .withStashCapacity(0);
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(policy, events)));
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(policy, events)));
     String reason = "stash of the backoff supervisor is full (capacity 0)";
     ref.tell(Simple.INCREMENT_STATE);
     ref.tell(new Throw(new Exc1()));
@@ -592,7 +581,7 @@ final class SupervisionSpecParityTest {
     ref.tell(Simple.GET_STATE);
     probe.expectMessage(State.of(0));
 
-    time.timePasses(Duration.ofMillis(100)); // the reset timeout
+    kit.time().timePasses(Duration.ofMillis(100)); // the reset timeout
     events.expectMessage(new BackoffEvent.BackoffReset(ref, 1));
     ref.tell(Simple.INCREMENT_STATE);
     ref.tell(new Throw(new Exc1()));
@@ -602,7 +591,7 @@ final class SupervisionSpecParityTest {
     // the count was reset: restarted after minBackoff again, not after 2 s
     BackoffEvent.RestartScheduled scheduled = events.expectMessageClass(BackoffEvent.RestartScheduled.class);
     assertEquals(minBackoff, scheduled.delay());
-    time.timePasses(minBackoff);
+    kit.time().timePasses(minBackoff);
     ref.tell(Simple.GET_STATE);
     probe.expectMessage(State.of(0));
   }
@@ -610,14 +599,14 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("handle reset backoff count for more than one nested restartWithBackoff")
   void resetBackoffCountForNestedSupervisors() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> innerEvents = events();
     TestProbe<BackoffEvent> outerEvents = events();
     Duration d = Duration.ofMillis(20);
     Behavior<Command> inner = BackoffSupervisor.wrap(target(probe.ref()), reporting(
         exactBackoff(d, Duration.ofSeconds(10)).withResetAfter(Duration.ofMillis(900)).withStopOn(Exc3.class),
         innerEvents));
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(inner, reporting(
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(inner, reporting(
         exactBackoff(d, Duration.ofSeconds(10)).withResetAfter(Duration.ofMillis(1100)), outerEvents)));
 
     ref.tell(Simple.INCREMENT_STATE);
@@ -634,7 +623,7 @@ final class SupervisionSpecParityTest {
     ref.tell(Simple.GET_STATE);
     probe.expectMessage(State.of(0));
 
-    time.timePasses(Duration.ofSeconds(2)); // every reset timer is due
+    kit.time().timePasses(Duration.ofSeconds(2)); // every reset timer is due
     outerEvents.expectMessageClass(BackoffEvent.Restarted.class);
     outerEvents.expectMessageClass(BackoffEvent.BackoffReset.class);
     // differs on purpose: Pekko's reset signal of one supervisor reaches the behavior; ours never do
@@ -650,13 +639,13 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("create underlying deferred behavior immediately")
   void createUnderlyingDeferredBehaviorImmediately() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     Behavior<Command> behv = BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
       probe.ref().tell(Lifecycle.STARTED);
       return target(probe.ref());
     }), backoff());
     probe.expectNoMessage(QUIET); // not yet
-    testKit.spawn(behv);
+    kit.spawn(behv);
     probe.expectMessage(Lifecycle.STARTED); // created at once, not at the first message
   }
 
@@ -683,13 +672,13 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("restart with exponential backoff when deferred factory throws")
   void restartWithBackoffWhenDeferredFactoryThrows() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
-    testKit.spawn(BackoffSupervisor.wrap(failingDeferred(probe, 1), reporting(backoff(), events)));
+    kit.spawn(BackoffSupervisor.wrap(failingDeferred(probe, 1), reporting(backoff(), events)));
     probe.expectMessage(Lifecycle.START_FAILED);
     backoffPasses(events, B.minusMillis(1));
     probe.expectNoMessage(QUIET); // restarted after the delay, not before
-    time.timePasses(Duration.ofMillis(1));
+    kit.time().timePasses(Duration.ofMillis(1));
     probe.expectMessage(Lifecycle.STARTED);
   }
 
@@ -697,25 +686,25 @@ final class SupervisionSpecParityTest {
   @DisplayName("fail instead of restart with exponential backoff when deferred factory throws unhandled"
       + " (here: a class listed in withStopOn)")
   void failWhenDeferredFactoryThrowsPermanent() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     ActorRef<Command> ref =
-        testKit.spawn(BackoffSupervisor.wrap(failingDeferred(probe, 1), backoff().withStopOn(TestException.class)));
+        kit.spawn(BackoffSupervisor.wrap(failingDeferred(probe, 1), backoff().withStopOn(TestException.class)));
     probe.expectMessage(Lifecycle.START_FAILED);
     probe.expectTerminated(ref);
-    time.timePasses(B);
+    kit.time().timePasses(B);
     probe.expectNoMessage(QUIET);
   }
 
   @Test
   @DisplayName("ensure unhandled message retention during unstash exception when backoff")
   void messageRetentionDuringUnstashException() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     CountDownLatch slowRestart = new CountDownLatch(1);
     CountDownLatch childSlowStop = new CountDownLatch(1);
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(
         target(probe.ref(), 0, null, slowRestart), reporting(backoff().withStashCapacity(4), events)));
-    TestProbe<Event> childProbe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> childProbe = kit.createTestProbe();
     String childName = nextName();
     ref.tell(new CreateChild(target(childProbe.ref(), 0, childSlowStop, null), childName));
     ref.tell(Simple.GET_STATE);
@@ -770,11 +759,11 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("ensure stash message retention on start exception when backoff")
   void stashRetentionOnStartException() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     CountDownLatch slowStop = new CountDownLatch(1);
     AtomicInteger failCounter = new AtomicInteger();
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(
         Behaviors.setup(ctx -> new FailingConstructor(ctx, probe.ref(), failCounter, 2, slowStop)),
         reporting(backoff().withStashCapacity(4), events)));
     probe.expectMessage(Lifecycle.STARTED);
@@ -795,13 +784,13 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("work with nested supervisions and defers")
   void nestedSupervisionsAndDefers() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     Behavior<String> behv = BackoffSupervisor.wrap(Behaviors.setup(ctx -> BackoffSupervisor.wrap(
         Behaviors.setup(ctx2 -> {
           probe.ref().tell(Lifecycle.STARTED);
           return Behaviors.<String>empty();
         }), backoff().withMaxRestarts(3))), backoff().withMaxRestarts(3));
-    testKit.spawn(behv);
+    kit.spawn(behv);
     probe.expectMessage(Lifecycle.STARTED);
   }
 
@@ -833,10 +822,10 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("replace supervision when new returned behavior catches same exception")
   void replaceSupervisionWhenNewReturnedBehaviorCatchesSameException() {
-    TestProbe<Object> probe = testKit.createTestProbe(Object.class);
+    TestProbe<Object> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     BackoffPolicy policy = reporting(backoff(), events);
-    ActorRef<String> actor = testKit.spawn(rewrapping(probe, policy, 0));
+    ActorRef<String> actor = kit.spawn(rewrapping(probe, policy, 0));
     for (int i = 0; i < 20; i++) {
       actor.tell("next");
     }
@@ -864,9 +853,9 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("be able to recover from a DeathPactException")
   void recoverFromADeathPactException() {
-    TestProbe<Object> probe = testKit.createTestProbe(Object.class);
+    TestProbe<Object> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(Behaviors.setup(context -> {
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(Behaviors.setup(context -> {
       ActorRef<String> child = context.spawnAnonymous(Behaviors.receive(String.class)
           .onMessageEquals("boom", () -> Behaviors.setup(c -> {
             probe.ref().tell(c.getSelf());
@@ -890,7 +879,7 @@ final class SupervisionSpecParityTest {
     probe.expectTerminated(child);
     BackoffEvent.RestartScheduled scheduled = events.expectMessageClass(BackoffEvent.RestartScheduled.class);
     assertInstanceOf(org.apache.pekko.actor.typed.DeathPactException.class, scheduled.cause());
-    time.timePasses(B);
+    kit.time().timePasses(B);
     actor.tell("ping");
     probe.expectMessage("pong");
   }
@@ -898,10 +887,10 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("log exceptions when logging is enabled and provided log level matches")
   void logAtTheGivenLevel() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     ActorRef<Command> ref =
-        testKit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff().withLogLevel(Level.INFO)));
-    LoggingTestKit.info("exc-1").expect(testKit.system(), () -> {
+        kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff().withLogLevel(Level.INFO)));
+    LoggingTestKit.info("exc-1").expect(kit.system(), () -> {
       ref.tell(new Throw(new Exc1()));
       probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
       return null;
@@ -911,10 +900,10 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("do not log exceptions when logging is enabled and provided log level does not match")
   void doNotLogAtAnotherLevel() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     ActorRef<Command> ref =
-        testKit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff().withLogLevel(Level.DEBUG)));
-    LoggingTestKit.info("exc-1").withOccurrences(0).expect(testKit.system(), () -> {
+        kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff().withLogLevel(Level.DEBUG)));
+    LoggingTestKit.info("exc-1").withOccurrences(0).expect(kit.system(), () -> {
       ref.tell(new Throw(new Exc1()));
       probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
       return null;
@@ -924,10 +913,10 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("(difference) a restart is logged at WARN by default, not at ERROR as by Pekko")
   void logsAtWarnByDefault() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff()));
-    LoggingTestKit.warn("exc-1").expect(testKit.system(), () -> {
-      LoggingTestKit.error("exc-1").withOccurrences(0).expect(testKit.system(), () -> {
+    TestProbe<Event> probe = kit.createTestProbe();
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff()));
+    LoggingTestKit.warn("exc-1").expect(kit.system(), () -> {
+      LoggingTestKit.error("exc-1").withOccurrences(0).expect(kit.system(), () -> {
         ref.tell(new Throw(new Exc1()));
         probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
         return null;
@@ -939,34 +928,34 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("log at critical level after specified restartWithBackoff attempts")
   void logAtCriticalLevelAfterAttempts() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     Duration d = Duration.ofMillis(1);
     BackoffPolicy policy = exactBackoff(d, d)
         .withResetAfter(Duration.ofSeconds(2))
         .withLogLevel(Level.INFO)
         .withCriticalLogLevel(Level.ERROR, 3);
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(policy, events)));
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(policy, events)));
     Runnable failAndRestart = () -> {
       ref.tell(new Throw(new Exc1()));
       probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
       backoffPasses(events, d);
       events.expectMessageClass(BackoffEvent.Restarted.class);
     };
-    LoggingTestKit.info("exc-1").withOccurrences(3).expect(testKit.system(), () -> {
+    LoggingTestKit.info("exc-1").withOccurrences(3).expect(kit.system(), () -> {
       for (int i = 0; i < 3; i++) {
         failAndRestart.run();
       }
       return null;
     });
-    LoggingTestKit.error("exc-1").withOccurrences(2).expect(testKit.system(), () -> {
+    LoggingTestKit.error("exc-1").withOccurrences(2).expect(kit.system(), () -> {
       failAndRestart.run();
       failAndRestart.run();
       return null;
     });
-    time.timePasses(Duration.ofSeconds(2)); // reset
+    kit.time().timePasses(Duration.ofSeconds(2)); // reset
     events.expectMessageClass(BackoffEvent.BackoffReset.class);
-    LoggingTestKit.info("exc-1").expect(testKit.system(), () -> {
+    LoggingTestKit.info("exc-1").expect(kit.system(), () -> {
       failAndRestart.run();
       return null;
     });
@@ -975,7 +964,7 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("handle exceptions from different message type")
   void exceptionsFromADifferentMessageType() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     Behavior<Command> inner = Behaviors.receive(Object.class)
         .onMessage(Ping.class, p -> {
@@ -991,7 +980,7 @@ final class SupervisionSpecParityTest {
         })
         .build()
         .narrow();
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(inner, reporting(backoff(), events)));
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(inner, reporting(backoff(), events)));
     ref.tell(new Ping(1));
     probe.expectMessage(new Pong(1));
     ref.<Object>unsafeUpcast().tell("boom");
@@ -1004,8 +993,8 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("not allow AbstractBehavior without setup")
   void notAllowAbstractBehaviorWithoutSetup() {
-    TestProbe<ActorContext<String>> contextProbe = testKit.createTestProbe();
-    testKit.spawn(Behaviors.<String>setup(context -> {
+    TestProbe<ActorContext<String>> contextProbe = kit.createTestProbe();
+    kit.spawn(Behaviors.<String>setup(context -> {
       contextProbe.ref().tell(context);
       return Behaviors.empty();
     }));
@@ -1022,9 +1011,9 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("apply supervision to adapter function")
   void applySupervisionToAdapterFunction() {
-    TestProbe<String> probe = testKit.createTestProbe(String.class);
+    TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
-    ActorRef<String> ref = testKit.spawn(BackoffSupervisor.wrap(Behaviors.setup(context -> {
+    ActorRef<String> ref = kit.spawn(BackoffSupervisor.wrap(Behaviors.setup(context -> {
       probe.ref().tell("Starting");
       return Behaviors.receive(String.class)
           .onMessageEquals("future-boom", () -> {
@@ -1087,8 +1076,8 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("apply the right flatten supervision (here: one policy restarting all but withStopOn)")
   void applyTheRightFlattenSupervision() {
-    TestProbe<String> signalProbe = testKit.createTestProbe(String.class);
-    ActorRef<String> ref = testKit.spawn(BackoffSupervisor.wrap(adaptedMessageFailure(signalProbe),
+    TestProbe<String> signalProbe = kit.createTestProbe();
+    ActorRef<String> ref = kit.spawn(BackoffSupervisor.wrap(adaptedMessageFailure(signalProbe),
         backoff().withStopOn(TestException.class)));
     ref.tell("adapt-fail");
     signalProbe.expectMessage("PostStop");
@@ -1098,9 +1087,9 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("apply the right nested supervision (differs on purpose: the inner stop is restarted by the outer)")
   void applyTheRightNestedSupervision() {
-    TestProbe<String> signalProbe = testKit.createTestProbe(String.class);
+    TestProbe<String> signalProbe = kit.createTestProbe();
     TestProbe<BackoffEvent> outerEvents = events();
-    ActorRef<String> ref = testKit.spawn(BackoffSupervisor.wrap(
+    ActorRef<String> ref = kit.spawn(BackoffSupervisor.wrap(
         BackoffSupervisor.wrap(adaptedMessageFailure(signalProbe), backoff().withStopOn(TestException.class)),
         reporting(backoff(), outerEvents)));
     ref.tell("adapt-fail");
@@ -1118,10 +1107,10 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("(no Pekko case) a child returning a failed behavior is restarted like one that throws")
   void aChildReturningAFailedBehaviorIsRestarted() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
+    TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     AtomicInteger starts = new AtomicInteger();
-    ActorRef<String> ref = testKit.spawn(BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
+    ActorRef<String> ref = kit.spawn(BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
       probe.ref().tell(new Pong(starts.incrementAndGet()));
       return Behaviors.receive(String.class)
           .onMessageEquals("fail", () -> BehaviorImpl.<String>failed(new Exc1()))
@@ -1138,16 +1127,16 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("Supervision with the strategy restartWithBackoff: that is initially stopped should be stopped")
   void initiallyStopped() {
-    ActorRef<Command> actor = testKit.spawn(BackoffSupervisor.wrap(Behaviors.<Command>stopped(), backoff()));
-    testKit.createTestProbe().expectTerminated(actor);
+    ActorRef<Command> actor = kit.spawn(BackoffSupervisor.wrap(Behaviors.<Command>stopped(), backoff()));
+    kit.createTestProbe().expectTerminated(actor);
   }
 
   @Test
   @DisplayName("Supervision with the strategy restartWithBackoff: that is stopped after setup should be stopped")
   void stoppedAfterSetup() {
     ActorRef<Command> actor =
-        testKit.spawn(BackoffSupervisor.wrap(Behaviors.<Command>setup(ctx -> Behaviors.stopped()), backoff()));
-    testKit.createTestProbe().expectTerminated(actor);
+        kit.spawn(BackoffSupervisor.wrap(Behaviors.<Command>setup(ctx -> Behaviors.stopped()), backoff()));
+    kit.createTestProbe().expectTerminated(actor);
   }
 
   @Test
@@ -1155,7 +1144,7 @@ final class SupervisionSpecParityTest {
   void stoppedAfterRestart() {
     TestProbe<BackoffEvent> events = events();
     AtomicBoolean stopInSetup = new AtomicBoolean(false);
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
       if (stopInSetup.get()) {
         return Behaviors.stopped();
       }
@@ -1168,6 +1157,6 @@ final class SupervisionSpecParityTest {
     }), reporting(backoff(), events)));
     actor.tell("boom");
     backoffPasses(events, B);
-    testKit.createTestProbe().expectTerminated(actor);
+    kit.createTestProbe().expectTerminated(actor);
   }
 }

@@ -5,13 +5,12 @@ import static dev.supervision.backoff.parity.Target.exactBackoff;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.TestException;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -19,10 +18,9 @@ import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The supervision cases of Pekko 1.7.0's typed {@code TimerSpec}, as JUnit 5 + {@code ManualTime}
@@ -40,22 +38,10 @@ import org.junit.jupiter.api.Test;
  */
 final class TimerSpecParityTest {
 
-  static ActorTestKit testKit;
-  static ManualTime time;
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
   static final Duration B = Duration.ofMillis(100);
   static final Duration INTERVAL = Duration.ofSeconds(1);
   static final Duration QUIET = Duration.ofMillis(200);
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    time = ManualTime.get(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
 
   sealed interface Command {}
 
@@ -119,7 +105,7 @@ final class TimerSpecParityTest {
     CountDownLatch latch = new CountDownLatch(1);
     try {
       ref.tell(new SlowThenThrow(latch, new Exc()));
-      time.timePasses(INTERVAL); // the old incarnation's next tick goes to the mailbox
+      kit.time().timePasses(INTERVAL); // the old incarnation's next tick goes to the mailbox
     } finally {
       latch.countDown();
     }
@@ -128,22 +114,22 @@ final class TimerSpecParityTest {
   @Test
   @DisplayName("discard timers from old incarnation after restart, alt 1")
   void discardTimersFromOldIncarnationAlt1() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
-    TestProbe<BackoffEvent> events = testKit.createTestProbe(BackoffEvent.class);
+    TestProbe<Event> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     AtomicInteger startCounter = new AtomicInteger();
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(Behaviors.withTimers(timer -> {
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(Behaviors.withTimers(timer -> {
       timer.startTimerWithFixedDelay("T", new Tick(startCounter.incrementAndGet()), INTERVAL);
       return target(probe.ref(), timer, 1);
     }), backoff(events)));
-    time.timePasses(INTERVAL);
+    kit.time().timePasses(INTERVAL);
     probe.expectMessage(new Tock(1));
     failWithATimerMessageInTheMailbox(ref); // Tick(1) is in the mailbox, for the old incarnation
     probe.expectMessage(new GotPreRestart(false));
     events.expectMessageClass(BackoffEvent.RestartScheduled.class);
-    time.timePasses(B);
+    kit.time().timePasses(B);
     events.expectMessageClass(BackoffEvent.Restarted.class);
     probe.expectNoMessage(QUIET); // the stale Tick(1) was discarded
-    time.timePasses(INTERVAL);
+    kit.time().timePasses(INTERVAL);
     probe.expectMessage(new Tock(2)); // the new incarnation's timer
     ref.tell(Simple.END);
     probe.expectMessage(new GotPostStop(false));
@@ -152,26 +138,26 @@ final class TimerSpecParityTest {
   @Test
   @DisplayName("discard timers from old incarnation after restart, alt 2")
   void discardTimersFromOldIncarnationAlt2() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
-    TestProbe<BackoffEvent> events = testKit.createTestProbe(BackoffEvent.class);
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(Behaviors.withTimers(timer -> {
+    TestProbe<Event> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(Behaviors.withTimers(timer -> {
       timer.startTimerWithFixedDelay("T", new Tick(1), INTERVAL);
       return target(probe.ref(), timer, 1);
     }), backoff(events)));
-    time.timePasses(INTERVAL);
+    kit.time().timePasses(INTERVAL);
     probe.expectMessage(new Tock(1));
     ref.tell(Simple.BUMP); // changes the state, so that we see that the restart starts over
     ref.tell(new Tick(99)); // answered after the bump: the bump is handled before the clock moves
     probe.expectMessage(new Tock(99));
-    time.timePasses(INTERVAL);
+    kit.time().timePasses(INTERVAL);
     probe.expectMessage(new Tock(2));
     failWithATimerMessageInTheMailbox(ref); // Tick(2) is in the mailbox, for the old incarnation
     probe.expectMessage(new GotPreRestart(false));
     events.expectMessageClass(BackoffEvent.RestartScheduled.class);
-    time.timePasses(B);
+    kit.time().timePasses(B);
     events.expectMessageClass(BackoffEvent.Restarted.class);
     probe.expectNoMessage(QUIET); // the stale Tick(2) was discarded
-    time.timePasses(INTERVAL);
+    kit.time().timePasses(INTERVAL);
     probe.expectMessage(new Tock(1)); // started over
     ref.tell(Simple.END);
     probe.expectMessage(new GotPostStop(false));
@@ -180,8 +166,8 @@ final class TimerSpecParityTest {
   @Test
   @DisplayName("discard TimerMsg on restart")
   void discardTimerMsgOnRestart() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
-    TestProbe<BackoffEvent> events = testKit.createTestProbe(BackoffEvent.class);
+    TestProbe<Event> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     CountDownLatch mailboxFilled = new CountDownLatch(1);
     Behavior<Command> behv = Behaviors.receive(Command.class)
         .onMessageEquals(new Tick(-1), () -> {
@@ -205,18 +191,18 @@ final class TimerSpecParityTest {
         })
         .onMessageEquals(Simple.END, Behaviors::stopped)
         .build();
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(behv, backoff(events)));
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(behv, backoff(events)));
     ref.tell(new Tick(-1));
     probe.expectMessage(new Tock(-1));
     try {
-      time.timePasses(Duration.ofMillis(5));
+      kit.time().timePasses(Duration.ofMillis(5));
       probe.expectMessage(new Tock(0));
-      time.timePasses(Duration.ofMillis(5)); // Tick(1) goes to the mailbox
+      kit.time().timePasses(Duration.ofMillis(5)); // Tick(1) goes to the mailbox
     } finally {
       mailboxFilled.countDown();
     }
     events.expectMessageClass(BackoffEvent.RestartScheduled.class);
-    time.timePasses(B);
+    kit.time().timePasses(B);
     events.expectMessageClass(BackoffEvent.Restarted.class);
     probe.expectNoMessage(QUIET); // no Tock(1): the stale timer message was discarded
     // restarted, and not stopped by the stale timer message
@@ -228,8 +214,8 @@ final class TimerSpecParityTest {
   @Test
   @DisplayName("discard TimerMsg when exception from withTimers block")
   void discardTimerMsgWhenExceptionFromWithTimersBlock() {
-    TestProbe<Event> probe = testKit.createTestProbe(Event.class);
-    TestProbe<BackoffEvent> events = testKit.createTestProbe(BackoffEvent.class);
+    TestProbe<Event> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     CountDownLatch mailboxFilled = new CountDownLatch(1);
     CountDownLatch timerStarted = new CountDownLatch(1);
     Behavior<Command> behv = Behaviors.receive(Command.class)
@@ -249,19 +235,19 @@ final class TimerSpecParityTest {
         })
         .onMessageEquals(Simple.END, Behaviors::stopped)
         .build();
-    ActorRef<Command> ref = testKit.spawn(BackoffSupervisor.wrap(behv, backoff(events)));
+    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(behv, backoff(events)));
     ref.tell(new Tick(-1));
     probe.expectMessage(new Tock(-1));
     try {
       timerStarted.await(10, TimeUnit.SECONDS);
-      time.timePasses(Duration.ofMillis(5)); // Tick(0) goes to the mailbox
+      kit.time().timePasses(Duration.ofMillis(5)); // Tick(0) goes to the mailbox
     } catch (InterruptedException e) {
       throw new AssertionError(e);
     } finally {
       mailboxFilled.countDown();
     }
     events.expectMessageClass(BackoffEvent.RestartScheduled.class);
-    time.timePasses(B);
+    kit.time().timePasses(B);
     events.expectMessageClass(BackoffEvent.Restarted.class);
     probe.expectNoMessage(QUIET); // no Tock(0)
     ref.tell(new Tick(100));

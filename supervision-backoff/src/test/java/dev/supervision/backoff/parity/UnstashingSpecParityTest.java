@@ -5,13 +5,12 @@ import static dev.supervision.backoff.parity.Target.exactBackoff;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.TestException;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -19,10 +18,9 @@ import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.StashBuffer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The supervision cases of Pekko 1.7.0's {@code UnstashingSpec} (in {@code StashSpec.scala}) that
@@ -41,21 +39,9 @@ import org.junit.jupiter.api.Test;
  */
 final class UnstashingSpecParityTest {
 
-  static ActorTestKit testKit;
-  static ManualTime time;
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
   static final Duration B = Duration.ofMillis(100);
   static final Duration QUIET = Duration.ofMillis(200);
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    time = ManualTime.get(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
 
   static Behavior<String> slowStoppingChild(CountDownLatch latch) {
     return Behaviors.receive(String.class)
@@ -133,7 +119,7 @@ final class UnstashingSpecParityTest {
     ref.tell("stash");
     // pinned on purpose: WARN, not Pekko's ERROR
     LoggingTestKit.warn("unstash-fail").withLoggerName("dev.supervision.backoff.BackoffSupervisor")
-        .expect(testKit.system(), () -> {
+        .expect(kit.system(), () -> {
           ref.tell("unstash");
           // stashed by the supervisor during the backoff (and while it waits for the child)
           ref.tell("get-current");
@@ -144,7 +130,7 @@ final class UnstashingSpecParityTest {
           return null;
         });
     events.expectMessageClass(BackoffEvent.RestartScheduled.class);
-    time.timePasses(B);
+    kit.time().timePasses(B);
     if (childLatch != null) {
       probe.expectNoMessage(QUIET); // the restart waits for the slow child
       childLatch.countDown();
@@ -158,9 +144,9 @@ final class UnstashingSpecParityTest {
   @Test
   @DisplayName("signal PreRestart to the latest unstashed behavior on failure with backoff supervision")
   void preRestartToTheLatestUnstashedBehavior() {
-    TestProbe<String> probe = testKit.createTestProbe(String.class);
-    TestProbe<BackoffEvent> events = testKit.createTestProbe(BackoffEvent.class);
-    ActorRef<String> ref = testKit.spawn(BackoffSupervisor.wrap(stashingBehavior(probe.ref(), null), backoff(events)));
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> ref = kit.spawn(BackoffSupervisor.wrap(stashingBehavior(probe.ref(), null), backoff(events)));
     testPreRestart(probe, events, null, ref);
     // one more time, to ensure that the backoff supervision is kept
     testPreRestart(probe, events, null, ref);
@@ -170,11 +156,11 @@ final class UnstashingSpecParityTest {
   @DisplayName("signal PreRestart to the latest unstashed behavior on failure with backoff supervision"
       + " and slow stopping child")
   void preRestartToTheLatestUnstashedBehaviorWithASlowChild() {
-    TestProbe<String> probe = testKit.createTestProbe(String.class);
-    TestProbe<BackoffEvent> events = testKit.createTestProbe(BackoffEvent.class);
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     CountDownLatch childLatch = new CountDownLatch(1);
     ActorRef<String> ref =
-        testKit.spawn(BackoffSupervisor.wrap(stashingBehavior(probe.ref(), childLatch), backoff(events)));
+        kit.spawn(BackoffSupervisor.wrap(stashingBehavior(probe.ref(), childLatch), backoff(events)));
     try {
       testPreRestart(probe, events, childLatch, ref);
     } finally {
@@ -186,9 +172,9 @@ final class UnstashingSpecParityTest {
   @DisplayName("signal PostStop to the latest unstashed behavior on failure with stop supervision"
       + " (here: a class listed in withStopOn)")
   void postStopToTheLatestUnstashedBehavior() {
-    TestProbe<String> probe = testKit.createTestProbe(String.class);
-    TestProbe<BackoffEvent> events = testKit.createTestProbe(BackoffEvent.class);
-    ActorRef<String> ref = testKit.spawn(BackoffSupervisor.wrap(stashingBehavior(probe.ref(), null),
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> ref = kit.spawn(BackoffSupervisor.wrap(stashingBehavior(probe.ref(), null),
         backoff(events).withStopOn(TestException.class)));
     ref.tell("stash");
     ref.tell("stash");

@@ -8,6 +8,7 @@ import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +21,6 @@ import org.apache.pekko.actor.AllDeadLetters;
 import org.apache.pekko.actor.DeadLetter;
 import org.apache.pekko.actor.Dropped;
 import org.apache.pekko.actor.UnhandledMessage;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -29,9 +28,8 @@ import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Hundreds of supervised actors get random message sequences; some messages throw (in handling, and
@@ -47,21 +45,7 @@ import org.junit.jupiter.api.Test;
  */
 final class FaultInjectionAccountsForEveryMessageTest {
 
-  // Created in @BeforeAll, not in a static initializer: a runner that runs the class again in the
-  // same JVM (PIT does, once per mutant) must get a live system, not the one @AfterAll shut down.
-  static ActorTestKit testKit;
-  static ManualTime time;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    time = ManualTime.get(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
   enum Kind {
     /** Handled normally. */
@@ -144,7 +128,7 @@ final class FaultInjectionAccountsForEveryMessageTest {
 
     List<ActorRef<Msg>> refs = new ArrayList<>();
     for (int i = 0; i < actors; i++) {
-      refs.add(testKit.spawn(BackoffSupervisor.wrap(child(scripts[i], ledgers[i]), scripts[i].policy()), "fi-" + i));
+      refs.add(kit.spawn(BackoffSupervisor.wrap(child(scripts[i], ledgers[i]), scripts[i].policy()), "fi-" + i));
     }
     int sent = 0;
     // phase A: the first part of every script, round-robin over the actors
@@ -153,7 +137,7 @@ final class FaultInjectionAccountsForEveryMessageTest {
     for (int i = 0; i < actors; i++) {
       if (scripts[i].stopMidBackoff()) {
         awaitTrue(ledgers[i], l -> l.inBackoff || l.gone, "actor " + i + " never entered its backoff" + replay);
-        testKit.stop(refs.get(i), Duration.ofSeconds(10));
+        kit.testKit().stop(refs.get(i), Duration.ofSeconds(10));
       }
     }
     // phase B: the rest, while everything is still in backoff or running
@@ -173,10 +157,10 @@ final class FaultInjectionAccountsForEveryMessageTest {
         fail("only " + now + " of " + total + " messages are accounted for, and no progress for 12 steps:\n"
             + missing(ledgers, scripts) + replay);
       }
-      time.timePasses(Duration.ofMillis(250));
+      kit.time().timePasses(Duration.ofMillis(250));
     }
     // give late duplicates a chance to show up
-    time.timePasses(Duration.ofSeconds(5));
+    kit.time().timePasses(Duration.ofSeconds(5));
     Thread.sleep(300);
 
     int stoppedMidBackoff = 0;
@@ -228,7 +212,7 @@ final class FaultInjectionAccountsForEveryMessageTest {
       assertTrue(terminatedThrows.get() > 0, "no Terminated signal threw" + replay);
     }
     for (ActorRef<Msg> ref : refs) {
-      testKit.stop(ref, Duration.ofSeconds(10));
+      kit.testKit().stop(ref, Duration.ofSeconds(10));
     }
   }
 
@@ -381,7 +365,7 @@ final class FaultInjectionAccountsForEveryMessageTest {
   }
 
   private static void subscribeToDeadLetters(Ledger[] ledgers) {
-    ActorRef<AllDeadLetters> listener = testKit.spawn(Behaviors.receive(AllDeadLetters.class)
+    ActorRef<AllDeadLetters> listener = kit.spawn(Behaviors.receive(AllDeadLetters.class)
         .onMessage(AllDeadLetters.class, d -> {
           if (d.message() instanceof Msg m) {
             Ledger l = ledgers[m.actor()];
@@ -399,7 +383,7 @@ final class FaultInjectionAccountsForEveryMessageTest {
         })
         .build(), "dead-letter-accountant");
     // the classic subscribe is synchronous: nothing published after this line is missed
-    Adapter.toClassic(testKit.system()).getEventStream().subscribe(Adapter.toClassic(listener), AllDeadLetters.class);
+    Adapter.toClassic(kit.system()).getEventStream().subscribe(Adapter.toClassic(listener), AllDeadLetters.class);
   }
 
   private static int accounted(Ledger[] ledgers) {

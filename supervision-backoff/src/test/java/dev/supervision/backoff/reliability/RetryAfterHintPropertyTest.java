@@ -30,6 +30,8 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  */
 final class RetryAfterHintPropertyTest {
 
+  // Not BackoffTestKit: jqwik runs no JUnit Jupiter extensions (its beforeAll/afterAll would never be
+  // called, and the system never shut down), hence jqwik's own container hooks.
   // Created in @BeforeContainer, not in a static initializer: a runner that runs the class again in the
   // same JVM (PIT does, once per mutant) must get a live system, not the one @AfterContainer shut down.
   static ActorTestKit testKit;

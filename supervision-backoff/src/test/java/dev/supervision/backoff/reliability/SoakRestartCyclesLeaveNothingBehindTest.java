@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -18,17 +19,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.ActorIdentity;
 import org.apache.pekko.actor.ActorPath;
 import org.apache.pekko.actor.Identify;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.testkit.ExplicitlyTriggeredScheduler;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Soak: many restart cycles (fail, back off, restart) in one actor and across many actors; afterwards
@@ -45,10 +43,7 @@ import org.junit.jupiter.api.Test;
  */
 final class SoakRestartCyclesLeaveNothingBehindTest {
 
-  // Created in @BeforeAll, not in a static initializer: a runner that runs the class again in the
-  // same JVM (PIT does, once per mutant) must get a live system, not the one @AfterAll shut down.
-  static ActorTestKit testKit;
-  static ExplicitlyTriggeredScheduler scheduler;
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
   static final boolean FULL = Boolean.getBoolean("soak.full");
   static final long HEAP_TOLERANCE = 8L * 1024 * 1024;
 
@@ -57,15 +52,9 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
   /** Restarts completed: counted by the Restarted event, which comes after the reset timer is scheduled. */
   static final AtomicLong restarted = new AtomicLong();
 
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    scheduler = (ExplicitlyTriggeredScheduler) Adapter.toClassic(testKit.system()).scheduler();
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
+  /** The kit's manual clock, driven directly (see the class comment). */
+  static ExplicitlyTriggeredScheduler scheduler() {
+    return (ExplicitlyTriggeredScheduler) Adapter.toClassic(kit.system()).scheduler();
   }
 
   enum Cmd { FAIL, TIMER }
@@ -140,6 +129,7 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
   }
 
   private void soak(int actors, int cyclesEach, int wave) throws Exception {
+    ExplicitlyTriggeredScheduler scheduler = scheduler();
     long heapBefore = usedHeapAfterGc();
     int timersBefore = scheduledTimers();
     int liveBefore = liveActors();
@@ -148,7 +138,7 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
     long began = System.nanoTime();
 
     // the parent spawns the actors and, on a message [from, to), makes those fail once
-    ActorRef<int[]> parent = testKit.spawn(Behaviors.<int[]>setup(ctx -> {
+    ActorRef<int[]> parent = kit.spawn(Behaviors.<int[]>setup(ctx -> {
       java.util.List<ActorRef<Cmd>> children = new java.util.ArrayList<>();
       for (int i = 0; i < actors; i++) {
         children.add(ctx.spawn(supervised(cyclesEach), "soak-" + i));
@@ -198,7 +188,13 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
     assertEquals(timersBefore, scheduledTimers(), "healthy, reset actors still have timers");
     assertEquals(0, setupFailures.get(), "a restart spawned its child before the old one terminated");
 
-    testKit.stop(parent, Duration.ofSeconds(60)); // returns once the parent and its children are gone
+    kit.testKit().stop(parent, Duration.ofSeconds(60)); // returns once the parent and its children are gone
+    // stop() asks the kit's guardian: the ask's timeout task sits on this scheduler until a callback
+    // cancels it, which may run just after stop() returns; wait for that (a leaked timer never goes)
+    kit.createTestProbe().awaitAssert(Duration.ofSeconds(10), () -> {
+      assertEquals(timersBefore, scheduledTimers(), "scheduled timers not back to the start");
+      return null;
+    });
     int timersAfter = scheduledTimers();
     int liveAfter = liveActors();
     long heapAfter = usedHeapAfterGc();
@@ -216,13 +212,13 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
   /** Timers pending in the manual scheduler (cancelled ones are removed at once). */
   private static int scheduledTimers() {
     // Scala's name for the private[testkit] map of scheduled items; public in the bytecode
-    return scheduler.org$apache$pekko$testkit$ExplicitlyTriggeredScheduler$$scheduled().size();
+    return scheduler().org$apache$pekko$testkit$ExplicitlyTriggeredScheduler$$scheduled().size();
   }
 
   /** All actors under /user, found by asking every level with Identify. */
   private static int liveActors() {
-    TestProbe<Object> probe = testKit.createTestProbe();
-    org.apache.pekko.actor.ActorSystem classic = Adapter.toClassic(testKit.system());
+    TestProbe<Object> probe = kit.createTestProbe();
+    org.apache.pekko.actor.ActorSystem classic = Adapter.toClassic(kit.system());
     Set<ActorPath> found = new HashSet<>();
     Deque<String> toVisit = new ArrayDeque<>();
     toVisit.add("/user");
