@@ -6,11 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** Runs PersistentWorkerExample, and checks that docs/persistence.md shows its compiled code. */
+/** Runs PersistentWorkerExample (DocSnippetsTest checks that docs/persistence.md shows its code). */
 final class PersistentWorkerExampleTest {
 
   @Test
@@ -25,15 +23,5 @@ final class PersistentWorkerExampleTest {
     assertEquals(2, result.recovered(), output); // job-3 failed to persist, so it is not counted
     assertEquals(3, result.after(), output);
     assertTrue(output.contains("JournalFailureException"), output);
-  }
-
-  @Test
-  void thePersistenceDocShowsTheExampleSource() throws Exception {
-    Path doc = Path.of("..", "docs", "persistence.md");
-    String text = Files.readString(doc);
-    String source = Files.readString(ClusterDocsTest.SOURCES.resolve("PersistentWorkerExample.java"));
-    String fromDoc = ClusterDocsTest.between(text, "<!-- persistent-worker -->")
-        .replace("```java", "").replace("```", "").stripIndent().strip();
-    assertEquals(ClusterDocsTest.between(source, "// #persistent-worker").stripIndent().strip(), fromDoc);
   }
 }
