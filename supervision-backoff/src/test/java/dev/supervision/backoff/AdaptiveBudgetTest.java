@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,33 +15,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** An adaptive budget in front of 40 actors and a resource that is down, then serves 4 calls per 100 ms. */
 final class AdaptiveBudgetTest {
 
-  static ActorTestKit testKit;
-  static ManualTime time;
-
-  @BeforeAll
-  static void startTestKit() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    time = ManualTime.get(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
   /** A shared resource: down, or up with a capacity per window; the test moves the window. */
   static final class FakeResource {
@@ -79,15 +65,15 @@ final class AdaptiveBudgetTest {
     FakeResource resource = new FakeResource();
     AtomicInteger recovered = new AtomicInteger();
     List<BudgetEvent> events = new CopyOnWriteArrayList<>();
-    TestProbe<BudgetEvent> monitor = testKit.createTestProbe();
-    testKit.system().eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, monitor.ref()));
-    ActorRef<BudgetEvent> collector = testKit.spawn(Behaviors.receive(BudgetEvent.class)
+    TestProbe<BudgetEvent> monitor = kit.createTestProbe();
+    kit.system().eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, monitor.ref()));
+    ActorRef<BudgetEvent> collector = kit.spawn(Behaviors.receive(BudgetEvent.class)
         .onAnyMessage(e -> {
           events.add(e);
           return Behaviors.same();
         })
         .build());
-    testKit.system().eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, collector));
+    kit.system().eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, collector));
     BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2))
         .withRandomSeed(7)
         .withResetAfter(Duration.ofHours(1))
@@ -100,7 +86,7 @@ final class AdaptiveBudgetTest {
       return Behaviors.empty();
     });
     for (int i = 0; i < 40; i++) {
-      testKit.spawn(BackoffSupervisor.wrap(cell, policy));
+      kit.spawn(BackoffSupervisor.wrap(cell, policy));
     }
     monitor.fishForMessage(Duration.ofSeconds(5), e -> e instanceof BudgetEvent.StateChanged s && s.to() == State.HOLDING
         ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
@@ -109,14 +95,14 @@ final class AdaptiveBudgetTest {
     assertEquals(40, initialCalls, "every actor failed once at its start");
 
     for (int step = 0; step < 20; step++) { // 2 s of outage
-      time.timePasses(Duration.ofMillis(100));
+      kit.time().timePasses(Duration.ofMillis(100));
       awaitQuiet(resource.callsWhileDown);
     }
     long probes = events.stream().filter(e -> e instanceof BudgetEvent.Probe).count();
     assertTrue(probes >= 4 && probes <= 8, "probes " + probes);
     assertEquals(initialCalls + probes, resource.callsWhileDown.get(), "while holding, only probes call the resource");
     Optional<RestartBudgets.Status> holding =
-        RestartBudgets.get(testKit.system()).status(name).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        RestartBudgets.get(kit.system()).status(name).toCompletableFuture().get(5, TimeUnit.SECONDS);
     assertEquals(State.HOLDING, holding.orElseThrow().state());
     assertEquals(0.0, holding.orElseThrow().rate());
     assertTrue(holding.orElseThrow().waiting() >= 30, holding.toString());
@@ -126,7 +112,7 @@ final class AdaptiveBudgetTest {
     List<Integer> perWindow = new ArrayList<>();
     for (int step = 0; step < 60 && recovered.get() < 40; step++) {
       resource.nextWindow();
-      time.timePasses(Duration.ofMillis(100));
+      kit.time().timePasses(Duration.ofMillis(100));
       awaitQuiet(resource.inWindow);
       perWindow.add(Math.min(resource.inWindow.get(), 4));
     }
@@ -138,7 +124,7 @@ final class AdaptiveBudgetTest {
   }
 
   private static void awaitQuiet(AtomicInteger counter) {
-    TestProbe<String> p = testKit.createTestProbe();
+    TestProbe<String> p = kit.createTestProbe();
     int last = -1;
     while (counter.get() != last) {
       last = counter.get();
@@ -152,28 +138,28 @@ final class AdaptiveBudgetTest {
     BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
         .withStopOn(IllegalArgumentException.class)
         .withBudget(RestartBudget.adaptive(name));
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     List<ActorRef<String>> actors = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
-      actors.add(testKit.spawn(BackoffSupervisor.wrap(Behaviors.<String>setup(ctx -> {
+      actors.add(kit.spawn(BackoffSupervisor.wrap(Behaviors.<String>setup(ctx -> {
         throw new IllegalArgumentException("bad configuration");
       }), policy)));
     }
     actors.forEach(probe::expectTerminated);
     probe.expectNoMessage(Duration.ofMillis(200));
-    assertEquals(State.STEADY, RestartBudgets.get(testKit.system()).status(name).toCompletableFuture()
+    assertEquals(State.STEADY, RestartBudgets.get(kit.system()).status(name).toCompletableFuture()
         .get(5, TimeUnit.SECONDS).orElseThrow().state(), "20 permanent failures do not make the budget hold");
     // while 20 transient ones do
     BackoffPolicy transientPolicy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
         .withBudget(RestartBudget.adaptive(name));
     for (int i = 0; i < 20; i++) {
-      testKit.spawn(BackoffSupervisor.wrap(Behaviors.<String>setup(ctx -> {
+      kit.spawn(BackoffSupervisor.wrap(Behaviors.<String>setup(ctx -> {
         throw new IllegalStateException("down");
       }), transientPolicy));
     }
     probe.awaitAssert(() -> {
       try {
-        assertEquals(State.HOLDING, RestartBudgets.get(testKit.system()).status(name).toCompletableFuture()
+        assertEquals(State.HOLDING, RestartBudgets.get(kit.system()).status(name).toCompletableFuture()
             .get(5, TimeUnit.SECONDS).orElseThrow().state());
       } catch (Exception e) {
         throw new AssertionError(e);

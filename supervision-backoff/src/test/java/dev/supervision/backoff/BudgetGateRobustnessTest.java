@@ -6,40 +6,26 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.internal.BudgetGate;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.PoisonPill;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Signal;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The gate survives its own failures, releases its name, never loses a permit, and is exact under ManualTime. */
 final class BudgetGateRobustnessTest {
 
-  static ActorTestKit testKit;
-  static ManualTime time;
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
   static final AtomicInteger names = new AtomicInteger();
-
-  @BeforeAll
-  static void startTestKit() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    time = ManualTime.get(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
 
   static String fresh(String prefix) {
     return prefix + "-" + names.incrementAndGet();
@@ -49,7 +35,7 @@ final class BudgetGateRobustnessTest {
 
   /** A requester that forwards its grants to a probe (it lives, unlike a probe, as an ActorRef<Object>). */
   static ActorRef<Object> requester(String who, TestProbe<String> probe) {
-    return testKit.spawn(Behaviors.receive(Object.class)
+    return kit.spawn(Behaviors.receive(Object.class)
         .onSignal(Grant.class, g -> {
           probe.ref().tell(g.who());
           return Behaviors.same();
@@ -64,8 +50,8 @@ final class BudgetGateRobustnessTest {
   @Test
   void aPermitThatReachedAStoppedActorGoesToTheNextWaiter() {
     RestartBudget budget = RestartBudget.of(fresh("refund"), 1, Duration.ofSeconds(100)).withBurst(1);
-    ActorRef<BudgetGate.Command> gate = RestartBudgets.get(testKit.system()).gate(budget);
-    TestProbe<String> probe = testKit.createTestProbe();
+    ActorRef<BudgetGate.Command> gate = RestartBudgets.get(kit.system()).gate(budget);
+    TestProbe<String> probe = kit.createTestProbe();
     ActorRef<Object> a = requester("a", probe);
     ActorRef<Object> b = requester("b", probe);
     gate.tell(acquire(a, "a"));
@@ -79,8 +65,8 @@ final class BudgetGateRobustnessTest {
   @Test
   void aPermitReturnedWithNoOneWaitingGoesBackIntoTheBucket() {
     RestartBudget budget = RestartBudget.of(fresh("refund-bucket"), 1, Duration.ofSeconds(100)).withBurst(1);
-    ActorRef<BudgetGate.Command> gate = RestartBudgets.get(testKit.system()).gate(budget);
-    TestProbe<String> probe = testKit.createTestProbe();
+    ActorRef<BudgetGate.Command> gate = RestartBudgets.get(kit.system()).gate(budget);
+    TestProbe<String> probe = kit.createTestProbe();
     ActorRef<Object> a = requester("a", probe);
     gate.tell(acquire(a, "a"));
     probe.expectMessage("a");
@@ -92,9 +78,9 @@ final class BudgetGateRobustnessTest {
   @Test
   void aGateThatDiesHandsItsWaitersToANewGate_andIsNoLongerHandedOut() {
     RestartBudget budget = RestartBudget.of(fresh("dies"), 1, Duration.ofSeconds(1)).withBurst(1);
-    RestartBudgets budgets = RestartBudgets.get(testKit.system());
+    RestartBudgets budgets = RestartBudgets.get(kit.system());
     ActorRef<BudgetGate.Command> gate = budgets.gate(budget);
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     gate.tell(acquire(requester("a", probe), "a"));
     probe.expectMessage("a");
     gate.tell(acquire(requester("b", probe), "b"));
@@ -110,18 +96,18 @@ final class BudgetGateRobustnessTest {
     probe.expectMessage("b");
     gate.tell(acquire(requester("d", probe), "d")); // sent to the dead gate: re-routed, not lost
     probe.expectNoMessage(Duration.ofMillis(200));
-    time.timePasses(Duration.ofSeconds(1));
+    kit.time().timePasses(Duration.ofSeconds(1));
     probe.expectMessage("c");
-    time.timePasses(Duration.ofSeconds(1));
+    kit.time().timePasses(Duration.ofSeconds(1));
     probe.expectMessage("d");
   }
 
   @Test
   void aGateThatFailsHandsItsWaitersToANewGate() {
     RestartBudget budget = RestartBudget.of(fresh("fails"), 1, Duration.ofSeconds(100)).withBurst(1);
-    RestartBudgets budgets = RestartBudgets.get(testKit.system());
+    RestartBudgets budgets = RestartBudgets.get(kit.system());
     ActorRef<BudgetGate.Command> gate = budgets.gate(budget);
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     gate.tell(acquire(requester("a", probe), "a"));
     probe.expectMessage("a");
     gate.tell(acquire(requester("b", probe), "b"));
@@ -135,9 +121,9 @@ final class BudgetGateRobustnessTest {
   void aReleasedNameStopsItsIdleGate_andANewGateServesItLater() {
     String name = fresh("tenant");
     RestartBudget budget = RestartBudget.of(name, 1, Duration.ofSeconds(1)).withBurst(1);
-    RestartBudgets budgets = RestartBudgets.get(testKit.system());
+    RestartBudgets budgets = RestartBudgets.get(kit.system());
     ActorRef<BudgetGate.Command> gate = budgets.gate(budget);
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     budgets.release(name);
     probe.expectTerminated(gate);
     probe.awaitAssert(() -> {
@@ -154,24 +140,24 @@ final class BudgetGateRobustnessTest {
   void aReleasedGateServesItsWaitersFirst() {
     String name = fresh("tenant-busy");
     RestartBudget budget = RestartBudget.of(name, 1, Duration.ofSeconds(1)).withBurst(1);
-    RestartBudgets budgets = RestartBudgets.get(testKit.system());
+    RestartBudgets budgets = RestartBudgets.get(kit.system());
     ActorRef<BudgetGate.Command> gate = budgets.gate(budget);
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     gate.tell(acquire(requester("a", probe), "a"));
     gate.tell(acquire(requester("b", probe), "b"));
     probe.expectMessage("a");
     budgets.release(name);
     probe.expectNoMessage(Duration.ofMillis(200));
-    time.timePasses(Duration.ofSeconds(1));
+    kit.time().timePasses(Duration.ofSeconds(1));
     probe.expectMessage("b");
-    time.timePasses(Duration.ofSeconds(3)); // the grant leaves the refund window (two slices)
+    kit.time().timePasses(Duration.ofSeconds(3)); // the grant leaves the refund window (two slices)
     probe.expectTerminated(gate);
   }
 
   @Test
   void perTenantBudgetsReleasedAfterUseLeaveNoGateBehind() {
-    RestartBudgets budgets = RestartBudgets.get(testKit.system());
-    TestProbe<String> probe = testKit.createTestProbe();
+    RestartBudgets budgets = RestartBudgets.get(kit.system());
+    TestProbe<String> probe = kit.createTestProbe();
     List<ActorRef<BudgetGate.Command>> gates = new ArrayList<>();
     List<String> tenants = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
@@ -189,9 +175,9 @@ final class BudgetGateRobustnessTest {
 
   /** Grants per ManualTime step to a queue that never runs dry. */
   private static List<Integer> grantsPerStep(RestartBudget budget, Duration step, int steps) {
-    ActorRef<BudgetGate.Command> gate = RestartBudgets.get(testKit.system()).gate(budget);
+    ActorRef<BudgetGate.Command> gate = RestartBudgets.get(kit.system()).gate(budget);
     AtomicInteger granted = new AtomicInteger();
-    ActorRef<Object> requester = testKit.spawn(Behaviors.receive(Object.class)
+    ActorRef<Object> requester = kit.spawn(Behaviors.receive(Object.class)
         .onSignal(Grant.class, g -> {
           granted.incrementAndGet();
           return Behaviors.same();
@@ -204,7 +190,7 @@ final class BudgetGateRobustnessTest {
     int before = awaitStable(granted);
     perStep.add(before);
     for (int s = 0; s < steps; s++) {
-      time.timePasses(step);
+      kit.time().timePasses(step);
       int total = awaitStable(granted);
       perStep.add(total - before);
       before = total;
@@ -213,7 +199,7 @@ final class BudgetGateRobustnessTest {
   }
 
   private static int awaitStable(AtomicInteger counter) {
-    TestProbe<String> p = testKit.createTestProbe();
+    TestProbe<String> p = kit.createTestProbe();
     int last = -1;
     while (counter.get() != last) {
       last = counter.get();

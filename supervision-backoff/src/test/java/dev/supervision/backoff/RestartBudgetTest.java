@@ -5,42 +5,26 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Restart budgets: validation, the rate across many actors, fairness, isolation, transparency. */
 final class RestartBudgetTest {
 
-  // created per class run (not in a static initializer), so that a tool that runs the class again in
-  // the same JVM, such as PIT, gets a live actor system
-  static ActorTestKit testKit;
-  static ManualTime time;
-
-  @BeforeAll
-  static void startTestKit() {
-    testKit = ActorTestKit.create(ManualTime.config());
-    time = ManualTime.get(testKit.system());
-  }
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
   static final Duration QUIET = Duration.ofMillis(150);
   static final AtomicInteger names = new AtomicInteger();
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
 
   /** A fresh budget name per test, since budgets live as long as the actor system. */
   static String fresh(String prefix) {
@@ -54,7 +38,7 @@ final class RestartBudgetTest {
   }
 
   static int waiting(String budget) throws Exception {
-    return RestartBudgets.get(testKit.system()).waiting(budget).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    return RestartBudgets.get(kit.system()).waiting(budget).toCompletableFuture().get(5, TimeUnit.SECONDS);
   }
 
   @Test
@@ -90,7 +74,7 @@ final class RestartBudgetTest {
   @Test
   void twoBudgetsWithTheSameNameAndOtherLimitsAreAnError() {
     String name = fresh("conflict");
-    RestartBudgets budgets = RestartBudgets.get(testKit.system());
+    RestartBudgets budgets = RestartBudgets.get(kit.system());
     budgets.gate(RestartBudget.of(name, 10, Duration.ofSeconds(1)));
     IllegalStateException e = assertThrows(IllegalStateException.class,
         () -> budgets.gate(RestartBudget.of(name, 20, Duration.ofSeconds(1))));
@@ -103,10 +87,10 @@ final class RestartBudgetTest {
   @Test
   void anActorWhosePolicyConflictsFailsToStartWithTheMessage() {
     String name = fresh("conflict-actor");
-    RestartBudgets.get(testKit.system()).gate(RestartBudget.of(name, 10, Duration.ofSeconds(1)));
-    TestProbe<String> probe = testKit.createTestProbe();
+    RestartBudgets.get(kit.system()).gate(RestartBudget.of(name, 10, Duration.ofSeconds(1)));
+    TestProbe<String> probe = kit.createTestProbe();
     BackoffPolicy conflicting = tinyBackoff().withBudget(RestartBudget.of(name, 99, Duration.ofSeconds(1)));
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), conflicting));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), conflicting));
     probe.expectTerminated(actor);
     probe.expectNoMessage(QUIET); // never started
   }
@@ -142,16 +126,16 @@ final class RestartBudgetTest {
         .build());
     List<ActorRef<String>> cells = new ArrayList<>();
     for (int i = 0; i < 1000; i++) {
-      cells.add(testKit.spawn(BackoffSupervisor.wrap(cell, policy)));
+      cells.add(kit.spawn(BackoffSupervisor.wrap(cell, policy)));
     }
     cells.forEach(c -> c.tell("fail"));
     awaitCount(scheduled, 1000); // every failure handled: 1000 restart ticks due at +1 ms
-    time.timePasses(Duration.ofMillis(1));
+    kit.time().timePasses(Duration.ofMillis(1));
     awaitCount(asking, 1000); // every actor has sent its request to the gate
     int waitingBefore = waiting(name); // a round trip: the gate has seen every request
     List<Integer> perWindow = new ArrayList<>(List.of(1000 - waitingBefore)); // the burst
     for (int window = 1; window <= 10; window++) {
-      time.timePasses(Duration.ofSeconds(1));
+      kit.time().timePasses(Duration.ofSeconds(1));
       // the slices' ticks are in the gate's mailbox before this query: its answer counts their grants
       int waitingAfter = waiting(name);
       int granted = waitingBefore - waitingAfter;
@@ -174,7 +158,7 @@ final class RestartBudgetTest {
   }
 
   private static void probeAwait(Check check) {
-    testKit.createTestProbe().awaitAssert(Duration.ofSeconds(10), () -> {
+    kit.createTestProbe().awaitAssert(Duration.ofSeconds(10), () -> {
       try {
         check.run();
       } catch (Exception e) {
@@ -190,10 +174,10 @@ final class RestartBudgetTest {
     RestartBudget budget = RestartBudget.of(name, 1, Duration.ofSeconds(1)).withBurst(1);
     List<BackoffEvent> events = new CopyOnWriteArrayList<>();
     BackoffPolicy policy = tinyBackoff().withBudget(budget).withListener(events::add);
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     List<ActorRef<String>> actors = new ArrayList<>();
     for (String n : List.of("a", "b", "c", "d")) {
-      ActorRef<String> a = testKit.spawn(BackoffSupervisor.wrap(named(n, probe.ref()), policy));
+      ActorRef<String> a = kit.spawn(BackoffSupervisor.wrap(named(n, probe.ref()), policy));
       probe.expectMessage(n + "-started");
       actors.add(a);
     }
@@ -204,7 +188,7 @@ final class RestartBudgetTest {
         assertEquals(failed, events.stream().filter(e -> e instanceof BackoffEvent.RestartScheduled).count());
         return null;
       });
-      time.timePasses(Duration.ofMillis(1));
+      kit.time().timePasses(Duration.ofMillis(1));
       probe.awaitAssert(() -> {
         assertEquals(actors.indexOf(a) + 1,
             events.stream().filter(e -> e instanceof BackoffEvent.WaitingForPermit).count());
@@ -213,7 +197,7 @@ final class RestartBudgetTest {
     }
     probe.expectMessage("a-started"); // the one permit of the bucket
     assertEquals(3, waiting(name));
-    testKit.stop(actors.get(1)); // b gives up its place
+    kit.testKit().stop(actors.get(1)); // b gives up its place
     probe.awaitAssert(() -> {
       try {
         assertEquals(2, waiting(name));
@@ -222,10 +206,10 @@ final class RestartBudgetTest {
       }
       return null;
     });
-    time.timePasses(Duration.ofSeconds(1));
+    kit.time().timePasses(Duration.ofSeconds(1));
     probe.expectMessage("c-started"); // c, not the stopped b
     probe.expectNoMessage(QUIET);
-    time.timePasses(Duration.ofSeconds(1));
+    kit.time().timePasses(Duration.ofSeconds(1));
     probe.expectMessage("d-started");
     assertEquals(0, waiting(name));
   }
@@ -245,8 +229,8 @@ final class RestartBudgetTest {
   void actorsOfDifferentBudgetsDoNotAffectEachOther() {
     RestartBudget busy = RestartBudget.of(fresh("busy"), 1, Duration.ofSeconds(10)).withBurst(1);
     RestartBudget idle = RestartBudget.of(fresh("idle"), 1, Duration.ofSeconds(10)).withBurst(1);
-    TestProbe<String> probe = testKit.createTestProbe();
-    TestProbe<BackoffEvent> scheduled = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> scheduled = kit.createTestProbe();
     BackoffListener reportScheduled = e -> {
       if (e instanceof BackoffEvent.RestartScheduled) {
         scheduled.ref().tell(e);
@@ -254,21 +238,21 @@ final class RestartBudgetTest {
     };
     List<ActorRef<String>> busyActors = new ArrayList<>();
     for (String n : List.of("busy1", "busy2", "busy3")) {
-      busyActors.add(testKit.spawn(BackoffSupervisor.wrap(named(n, probe.ref()),
+      busyActors.add(kit.spawn(BackoffSupervisor.wrap(named(n, probe.ref()),
           tinyBackoff().withBudget(busy).withListener(reportScheduled))));
       probe.expectMessage(n + "-started");
     }
-    ActorRef<String> other = testKit.spawn(BackoffSupervisor.wrap(named("other", probe.ref()),
+    ActorRef<String> other = kit.spawn(BackoffSupervisor.wrap(named("other", probe.ref()),
         tinyBackoff().withBudget(idle).withListener(reportScheduled)));
     probe.expectMessage("other-started");
     busyActors.forEach(a -> a.tell("fail"));
     scheduled.receiveSeveralMessages(3); // all three failures handled before the clock moves
-    time.timePasses(Duration.ofMillis(1));
+    kit.time().timePasses(Duration.ofMillis(1));
     String first = probe.receiveMessage(); // one of them gets the permit; the other two wait 10 s each
     assertTrue(first.startsWith("busy"), first);
     other.tell("fail");
     scheduled.receiveMessage();
-    time.timePasses(Duration.ofMillis(1));
+    kit.time().timePasses(Duration.ofMillis(1));
     probe.expectMessage("other-started"); // its own budget is full
     probe.expectNoMessage(QUIET); // and the two other busy actors still wait
   }
@@ -281,15 +265,15 @@ final class RestartBudgetTest {
             .withJitter(Jitter.none())
             .withResetAfter(Duration.ofHours(1))
             .withBudget(plenty);
-    TestProbe<String> probe = testKit.createTestProbe();
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    TestProbe<String> probe = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     for (long ms : new long[] {100, 200, 400, 800, 1000}) {
       actor.tell("fail");
       probe.expectMessage("preRestart");
-      time.timePasses(Duration.ofMillis(ms - 1));
+      kit.time().timePasses(Duration.ofMillis(ms - 1));
       probe.expectNoMessage(QUIET);
-      time.timePasses(Duration.ofMillis(1));
+      kit.time().timePasses(Duration.ofMillis(1));
       probe.expectMessage("started");
     }
   }
@@ -299,16 +283,16 @@ final class RestartBudgetTest {
     String name = fresh("visible");
     RestartBudget budget = RestartBudget.of(name, 1, Duration.ofSeconds(1)).withBurst(1);
     List<BackoffEvent> events = new CopyOnWriteArrayList<>();
-    TestProbe<String> probe = testKit.createTestProbe();
+    TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> actor =
-        testKit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), tinyBackoff().withBudget(budget).withListener(events::add)), "visible");
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), tinyBackoff().withBudget(budget).withListener(events::add)), "visible");
     probe.expectMessage("started");
     org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit
         .debug("Supervised actor [pekko://RestartBudgetTest/user/visible] waits for a permit of restart budget [" + name + "] (attempt 1)")
-        .expect(testKit.system(), () -> {
+        .expect(kit.system(), () -> {
           actor.tell("fail");
           probe.expectMessage("preRestart");
-          time.timePasses(Duration.ofMillis(1));
+          kit.time().timePasses(Duration.ofMillis(1));
           probe.expectMessage("started");
           return null;
         });
@@ -325,7 +309,7 @@ final class RestartBudgetTest {
     RestartBudget cluster = RestartBudget.of(fresh("cluster"), 10, Duration.ofSeconds(1)).clusterWide();
     assertTrue(cluster.isClusterWide());
     IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> RestartBudgets.get(testKit.system()).gate(cluster));
+        () -> RestartBudgets.get(kit.system()).gate(cluster));
     assertTrue(e.getMessage().endsWith("is cluster-wide, which needs the module "
         + "dev.supervision:supervision-backoff-cluster on the classpath"), e.getMessage());
   }
@@ -335,10 +319,10 @@ final class RestartBudgetTest {
     record Grant(int n) implements org.apache.pekko.actor.typed.Signal {}
     RestartBudget budget = RestartBudget.of(fresh("share"), 100, Duration.ofSeconds(1)).withBurst(10);
     ActorRef<dev.supervision.backoff.internal.BudgetGate.Command> gate =
-        testKit.spawn(dev.supervision.backoff.internal.BudgetGate.create(budget));
+        kit.spawn(dev.supervision.backoff.internal.BudgetGate.create(budget));
     gate.tell(new dev.supervision.backoff.internal.BudgetGate.SetShare(4)); // 25 per second, burst 2.5
-    TestProbe<Integer> granted = testKit.createTestProbe();
-    ActorRef<Object> requester = testKit.spawn(Behaviors.receive(Object.class)
+    TestProbe<Integer> granted = kit.createTestProbe();
+    ActorRef<Object> requester = kit.spawn(Behaviors.receive(Object.class)
         .onSignal(Grant.class, g -> {
           granted.ref().tell(g.n());
           return Behaviors.same();
@@ -350,7 +334,7 @@ final class RestartBudgetTest {
     // the bucket holds a quarter of the burst (2.5 tokens): two grants, in order, and no third
     assertEquals(List.of(0, 1), granted.receiveSeveralMessages(2));
     granted.expectNoMessage(QUIET);
-    time.timePasses(Duration.ofSeconds(2));
+    kit.time().timePasses(Duration.ofSeconds(2));
     // a quarter of 100 per second for 2 s: 20 slices of 100 ms, 2.5 tokens each, 50 grants
     List<Integer> next = granted.receiveSeveralMessages(50);
     assertEquals(2, next.get(0));

@@ -11,6 +11,7 @@ import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import io.micrometer.core.instrument.MockClock;
 import io.micrometer.core.instrument.simple.SimpleConfig;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,26 +19,18 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** BackoffMetrics: the meters' exact values after a scripted sequence of failures under ManualTime. */
 final class BackoffMetricsTest {
 
-  static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
-  static final ManualTime time = ManualTime.get(testKit.system());
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
   /** "started" on start, "preRestart" on restart; "fail" throws IllegalStateException, "bad" IllegalArgumentException. */
   private static Behavior<String> worker(ActorRef<String> probe) {
@@ -92,15 +85,15 @@ final class BackoffMetricsTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     String name = "orders";
     // listeners run in order, so an event on this probe has already been recorded in the meters
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     BackoffPolicy policy =
         POLICY.withListener(BackoffMetrics.listener(registry, name)).withListener(events.ref()::tell);
-    TestProbe<String> pa = testKit.createTestProbe();
-    TestProbe<String> pb = testKit.createTestProbe();
-    TestProbe<String> pc = testKit.createTestProbe();
-    ActorRef<String> a = testKit.spawn(BackoffSupervisor.wrap(worker(pa.ref()), policy));
-    ActorRef<String> b = testKit.spawn(BackoffSupervisor.wrap(worker(pb.ref()), policy));
-    ActorRef<String> c = testKit.spawn(BackoffSupervisor.wrap(worker(pc.ref()), policy));
+    TestProbe<String> pa = kit.createTestProbe();
+    TestProbe<String> pb = kit.createTestProbe();
+    TestProbe<String> pc = kit.createTestProbe();
+    ActorRef<String> a = kit.spawn(BackoffSupervisor.wrap(worker(pa.ref()), policy));
+    ActorRef<String> b = kit.spawn(BackoffSupervisor.wrap(worker(pb.ref()), policy));
+    ActorRef<String> c = kit.spawn(BackoffSupervisor.wrap(worker(pc.ref()), policy));
     pa.expectMessage("started");
     pb.expectMessage("started");
     pc.expectMessage("started");
@@ -121,7 +114,7 @@ final class BackoffMetricsTest {
     assertEquals(2.0, gauge(registry, BackoffMetrics.IN_BACKOFF, name));
     assertEquals(100.0, lastDelayMillis(registry, name));
 
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     pa.expectMessage("started");
     pb.expectMessage("started");
     events.expectMessageClass(BackoffEvent.Restarted.class);
@@ -139,9 +132,9 @@ final class BackoffMetricsTest {
     assertEquals(Duration.ofMillis(100), events.expectMessageClass(BackoffEvent.RestartScheduled.class).delay());
     assertEquals(2.0, gauge(registry, BackoffMetrics.IN_BACKOFF, name));
     assertEquals(100.0, lastDelayMillis(registry, name));
-    testKit.stop(c);
+    kit.testKit().stop(c);
     events.expectMessageClass(BackoffEvent.StoppedDuringBackoff.class);
-    time.timePasses(Duration.ofMillis(200));
+    kit.time().timePasses(Duration.ofMillis(200));
     pa.expectMessage("started");
     events.expectMessageClass(BackoffEvent.Restarted.class);
     assertEquals(1.0, count(registry, BackoffMetrics.STOPPED_DURING_BACKOFF, name));
@@ -169,17 +162,17 @@ final class BackoffMetricsTest {
   void budgetWaitsAreCountedAndTimedByTheRegistryClock() {
     MockClock clock = new MockClock();
     SimpleMeterRegistry registry = new SimpleMeterRegistry(SimpleConfig.DEFAULT, clock);
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     // one restart per second, one at a time: the second of two actors waits a whole second
     RestartBudget budget = RestartBudget.of("metrics-db", 1, Duration.ofSeconds(1)).withBurst(1);
     BackoffPolicy policy =
         POLICY.withBudget(budget)
             .withListener(BackoffMetrics.listener(registry, "budgeted"))
             .withListener(events.ref()::tell);
-    TestProbe<String> pa = testKit.createTestProbe();
-    TestProbe<String> pb = testKit.createTestProbe();
-    ActorRef<String> a = testKit.spawn(BackoffSupervisor.wrap(worker(pa.ref()), policy));
-    ActorRef<String> b = testKit.spawn(BackoffSupervisor.wrap(worker(pb.ref()), policy));
+    TestProbe<String> pa = kit.createTestProbe();
+    TestProbe<String> pb = kit.createTestProbe();
+    ActorRef<String> a = kit.spawn(BackoffSupervisor.wrap(worker(pa.ref()), policy));
+    ActorRef<String> b = kit.spawn(BackoffSupervisor.wrap(worker(pb.ref()), policy));
     pa.expectMessage("started");
     pb.expectMessage("started");
     a.tell("fail");
@@ -190,7 +183,7 @@ final class BackoffMetricsTest {
     events.expectMessageClass(BackoffEvent.RestartScheduled.class);
 
     clock.add(Duration.ofMillis(100));
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     // both ask; the first is granted at once and restarts (events of two actors, in any order)
     java.util.Map<Class<?>, Integer> kinds = new java.util.HashMap<>();
     for (int i = 0; i < 4; i++) {
@@ -212,7 +205,7 @@ final class BackoffMetricsTest {
     assertEquals(1.0, gauge(registry, BackoffMetrics.IN_BACKOFF, "budgeted"));
 
     clock.add(Duration.ofSeconds(1));
-    time.timePasses(Duration.ofSeconds(1));
+    kit.time().timePasses(Duration.ofSeconds(1));
     events.expectMessageClass(BackoffEvent.PermitGranted.class);
     events.expectMessageClass(BackoffEvent.Restarted.class);
     assertEquals(0.0, waiting.value());
@@ -221,30 +214,30 @@ final class BackoffMetricsTest {
     assertEquals(1000.0, wait.max(TimeUnit.MILLISECONDS));
     assertEquals(0.0, gauge(registry, BackoffMetrics.IN_BACKOFF, "budgeted"));
     assertEquals("budgeted", wait.getId().getTag(BackoffMetrics.NAME_TAG));
-    testKit.stop(a);
-    testKit.stop(b);
+    kit.testKit().stop(a);
+    kit.testKit().stop(b);
   }
 
   @Test
   void resetIsCounted() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    TestProbe<BackoffEvent> events = testKit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
     BackoffPolicy policy =
         POLICY.withListener(BackoffMetrics.listener(registry, "resets")).withListener(events.ref()::tell);
-    TestProbe<String> p = testKit.createTestProbe();
-    ActorRef<String> a = testKit.spawn(BackoffSupervisor.wrap(worker(p.ref()), policy));
+    TestProbe<String> p = kit.createTestProbe();
+    ActorRef<String> a = kit.spawn(BackoffSupervisor.wrap(worker(p.ref()), policy));
     p.expectMessage("started");
     a.tell("fail");
     p.expectMessage("preRestart");
-    time.timePasses(Duration.ofMillis(100));
+    kit.time().timePasses(Duration.ofMillis(100));
     p.expectMessage("started");
     assertEquals(0.0, count(registry, BackoffMetrics.RESETS, "resets"));
-    time.timePasses(Duration.ofSeconds(5));
+    kit.time().timePasses(Duration.ofSeconds(5));
     events.expectMessageClass(BackoffEvent.RestartScheduled.class);
     events.expectMessageClass(BackoffEvent.Restarted.class);
     events.expectMessageClass(BackoffEvent.BackoffReset.class);
     assertEquals(1.0, count(registry, BackoffMetrics.RESETS, "resets"));
-    testKit.stop(a);
+    kit.testKit().stop(a);
   }
 
   @Test
@@ -300,12 +293,12 @@ final class BackoffMetricsTest {
     BackoffMetrics metrics = new BackoffMetrics();
     metrics.bindTo(registry);
     BackoffPolicy policy = POLICY.withListener(metrics.listener("gc")).withListener(BackoffMetrics.listener(registry, "old"));
-    TestProbe<String> p = testKit.createTestProbe();
-    ActorRef<String> a = testKit.spawn(BackoffSupervisor.wrap(worker(p.ref()), policy));
+    TestProbe<String> p = kit.createTestProbe();
+    ActorRef<String> a = kit.spawn(BackoffSupervisor.wrap(worker(p.ref()), policy));
     p.expectMessage("started");
-    metrics.bindBudgets(testKit.system());
+    metrics.bindBudgets(kit.system());
     metrics.close();
-    testKit.stop(a);
+    kit.testKit().stop(a);
     return new java.lang.ref.WeakReference<>(registry);
   }
 
@@ -314,10 +307,10 @@ final class BackoffMetricsTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     BackoffMetrics metrics = new BackoffMetrics();
     metrics.bindTo(registry);
-    metrics.bindBudgets(testKit.system());
-    TestProbe<String> wait = testKit.createTestProbe();
+    metrics.bindBudgets(kit.system());
+    TestProbe<String> wait = kit.createTestProbe();
     wait.expectNoMessage(Duration.ofMillis(200)); // the watcher subscribes
-    var events = testKit.system().eventStream();
+    var events = kit.system().eventStream();
     events.tell(new org.apache.pekko.actor.typed.eventstream.EventStream.Publish<>(new dev.supervision.backoff.BudgetEvent.StateChanged(
         "db", dev.supervision.backoff.spi.AdaptiveRateController.State.STEADY,
         dev.supervision.backoff.spi.AdaptiveRateController.State.HOLDING,

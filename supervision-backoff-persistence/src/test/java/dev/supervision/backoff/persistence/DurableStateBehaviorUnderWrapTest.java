@@ -11,22 +11,19 @@ import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.persistence.state.DurableStateStoreRegistry;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A {@code DurableStateBehavior} wrapped with {@code BackoffSupervisor.wrap}: a failed write or a
@@ -35,46 +32,25 @@ import org.junit.jupiter.api.Test;
  */
 final class DurableStateBehaviorUnderWrapTest {
 
-  static ActorTestKit testKit;
-  static ManualTime time;
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create(Kits.config());
+  @RegisterExtension static final SpawnedActors spawned = new SpawnedActors(kit);
   static FlakyStateStore store;
 
   @BeforeAll
   static void start() {
-    testKit = ActorTestKit.create("DurableStateBehaviorUnderWrapTest", Kits.config());
-    time = ManualTime.get(testKit.system());
-    store = DurableStateStoreRegistry.get(testKit.system()).durableStateStoreFor("flaky-state-store");
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
-
-  /** The actors a test spawned; stopped after it, so that none restarts while the next test moves the clock. */
-  static final List<ActorRef<?>> spawned = new ArrayList<>();
-
-  static <T> ActorRef<T> track(ActorRef<T> ref) {
-    spawned.add(ref);
-    return ref;
-  }
-
-  @AfterEach
-  void stopSpawned() {
-    spawned.forEach(testKit::stop);
-    spawned.clear();
+    store = DurableStateStoreRegistry.get(kit.system()).durableStateStoreFor("flaky-state-store");
   }
 
   /** One entity under test with its probes. */
   static final class Entity {
     final String id = freshId("register");
-    final TestProbe<BackoffEvent> events = testKit.createTestProbe();
-    final TestProbe<String> recoveries = testKit.createTestProbe();
-    final TestProbe<String> replies = testKit.createTestProbe();
+    final TestProbe<BackoffEvent> events = kit.createTestProbe();
+    final TestProbe<String> recoveries = kit.createTestProbe();
+    final TestProbe<String> replies = kit.createTestProbe();
     ActorRef<Register.Command> ref;
 
     Entity spawn(BackoffPolicy policy) {
-      ref = track(testKit.spawn(BackoffSupervisor.wrap(new Register(id, recoveries.ref()), policy)));
+      ref = spawned.track(kit.spawn(BackoffSupervisor.wrap(new Register(id, recoveries.ref()), policy)));
       return this;
     }
 
@@ -88,7 +64,7 @@ final class DurableStateBehaviorUnderWrapTest {
     }
 
     void restartsAndRecovers(BackoffEvent.RestartScheduled scheduled, String state) {
-      Kits.passDelay(time, scheduled);
+      Kits.passDelay(kit.time(), scheduled);
       assertEquals(scheduled.attempt(), events.expectMessageClass(BackoffEvent.Restarted.class).attempt());
       recoveries.expectMessage("recovered:" + state);
     }
@@ -116,12 +92,12 @@ final class DurableStateBehaviorUnderWrapTest {
     Entity first = new Entity().spawn();
     first.recoveries.expectMessage("recovered:");
     first.append("a", "a");
-    testKit.stop(first.ref);
+    kit.testKit().stop(first.ref);
 
     Entity e = new Entity();
     IOException down = new IOException("state store unreachable");
     store.failNextReads(first.id, 1, down);
-    e.ref = track(testKit.spawn(BackoffSupervisor.wrap(new Register(first.id, e.recoveries.ref()), policy(e.events))));
+    e.ref = spawned.track(kit.spawn(BackoffSupervisor.wrap(new Register(first.id, e.recoveries.ref()), policy(e.events))));
 
     BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
     assertCausedBy(scheduled.cause(), down);
@@ -142,7 +118,7 @@ final class DurableStateBehaviorUnderWrapTest {
       assertTrue(scheduled.delay().toNanos() <= Math.min(bound, Kits.MAX.toNanos()),
           "attempt " + attempt + ": " + scheduled.delay() + " above its bound or the cap");
       bound *= 2;
-      Kits.passDelay(time, scheduled);
+      Kits.passDelay(kit.time(), scheduled);
       e.events.expectMessageClass(BackoffEvent.Restarted.class);
     }
     e.recoveries.expectMessage("recovered:");
@@ -156,7 +132,7 @@ final class DurableStateBehaviorUnderWrapTest {
     e.ref.tell(new Register.Append("a", e.replies.ref()));
     e.restartsAndRecovers(expectRestartScheduled(e.events, 1), "");
 
-    time.timePasses(Kits.RESET);
+    kit.time().timePasses(Kits.RESET);
     assertEquals(1, e.events.expectMessageClass(BackoffEvent.BackoffReset.class).attempts());
 
     store.failNextWrites(e.id, 1, new IOException("state store down"));
@@ -172,7 +148,7 @@ final class DurableStateBehaviorUnderWrapTest {
     store.failNextWrites(e.id, 1, new IOException("state store down"));
     e.ref.tell(new Register.Append("a", e.replies.ref()));
 
-    Kits.passDelay(time, expectRestartScheduled(e.events, 1));
+    Kits.passDelay(kit.time(), expectRestartScheduled(e.events, 1));
     e.events.expectMessageClass(BackoffEvent.WaitingForPermit.class);
     e.events.expectMessageClass(BackoffEvent.PermitGranted.class);
     e.events.expectMessageClass(BackoffEvent.Restarted.class);
@@ -184,7 +160,7 @@ final class DurableStateBehaviorUnderWrapTest {
     Entity e = new Entity();
     e.spawn(policy(e.events).withStopOn(IllegalStateException.class));
     e.recoveries.expectMessage("recovered:");
-    TestProbe<Object> watcher = testKit.createTestProbe();
+    TestProbe<Object> watcher = kit.createTestProbe();
 
     IllegalStateException corrupt = new IllegalStateException("state table is corrupt");
     store.failNextWrites(e.id, 1, corrupt);
@@ -219,9 +195,9 @@ final class DurableStateBehaviorUnderWrapTest {
     Entity e = new Entity();
     Behavior<Register.Command> pekko = Behaviors.supervise(new Register(e.id, e.recoveries.ref()))
         .onFailure(SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MAX, 0.2));
-    e.ref = track(testKit.spawn(pekko));
+    e.ref = spawned.track(kit.spawn(pekko));
     e.recoveries.expectMessage("recovered:");
-    TestProbe<Object> watcher = testKit.createTestProbe();
+    TestProbe<Object> watcher = kit.createTestProbe();
 
     store.failNextWrites(e.id, 1, new IOException("state store down"));
     e.ref.tell(new Register.Append("a", e.replies.ref()));

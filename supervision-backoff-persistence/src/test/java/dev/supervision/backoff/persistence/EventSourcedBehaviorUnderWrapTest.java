@@ -12,13 +12,11 @@ import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -27,10 +25,9 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.persistence.testkit.javadsl.PersistenceTestKit;
 import org.apache.pekko.persistence.testkit.javadsl.SnapshotTestKit;
 import org.apache.pekko.persistence.typed.EventRejectedException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * An {@code EventSourcedBehavior} wrapped with {@code BackoffSupervisor.wrap}: every failure of its
@@ -40,48 +37,27 @@ import org.junit.jupiter.api.Test;
  */
 final class EventSourcedBehaviorUnderWrapTest {
 
-  static ActorTestKit testKit;
-  static ManualTime time;
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create(Kits.config());
+  @RegisterExtension static final SpawnedActors spawned = new SpawnedActors(kit);
   static PersistenceTestKit journal;
   static SnapshotTestKit snapshots;
 
   @BeforeAll
   static void start() {
-    testKit = ActorTestKit.create("EventSourcedBehaviorUnderWrapTest", Kits.config());
-    time = ManualTime.get(testKit.system());
-    journal = PersistenceTestKit.create(testKit.system());
-    snapshots = SnapshotTestKit.create(testKit.system());
-  }
-
-  @AfterAll
-  static void shutdown() {
-    testKit.shutdownTestKit();
-  }
-
-  /** The actors a test spawned; stopped after it, so that none restarts while the next test moves the clock. */
-  static final List<ActorRef<?>> spawned = new ArrayList<>();
-
-  static <T> ActorRef<T> track(ActorRef<T> ref) {
-    spawned.add(ref);
-    return ref;
-  }
-
-  @AfterEach
-  void stopSpawned() {
-    spawned.forEach(testKit::stop);
-    spawned.clear();
+    journal = PersistenceTestKit.create(kit.system());
+    snapshots = SnapshotTestKit.create(kit.system());
   }
 
   /** One entity under test with its probes. */
   static final class Entity {
     final String id = freshId("ledger");
-    final TestProbe<BackoffEvent> events = testKit.createTestProbe();
-    final TestProbe<String> recoveries = testKit.createTestProbe();
-    final TestProbe<String> replies = testKit.createTestProbe();
+    final TestProbe<BackoffEvent> events = kit.createTestProbe();
+    final TestProbe<String> recoveries = kit.createTestProbe();
+    final TestProbe<String> replies = kit.createTestProbe();
     ActorRef<Ledger.Command> ref;
 
     Entity spawn(BackoffPolicy policy) {
-      ref = track(testKit.spawn(BackoffSupervisor.wrap(new Ledger(id, recoveries.ref()), policy)));
+      ref = spawned.track(kit.spawn(BackoffSupervisor.wrap(new Ledger(id, recoveries.ref()), policy)));
       return this;
     }
 
@@ -97,7 +73,7 @@ final class EventSourcedBehaviorUnderWrapTest {
 
     /** Waits for the restart, moves the clock past it in one step, and expects the recovery. */
     void restartsAndRecovers(BackoffEvent.RestartScheduled scheduled, String state) {
-      Kits.passDelay(time, scheduled);
+      Kits.passDelay(kit.time(), scheduled);
       BackoffEvent.Restarted restarted = events.expectMessageClass(BackoffEvent.Restarted.class);
       assertEquals(scheduled.attempt(), restarted.attempt());
       expectRecovered(state);
@@ -158,12 +134,12 @@ final class EventSourcedBehaviorUnderWrapTest {
     first.append("a", "a");
     first.append("snap1", "a,snap1"); // followed by a snapshot
     first.append("b", "a,snap1,b");
-    testKit.stop(first.ref);
+    kit.testKit().stop(first.ref);
 
     Entity e = new Entity();
     IOException down = new IOException("snapshot store unreachable");
     snapshots.failNextRead(first.id, down);
-    e.ref = track(testKit.spawn(BackoffSupervisor.wrap(new Ledger(first.id, e.recoveries.ref()), policy(e.events))));
+    e.ref = spawned.track(kit.spawn(BackoffSupervisor.wrap(new Ledger(first.id, e.recoveries.ref()), policy(e.events))));
 
     BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
     assertCausedBy(scheduled.cause(), down);
@@ -201,7 +177,7 @@ final class EventSourcedBehaviorUnderWrapTest {
     Entity e = new Entity();
     e.spawn(policy(e.events).withStopOn(EventRejectedException.class));
     e.recoveries.expectMessage("recovered:");
-    TestProbe<Object> watcher = testKit.createTestProbe();
+    TestProbe<Object> watcher = kit.createTestProbe();
 
     journal.rejectNextPersisted(e.id);
     e.ref.tell(new Ledger.Append("rejected", e.replies.ref()));
@@ -217,7 +193,7 @@ final class EventSourcedBehaviorUnderWrapTest {
     Entity e = new Entity();
     e.spawn(policy(e.events).withStopOn(IllegalStateException.class));
     e.recoveries.expectMessage("recovered:");
-    TestProbe<Object> watcher = testKit.createTestProbe();
+    TestProbe<Object> watcher = kit.createTestProbe();
 
     IllegalStateException corrupt = new IllegalStateException("journal table is corrupt");
     journal.failNextPersisted(e.id, corrupt);
@@ -236,7 +212,7 @@ final class EventSourcedBehaviorUnderWrapTest {
     Entity e = new Entity();
     journal.persistForRecovery(e.id, List.of("a", Ledger.POISON));
     e.spawn(policy(e.events).withStopOn(IllegalStateException.class));
-    TestProbe<Object> watcher = testKit.createTestProbe();
+    TestProbe<Object> watcher = kit.createTestProbe();
 
     BackoffEvent.GaveUp gaveUp = e.events.expectMessageClass(BackoffEvent.GaveUp.class);
     assertEquals(BackoffEvent.Reason.PERMANENT_FAILURE, gaveUp.reason());
@@ -257,7 +233,7 @@ final class EventSourcedBehaviorUnderWrapTest {
           "attempt " + attempt + ": " + scheduled.delay() + " above the bound " + Duration.ofNanos(bound)
               + " or the cap " + Kits.MAX);
       bound *= 2;
-      Kits.passDelay(time, scheduled);
+      Kits.passDelay(kit.time(), scheduled);
       e.events.expectMessageClass(BackoffEvent.Restarted.class);
     }
     e.expectRecovered("a");
@@ -271,7 +247,7 @@ final class EventSourcedBehaviorUnderWrapTest {
     e.ref.tell(new Ledger.Append("a", e.replies.ref()));
     e.restartsAndRecovers(expectRestartScheduled(e.events, 1), "");
 
-    time.timePasses(Kits.RESET);
+    kit.time().timePasses(Kits.RESET);
     BackoffEvent.BackoffReset reset = e.events.expectMessageClass(BackoffEvent.BackoffReset.class);
     assertEquals(1, reset.attempts());
 
@@ -289,7 +265,7 @@ final class EventSourcedBehaviorUnderWrapTest {
     e.ref.tell(new Ledger.Append("a", e.replies.ref()));
 
     BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
-    Kits.passDelay(time, scheduled);
+    Kits.passDelay(kit.time(), scheduled);
     e.events.expectMessageClass(BackoffEvent.WaitingForPermit.class);
     e.events.expectMessageClass(BackoffEvent.PermitGranted.class);
     e.events.expectMessageClass(BackoffEvent.Restarted.class);
@@ -326,7 +302,7 @@ final class EventSourcedBehaviorUnderWrapTest {
     e.spawn();
     BackoffEvent.RestartScheduled first = expectRestartScheduled(e.events, 1);
     e.ref.tell(new Ledger.Append("b", e.replies.ref())); // stashed by the supervisor ...
-    Kits.passDelay(time, first); // ... handed to the restarted entity, which stashes it while it recovers
+    Kits.passDelay(kit.time(), first); // ... handed to the restarted entity, which stashes it while it recovers
     e.events.expectMessageClass(BackoffEvent.Restarted.class);
     BackoffEvent.RestartScheduled second = expectRestartScheduled(e.events, 2); // the recovery fails again
     e.restartsAndRecovers(second, "");
@@ -355,9 +331,9 @@ final class EventSourcedBehaviorUnderWrapTest {
     Entity e = new Entity();
     Behavior<Ledger.Command> pekko = Behaviors.supervise(new Ledger(e.id, e.recoveries.ref()))
         .onFailure(SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MAX, 0.2));
-    e.ref = track(testKit.spawn(pekko));
+    e.ref = spawned.track(kit.spawn(pekko));
     e.recoveries.expectMessage("recovered:");
-    TestProbe<Object> watcher = testKit.createTestProbe();
+    TestProbe<Object> watcher = kit.createTestProbe();
 
     journal.failNextPersisted(e.id);
     e.ref.tell(new Ledger.Append("a", e.replies.ref()));
@@ -367,10 +343,10 @@ final class EventSourcedBehaviorUnderWrapTest {
   @Test
   void pekkosOnPersistFailureAloneDoesNotRestartTheEntityOnARejectedEvent() {
     Entity e = new Entity();
-    e.ref = track(testKit.spawn(new Ledger(e.id, e.recoveries.ref(),
+    e.ref = spawned.track(kit.spawn(new Ledger(e.id, e.recoveries.ref(),
         SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MAX, 0.2))));
     e.recoveries.expectMessage("recovered:");
-    TestProbe<Object> watcher = testKit.createTestProbe();
+    TestProbe<Object> watcher = kit.createTestProbe();
 
     journal.rejectNextPersisted(e.id);
     e.ref.tell(new Ledger.Append("rejected", e.replies.ref()));
@@ -382,14 +358,14 @@ final class EventSourcedBehaviorUnderWrapTest {
     Entity e = new Entity();
     Ledger ledger = new Ledger(e.id, e.recoveries.ref(),
         SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MIN, 0.0));
-    e.ref = track(testKit.spawn(BackoffSupervisor.wrap(ledger, policy(e.events))));
+    e.ref = spawned.track(kit.spawn(BackoffSupervisor.wrap(ledger, policy(e.events))));
     e.recoveries.expectMessage("recovered:");
     e.append("a", "a");
 
     journal.failNextPersisted(e.id);
     e.ref.tell(new Ledger.Append("b", e.replies.ref()));
     e.recoveries.expectNoMessage(Duration.ofMillis(100));
-    time.timePasses(Kits.MIN); // Pekko's own backoff restarts the entity, inside wrap
+    kit.time().timePasses(Kits.MIN); // Pekko's own backoff restarts the entity, inside wrap
     e.recoveries.expectMessage("recovered:a");
     e.append("c", "a,c");
     e.events.expectNoMessage(Duration.ofMillis(100)); // wrap saw nothing
@@ -403,12 +379,12 @@ final class EventSourcedBehaviorUnderWrapTest {
     Ledger ledger = new Ledger(e.id, e.recoveries.ref(),
         SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MIN, 0.0));
     journal.failNextNReads(e.id, 2, new IOException("journal unreachable"));
-    e.ref = track(testKit.spawn(BackoffSupervisor.wrap(ledger, policy(e.events))));
+    e.ref = spawned.track(kit.spawn(BackoffSupervisor.wrap(ledger, policy(e.events))));
     e.expectFailedReplay();
     e.ref.tell(new Ledger.Append("b", e.replies.ref())); // stashed by Pekko's supervisor ...
-    time.timePasses(Kits.MIN); // ... handed to the restarted entity, which stashes it while it recovers
+    kit.time().timePasses(Kits.MIN); // ... handed to the restarted entity, which stashes it while it recovers
     e.expectFailedReplay();
-    time.timePasses(Kits.MIN);
+    kit.time().timePasses(Kits.MIN);
     e.recoveries.expectMessage("recovered:");
     e.replies.expectMessage("b");
     e.events.expectNoMessage(Duration.ofMillis(100)); // wrap saw nothing
@@ -421,9 +397,9 @@ final class EventSourcedBehaviorUnderWrapTest {
         SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MIN, 0.0).withMaxRestarts(1));
     IOException down = new IOException("journal unreachable");
     journal.failNextNReads(e.id, 2, down);
-    e.ref = track(testKit.spawn(BackoffSupervisor.wrap(ledger, policy(e.events))));
+    e.ref = spawned.track(kit.spawn(BackoffSupervisor.wrap(ledger, policy(e.events))));
     e.expectFailedReplay();
-    time.timePasses(Kits.MIN); // Pekko's restart, whose recovery fails again: Pekko gives up
+    kit.time().timePasses(Kits.MIN); // Pekko's restart, whose recovery fails again: Pekko gives up
     BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
     assertCausedBy(scheduled.cause(), down);
     e.restartsAndRecovers(scheduled, "");

@@ -26,12 +26,11 @@ final class Kits {
   private static final AtomicInteger ids = new AtomicInteger();
 
   /**
-   * ManualTime, the persistence test kit's journal and snapshot store, and a durable state store
-   * whose next reads and writes can be made to fail.
+   * The persistence test kit's journal and snapshot store, and a durable state store whose next
+   * reads and writes can be made to fail ({@code BackoffTestKit} adds ManualTime).
    */
   static Config config() {
-    return ManualTime.config()
-        .withFallback(PersistenceTestKitPlugin.getInstance().config())
+    return PersistenceTestKitPlugin.getInstance().config()
         .withFallback(PersistenceTestKitSnapshotPlugin.getInstance().config())
         .withFallback(ConfigFactory.parseString(
             "pekko.persistence.state.plugin = \"flaky-state-store\"\n"
