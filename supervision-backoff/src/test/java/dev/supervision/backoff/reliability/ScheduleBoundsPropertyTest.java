@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.reliability.Generators.Spec;
-import dev.supervision.backoff.internal.DelaySchedule;
+import dev.supervision.backoff.internal.policy.DelaySchedule;
 import java.time.Duration;
 import java.util.List;
 import java.util.SplittableRandom;
