@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -72,6 +73,8 @@ public final class GateRegistry implements Extension {
   private final ActorSystem<?> system;
   private final ConcurrentMap<String, Handle> gates = new ConcurrentHashMap<>();
   private final AtomicLong incarnations = new AtomicLong();
+  /** How often {@link #handle} was called: what shows that an actor looks its gate up once. */
+  private final LongAdder lookups = new LongAdder();
   private final ActorRef<GateKeeper.Command> keeper;
 
   private GateRegistry(ActorSystem<?> system) {
@@ -114,6 +117,7 @@ public final class GateRegistry implements Extension {
    *     or if the budget is cluster-wide and no {@link ClusterBudgetProvider} is on the classpath
    */
   public Handle handle(RestartBudget budget) {
+    lookups.increment();
     Handle handle = gates.computeIfAbsent(budget.getName(), name -> start(budget));
     if (!handle.budget.sameLimitsAs(budget)) {
       throw new IllegalStateException(
@@ -141,6 +145,11 @@ public final class GateRegistry implements Extension {
    */
   public Set<String> names() {
     return Set.copyOf(gates.keySet());
+  }
+
+  /** How often {@link #handle} was called since the registry started (for tests). */
+  long lookups() {
+    return lookups.sum();
   }
 
   private Handle start(RestartBudget budget) {
