@@ -13,18 +13,19 @@ import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Subscribe;
 
 /**
- * INTERNAL API: makes the gate of a cluster-wide {@link RestartBudget} on this node. Loaded by the
- * core with {@link java.util.ServiceLoader} (registered in {@code META-INF/services}); users never call
- * it.
+ * INTERNAL API: makes the gate of a cluster-wide {@link RestartBudget} on this node; the
+ * implementation of the core's {@link ClusterBudgetProvider}. Loaded by the core with {@link
+ * java.util.ServiceLoader} (registered in {@code META-INF/services}); users never call it.
  *
- * <p>The gate is the core's own gate (made by the {@code localGate} the core passes in) enforcing {@code 1/N} of the budget,
- * where {@code N} counts the nodes that may grant restarts (see {@link Membership}: every member from
- * joining until removed, reachable or not, and at least this node). It starts with the membership this
- * node knows when the gate is created, then follows the cluster's member events: each one is turned,
- * by a message adapter, into a {@link GateProtocol.SetShare} with the new count. (While the initial
- * state streams in, member by member, the count passes through smaller values; that adds no tokens,
- * since raising a share only speeds up the refill, and the last event restores the full count.) Lowering the share
- * drops tokens above the new capacity at once; raising it adds no tokens, only a faster refill.
+ * <p>The gate is the core's own gate (made by the {@code localGate} the core passes in) enforcing
+ * {@code 1/N} of the budget, where {@code N} counts the nodes that may grant restarts (see {@link
+ * Membership}: every member from joining until removed, reachable or not, and at least this node).
+ * It starts with the membership this node knows when the gate is created, then follows the
+ * cluster's member events: each one is turned, by a message adapter, into a {@link
+ * GateProtocol.SetShare} with the new count. (While the initial state streams in, member by member,
+ * the count passes through smaller values; that adds no tokens, since raising a share only speeds
+ * up the refill, and the last event restores the full count.) Lowering the share drops tokens above
+ * the new capacity at once; raising it adds no tokens, only a faster refill.
  */
 public final class MembershipShareProvider implements ClusterBudgetProvider {
 
