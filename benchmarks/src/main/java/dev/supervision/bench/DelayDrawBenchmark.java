@@ -2,7 +2,6 @@ package dev.supervision.bench;
 
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.Jitter;
-import dev.supervision.backoff.internal.DelaySchedule;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.SplittableRandom;
@@ -21,12 +20,10 @@ import org.openjdk.jmh.annotations.State;
  * 2. Attempts cycle through 1..8 (bounds 0.1 s to 10 s, the last one capped), so both the
  * exponential and the capped branch are in the mix.
  *
- * <ul>
- *   <li>{@link #schedule()}: the internal {@code DelaySchedule.nextDelayNanos} with a {@code
- *       SplittableRandom}, exactly what the supervisor calls on each failure.
- *   <li>{@link #policyDelays()}: the public {@code BackoffPolicy.delays(rng)} stream's iterator,
- *       which adds a {@code Duration} and the stream machinery.
- * </ul>
+ * <p>{@link #policyDelays()} draws from the public {@code BackoffPolicy.delays(rng)} stream's
+ * iterator: the schedule the supervisor draws from on each failure, plus a {@code Duration} and the
+ * stream machinery. (The supervisor's own schedule is internal to the core; this module uses only
+ * the core's API and extension point.)
  *
  * <p>{@link PekkoDelayBenchmark} measures Pekko's own computation for reference.
  */
@@ -43,13 +40,12 @@ public class DelayDrawBenchmark {
   private static final Duration MAX = Duration.ofSeconds(10);
   private static final int CYCLE = 8;
 
-  private DelaySchedule schedule;
   private SplittableRandom random;
   private BackoffPolicy policy;
   private Iterator<Duration> delays;
   private int drawn;
 
-  /** Builds the schedule and the policy stream. */
+  /** Builds the policy stream. */
   @Setup
   public void setup() {
     Jitter j =
@@ -61,26 +57,12 @@ public class DelayDrawBenchmark {
           default -> throw new IllegalArgumentException("unknown jitter " + jitter);
         };
     random = new SplittableRandom(42);
-    schedule = new DelaySchedule(MIN, MAX, 2.0, j);
     policy = BackoffPolicy.exponential(MIN, MAX).withJitter(j);
     delays = policy.delays(new SplittableRandom(42)).iterator();
   }
 
   /**
-   * One draw from the supervisor's internal schedule.
-   *
-   * @return the delay in nanoseconds
-   */
-  @Benchmark
-  public long schedule() {
-    if (schedule.attempt() == CYCLE) {
-      schedule.reset();
-    }
-    return schedule.nextDelayNanos(random);
-  }
-
-  /**
-   * One draw from the public stream, restarted every {@value #CYCLE} draws like the schedule (so
+   * One draw from the public stream, restarted every {@value #CYCLE} draws (so
    * an eighth of a stream's creation is in each operation).
    *
    * @return the delay

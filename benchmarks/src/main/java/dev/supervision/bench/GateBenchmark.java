@@ -2,7 +2,7 @@ package dev.supervision.bench;
 
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.RestartBudgets;
-import dev.supervision.backoff.internal.BudgetGate;
+import dev.supervision.backoff.spi.GateProtocol;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,21 +51,21 @@ public final class GateBenchmark {
   }
 
   private static void throughput(ActorSystem<Void> system, RestartBudget budget, String label) throws Exception {
-    ActorRef<BudgetGate.Command> gate = RestartBudgets.get(system).gate(budget);
+    ActorRef<GateProtocol.Command> gate = RestartBudgets.get(system).gate(budget);
     AtomicLong granted = new AtomicLong();
     List<ActorRef<Object>> requesters = new ArrayList<>();
     for (int i = 0; i < 1000; i++) {
       requesters.add(system.systemActorOf(Behaviors.setup(ctx -> Behaviors.receive(Object.class)
           .onSignal(Grant.class, g -> {
             granted.incrementAndGet();
-            gate.tell(new BudgetGate.Acquire(ctx.getSelf(), g));
+            gate.tell(new GateProtocol.Acquire(ctx.getSelf(), g));
             return Behaviors.same();
           })
           .onMessageEquals("stop", Behaviors::stopped)
           .build()), budget.getName() + "-requester-" + i, org.apache.pekko.actor.typed.Props.empty()));
     }
     Grant grant = new Grant();
-    requesters.forEach(r -> gate.tell(new BudgetGate.Acquire(r, grant)));
+    requesters.forEach(r -> gate.tell(new GateProtocol.Acquire(r, grant)));
     Thread.sleep(3000); // warm-up
     long from = granted.get();
     long t0 = System.nanoTime();
@@ -79,7 +79,7 @@ public final class GateBenchmark {
 
   private static void waiting(ActorSystem<Void> system, int actors) throws Exception {
     RestartBudget budget = RestartBudget.of("scarce", 1, Duration.ofDays(180)).withBurst(1);
-    ActorRef<BudgetGate.Command> gate = RestartBudgets.get(system).gate(budget);
+    ActorRef<GateProtocol.Command> gate = RestartBudgets.get(system).gate(budget);
     List<ActorRef<Object>> waiters = new ArrayList<>(actors);
     for (int i = 0; i < actors; i++) {
       waiters.add(system.systemActorOf(Behaviors.<Object>empty(), "waiter-" + i, org.apache.pekko.actor.typed.Props.empty()));
@@ -88,12 +88,12 @@ public final class GateBenchmark {
     long t0 = System.nanoTime();
     Grant grant = new Grant();
     for (ActorRef<Object> w : waiters) {
-      gate.tell(new BudgetGate.Acquire(w, grant));
+      gate.tell(new GateProtocol.Acquire(w, grant));
     }
     int queued;
     do {
       Thread.sleep(200);
-      queued = AskPattern.<BudgetGate.Command, Integer>ask(gate, BudgetGate.Waiting::new, Duration.ofSeconds(30),
+      queued = AskPattern.<GateProtocol.Command, Integer>ask(gate, GateProtocol.Waiting::new, Duration.ofSeconds(30),
           system.scheduler()).toCompletableFuture().get(60, TimeUnit.SECONDS);
     } while (queued < actors - 1);
     double seconds = (System.nanoTime() - t0) / 1e9;

@@ -1,9 +1,9 @@
 package dev.supervision.backoff;
 
 import com.typesafe.config.Config;
-import dev.supervision.backoff.internal.Causes;
-import dev.supervision.backoff.internal.DelaySchedule;
-import dev.supervision.backoff.internal.PolicyConfig;
+import dev.supervision.backoff.internal.policy.DelaySchedule;
+import dev.supervision.backoff.internal.policy.PolicyConfig;
+import dev.supervision.backoff.internal.util.Causes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,6 +1,6 @@
 package dev.supervision.backoff;
 
-import dev.supervision.backoff.internal.StandardJitter;
+import dev.supervision.backoff.internal.util.StandardJitter;
 import java.time.Duration;
 import java.util.Locale;
 

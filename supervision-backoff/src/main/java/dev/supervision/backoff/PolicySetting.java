@@ -1,7 +1,7 @@
 package dev.supervision.backoff;
 
-import dev.supervision.backoff.internal.ParameterException;
-import dev.supervision.backoff.internal.PolicyConfig;
+import dev.supervision.backoff.internal.policy.PolicyConfig;
+import dev.supervision.backoff.internal.util.ParameterException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,6 +1,6 @@
 package dev.supervision.backoff;
 
-import dev.supervision.backoff.internal.ParameterException;
+import dev.supervision.backoff.internal.util.ParameterException;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -1,26 +1,17 @@
 package dev.supervision.backoff;
 
-import dev.supervision.backoff.internal.BudgetGate;
-import dev.supervision.backoff.internal.ClusterBudgetProvider;
-import dev.supervision.backoff.internal.GateKeeper;
+import dev.supervision.backoff.internal.GateRegistry;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
+import dev.supervision.backoff.spi.GateProtocol;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
-import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
 /**
@@ -61,26 +52,12 @@ public final class RestartBudgets implements Extension {
    */
   public record Status(String name, State state, double rate, double goodput, int waiting) {}
 
-  private record Entry(RestartBudget budget, ActorRef<BudgetGate.Command> gate) {}
-
   private final ActorSystem<?> system;
-  private final ConcurrentMap<String, Entry> gates = new ConcurrentHashMap<>();
-  private final AtomicLong incarnations = new AtomicLong();
-  private final ActorRef<GateKeeper.Command> keeper;
+  private final GateRegistry registry;
 
   private RestartBudgets(ActorSystem<?> system) {
     this.system = system;
-    this.keeper = system.systemActorOf(GateKeeper.create(new GateKeeper.Registry() {
-      @Override
-      public void forget(String budgetName, ActorRef<BudgetGate.Command> gate) {
-        gates.computeIfPresent(budgetName, (name, entry) -> entry.gate().equals(gate) ? null : entry);
-      }
-
-      @Override
-      public ActorRef<BudgetGate.Command> gate(RestartBudget budget) {
-        return RestartBudgets.this.gate(budget);
-      }
-    }), "restart-budgets", Props.empty());
+    this.registry = GateRegistry.get(system);
   }
 
   /**
@@ -94,39 +71,19 @@ public final class RestartBudgets implements Extension {
   }
 
   /**
-   * INTERNAL API: the gate of a budget, started on first use.
+   * The gate actor of a budget, started on first use, for tools that speak its protocol ({@link
+   * GateProtocol}: asking for permits directly, as the benchmarks do). Supervised actors do not
+   * need it; they find their gate by themselves.
    *
    * @param budget the budget
    * @return the gate actor
-   * @throws IllegalStateException if a budget with the same name and other limits is registered
+   * @throws NullPointerException if {@code budget} is null
+   * @throws IllegalStateException if a budget with the same name and other limits is in use, or if
+   *     the budget is cluster-wide and the module {@code supervision-backoff-cluster} is missing
    */
-  public ActorRef<BudgetGate.Command> gate(RestartBudget budget) {
-    Entry entry = gates.computeIfAbsent(budget.getName(), name -> start(budget));
-    if (!entry.budget().sameLimitsAs(budget)) {
-      throw new IllegalStateException(
-          "restart budget \"" + budget.getName() + "\" is already in use with other limits: "
-              + entry.budget() + " (in use) vs " + budget + " (requested); one name, one set of limits");
-    }
-    return entry.gate();
-  }
-
-  private Entry start(RestartBudget budget) {
-    long incarnation = incarnations.incrementAndGet();
-    ActorRef<BudgetGate.Command> gate = system.systemActorOf(
-        budget.isClusterWide() ? clusterGate(budget) : BudgetGate.create(budget),
-        "restart-budget-" + URLEncoder.encode(budget.getName(), StandardCharsets.UTF_8) + "-" + incarnation,
-        Props.empty());
-    keeper.tell(new GateKeeper.Watch(budget, gate));
-    return new Entry(budget, gate);
-  }
-
-  private static Behavior<BudgetGate.Command> clusterGate(RestartBudget budget) {
-    for (ClusterBudgetProvider provider : ServiceLoader.load(ClusterBudgetProvider.class)) {
-      return provider.gate(budget);
-    }
-    throw new IllegalStateException(
-        "restart budget \"" + budget.getName() + "\" is cluster-wide, which needs the module "
-            + "dev.supervision:supervision-backoff-cluster on the classpath");
+  public ActorRef<GateProtocol.Command> gate(RestartBudget budget) {
+    Require.nonNull(budget, "budget");
+    return registry.handle(budget).gate();
   }
 
   /**
@@ -138,11 +95,11 @@ public final class RestartBudgets implements Extension {
    */
   public CompletionStage<Integer> waiting(String budgetName) {
     Require.nonNull(budgetName, "budgetName");
-    Entry entry = gates.get(budgetName);
-    if (entry == null) {
+    Optional<ActorRef<GateProtocol.Command>> gate = registry.current(budgetName);
+    if (gate.isEmpty()) {
       return CompletableFuture.completedFuture(0);
     }
-    return AskPattern.ask(entry.gate(), BudgetGate.Waiting::new, ASK_TIMEOUT, system.scheduler());
+    return AskPattern.ask(gate.get(), GateProtocol.Waiting::new, ASK_TIMEOUT, system.scheduler());
   }
 
   /**
@@ -155,12 +112,12 @@ public final class RestartBudgets implements Extension {
    */
   public CompletionStage<Optional<Status>> status(String budgetName) {
     Require.nonNull(budgetName, "budgetName");
-    Entry entry = gates.get(budgetName);
-    if (entry == null) {
+    Optional<ActorRef<GateProtocol.Command>> gate = registry.current(budgetName);
+    if (gate.isEmpty()) {
       return CompletableFuture.completedFuture(Optional.empty());
     }
-    CompletionStage<BudgetGate.Status> reply =
-        AskPattern.ask(entry.gate(), BudgetGate.Query::new, ASK_TIMEOUT, system.scheduler());
+    CompletionStage<GateProtocol.Status> reply =
+        AskPattern.ask(gate.get(), GateProtocol.Query::new, ASK_TIMEOUT, system.scheduler());
     return reply.thenApply(s -> Optional.of(new Status(budgetName, s.state(), s.rate(), s.goodput(), s.waiting())));
   }
 
@@ -170,7 +127,7 @@ public final class RestartBudgets implements Extension {
    * @return a snapshot of the names
    */
   public Set<String> names() {
-    return Set.copyOf(gates.keySet());
+    return registry.names();
   }
 
   /**
@@ -184,9 +141,6 @@ public final class RestartBudgets implements Extension {
    */
   public void release(String budgetName) {
     Require.nonNull(budgetName, "budgetName");
-    Entry entry = gates.get(budgetName);
-    if (entry != null) {
-      entry.gate().tell(new BudgetGate.Retire());
-    }
+    registry.current(budgetName).ifPresent(gate -> gate.tell(new GateProtocol.Retire()));
   }
 }

@@ -13,7 +13,8 @@
  * dev.supervision.backoff.RestartBudget#adaptive(String)}); {@link
  * dev.supervision.backoff.RestartBudgets} observes and releases budgets, which report {@link
  * dev.supervision.backoff.BudgetEvent}s on the event stream. Everything in this package is API;
- * {@code dev.supervision.backoff.spi} holds the clock-free building blocks that other modules and
- * simulations use; {@code dev.supervision.backoff.internal} is not API.
+ * {@code dev.supervision.backoff.spi} is the extension point that other modules implement or
+ * speak (the budget gate's protocol, the cluster budget service, the clock-free budget arithmetic);
+ * {@code dev.supervision.backoff.internal} and its subpackages are not API.
  */
 package dev.supervision.backoff;

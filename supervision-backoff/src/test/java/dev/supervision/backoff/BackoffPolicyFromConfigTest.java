@@ -200,9 +200,9 @@ final class BackoffPolicyFromConfigTest {
         new java.util.TreeSet<>(PolicySetting.KEYS),
         new java.util.TreeSet<>(reference.root().keySet()));
     Config budgetDefaults =
-        ConfigFactory.defaultReference().getConfig(dev.supervision.backoff.internal.PolicyConfig.BUDGET_DEFAULTS_PATH);
+        ConfigFactory.defaultReference().getConfig(dev.supervision.backoff.internal.policy.PolicyConfig.BUDGET_DEFAULTS_PATH);
     assertTrue(
-        dev.supervision.backoff.internal.PolicyConfig.BUDGET_KEYS.containsAll(budgetDefaults.root().keySet()),
+        dev.supervision.backoff.internal.policy.PolicyConfig.BUDGET_KEYS.containsAll(budgetDefaults.root().keySet()),
         budgetDefaults.root().keySet().toString());
   }
 

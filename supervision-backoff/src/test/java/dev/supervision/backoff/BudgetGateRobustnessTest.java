@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.supervision.backoff.internal.BudgetGate;
+import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,14 +43,14 @@ final class BudgetGateRobustnessTest {
         .build());
   }
 
-  static BudgetGate.Acquire acquire(ActorRef<Object> requester, String who) {
-    return new BudgetGate.Acquire(requester, new Grant(who));
+  static GateProtocol.Acquire acquire(ActorRef<Object> requester, String who) {
+    return new GateProtocol.Acquire(requester, new Grant(who));
   }
 
   @Test
   void aPermitThatReachedAStoppedActorGoesToTheNextWaiter() {
     RestartBudget budget = RestartBudget.of(fresh("refund"), 1, Duration.ofSeconds(100)).withBurst(1);
-    ActorRef<BudgetGate.Command> gate = RestartBudgets.get(kit.system()).gate(budget);
+    ActorRef<GateProtocol.Command> gate = RestartBudgets.get(kit.system()).gate(budget);
     TestProbe<String> probe = kit.createTestProbe();
     ActorRef<Object> a = requester("a", probe);
     ActorRef<Object> b = requester("b", probe);
@@ -58,19 +58,19 @@ final class BudgetGateRobustnessTest {
     probe.expectMessage("a"); // the one permit
     gate.tell(acquire(b, "b"));
     probe.expectNoMessage(Duration.ofMillis(200)); // b waits 100 s
-    gate.tell(new BudgetGate.Cancel(a)); // a had stopped before its permit arrived
+    gate.tell(new GateProtocol.Cancel(a)); // a had stopped before its permit arrived
     probe.expectMessage("b");
   }
 
   @Test
   void aPermitReturnedWithNoOneWaitingGoesBackIntoTheBucket() {
     RestartBudget budget = RestartBudget.of(fresh("refund-bucket"), 1, Duration.ofSeconds(100)).withBurst(1);
-    ActorRef<BudgetGate.Command> gate = RestartBudgets.get(kit.system()).gate(budget);
+    ActorRef<GateProtocol.Command> gate = RestartBudgets.get(kit.system()).gate(budget);
     TestProbe<String> probe = kit.createTestProbe();
     ActorRef<Object> a = requester("a", probe);
     gate.tell(acquire(a, "a"));
     probe.expectMessage("a");
-    gate.tell(new BudgetGate.Cancel(a));
+    gate.tell(new GateProtocol.Cancel(a));
     gate.tell(acquire(requester("c", probe), "c"));
     probe.expectMessage("c");
   }
@@ -79,7 +79,7 @@ final class BudgetGateRobustnessTest {
   void aGateThatDiesHandsItsWaitersToANewGate_andIsNoLongerHandedOut() {
     RestartBudget budget = RestartBudget.of(fresh("dies"), 1, Duration.ofSeconds(1)).withBurst(1);
     RestartBudgets budgets = RestartBudgets.get(kit.system());
-    ActorRef<BudgetGate.Command> gate = budgets.gate(budget);
+    ActorRef<GateProtocol.Command> gate = budgets.gate(budget);
     TestProbe<String> probe = kit.createTestProbe();
     gate.tell(acquire(requester("a", probe), "a"));
     probe.expectMessage("a");
@@ -106,13 +106,13 @@ final class BudgetGateRobustnessTest {
   void aGateThatFailsHandsItsWaitersToANewGate() {
     RestartBudget budget = RestartBudget.of(fresh("fails"), 1, Duration.ofSeconds(100)).withBurst(1);
     RestartBudgets budgets = RestartBudgets.get(kit.system());
-    ActorRef<BudgetGate.Command> gate = budgets.gate(budget);
+    ActorRef<GateProtocol.Command> gate = budgets.gate(budget);
     TestProbe<String> probe = kit.createTestProbe();
     gate.tell(acquire(requester("a", probe), "a"));
     probe.expectMessage("a");
     gate.tell(acquire(requester("b", probe), "b"));
     probe.expectNoMessage(Duration.ofMillis(200)); // b would wait 100 s
-    gate.tell(new BudgetGate.Waiting(null)); // a bug in the gate: it fails with a NullPointerException
+    gate.tell(new GateProtocol.Waiting(null)); // a bug in the gate: it fails with a NullPointerException
     probe.expectTerminated(gate);
     probe.expectMessage("b"); // the new gate starts full
   }
@@ -122,7 +122,7 @@ final class BudgetGateRobustnessTest {
     String name = fresh("tenant");
     RestartBudget budget = RestartBudget.of(name, 1, Duration.ofSeconds(1)).withBurst(1);
     RestartBudgets budgets = RestartBudgets.get(kit.system());
-    ActorRef<BudgetGate.Command> gate = budgets.gate(budget);
+    ActorRef<GateProtocol.Command> gate = budgets.gate(budget);
     TestProbe<String> probe = kit.createTestProbe();
     budgets.release(name);
     probe.expectTerminated(gate);
@@ -130,7 +130,7 @@ final class BudgetGateRobustnessTest {
       assertFalse(budgets.names().contains(name));
       return null;
     });
-    ActorRef<BudgetGate.Command> next = budgets.gate(budget);
+    ActorRef<GateProtocol.Command> next = budgets.gate(budget);
     assertNotEquals(gate, next);
     next.tell(acquire(requester("a", probe), "a"));
     probe.expectMessage("a");
@@ -141,7 +141,7 @@ final class BudgetGateRobustnessTest {
     String name = fresh("tenant-busy");
     RestartBudget budget = RestartBudget.of(name, 1, Duration.ofSeconds(1)).withBurst(1);
     RestartBudgets budgets = RestartBudgets.get(kit.system());
-    ActorRef<BudgetGate.Command> gate = budgets.gate(budget);
+    ActorRef<GateProtocol.Command> gate = budgets.gate(budget);
     TestProbe<String> probe = kit.createTestProbe();
     gate.tell(acquire(requester("a", probe), "a"));
     gate.tell(acquire(requester("b", probe), "b"));
@@ -158,7 +158,7 @@ final class BudgetGateRobustnessTest {
   void perTenantBudgetsReleasedAfterUseLeaveNoGateBehind() {
     RestartBudgets budgets = RestartBudgets.get(kit.system());
     TestProbe<String> probe = kit.createTestProbe();
-    List<ActorRef<BudgetGate.Command>> gates = new ArrayList<>();
+    List<ActorRef<GateProtocol.Command>> gates = new ArrayList<>();
     List<String> tenants = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
       String name = fresh("per-tenant");
@@ -175,7 +175,7 @@ final class BudgetGateRobustnessTest {
 
   /** Grants per ManualTime step to a queue that never runs dry. */
   private static List<Integer> grantsPerStep(RestartBudget budget, Duration step, int steps) {
-    ActorRef<BudgetGate.Command> gate = RestartBudgets.get(kit.system()).gate(budget);
+    ActorRef<GateProtocol.Command> gate = RestartBudgets.get(kit.system()).gate(budget);
     AtomicInteger granted = new AtomicInteger();
     ActorRef<Object> requester = kit.spawn(Behaviors.receive(Object.class)
         .onSignal(Grant.class, g -> {

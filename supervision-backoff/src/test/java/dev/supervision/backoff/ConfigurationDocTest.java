@@ -96,7 +96,7 @@ final class ConfigurationDocTest {
   @Test
   void docsNameEveryBudgetKey() throws IOException {
     String doc = Files.readString(DOC, StandardCharsets.UTF_8);
-    for (String key : dev.supervision.backoff.internal.PolicyConfig.BUDGET_KEYS) {
+    for (String key : dev.supervision.backoff.internal.policy.PolicyConfig.BUDGET_KEYS) {
       assertTrue(doc.contains("| `" + key + "` |"), "docs/configuration.md lacks the budget key " + key);
     }
   }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -318,9 +319,9 @@ final class RestartBudgetTest {
   void aGateToldItsShareGrantsThatShareOfThePermits() {
     record Grant(int n) implements org.apache.pekko.actor.typed.Signal {}
     RestartBudget budget = RestartBudget.of(fresh("share"), 100, Duration.ofSeconds(1)).withBurst(10);
-    ActorRef<dev.supervision.backoff.internal.BudgetGate.Command> gate =
+    ActorRef<GateProtocol.Command> gate =
         kit.spawn(dev.supervision.backoff.internal.BudgetGate.create(budget));
-    gate.tell(new dev.supervision.backoff.internal.BudgetGate.SetShare(4)); // 25 per second, burst 2.5
+    gate.tell(new GateProtocol.SetShare(4)); // 25 per second, burst 2.5
     TestProbe<Integer> granted = kit.createTestProbe();
     ActorRef<Object> requester = kit.spawn(Behaviors.receive(Object.class)
         .onSignal(Grant.class, g -> {
@@ -329,7 +330,7 @@ final class RestartBudgetTest {
         })
         .build());
     for (int i = 0; i < 200; i++) {
-      gate.tell(new dev.supervision.backoff.internal.BudgetGate.Acquire(requester, new Grant(i)));
+      gate.tell(new GateProtocol.Acquire(requester, new Grant(i)));
     }
     // the bucket holds a quarter of the burst (2.5 tokens): two grants, in order, and no third
     assertEquals(List.of(0, 1), granted.receiveSeveralMessages(2));

@@ -3,7 +3,7 @@ package dev.supervision.backoff;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.supervision.backoff.internal.ParameterException;
+import dev.supervision.backoff.internal.util.ParameterException;
 import java.time.Duration;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.function.Executable;

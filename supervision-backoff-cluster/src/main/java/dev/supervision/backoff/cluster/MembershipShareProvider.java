@@ -1,8 +1,9 @@
 package dev.supervision.backoff.cluster;
 
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.internal.BudgetGate;
-import dev.supervision.backoff.internal.ClusterBudgetProvider;
+import dev.supervision.backoff.spi.ClusterBudgetProvider;
+import dev.supervision.backoff.spi.GateProtocol;
+import java.util.function.IntFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -12,18 +13,19 @@ import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Subscribe;
 
 /**
- * INTERNAL API: makes the gate of a cluster-wide {@link RestartBudget} on this node. Loaded by the
- * core with {@link java.util.ServiceLoader} (registered in {@code META-INF/services}); users never call
- * it.
+ * INTERNAL API: makes the gate of a cluster-wide {@link RestartBudget} on this node; the
+ * implementation of the core's {@link ClusterBudgetProvider}. Loaded by the core with {@link
+ * java.util.ServiceLoader} (registered in {@code META-INF/services}); users never call it.
  *
- * <p>The gate is the core's token bucket ({@link BudgetGate}) enforcing {@code 1/N} of the budget,
- * where {@code N} counts the nodes that may grant restarts (see {@link Membership}: every member from
- * joining until removed, reachable or not, and at least this node). It starts with the membership this
- * node knows when the gate is created, then follows the cluster's member events: each one is turned,
- * by a message adapter, into a {@link BudgetGate.SetShare} with the new count. (While the initial
- * state streams in, member by member, the count passes through smaller values; that adds no tokens,
- * since raising a share only speeds up the refill, and the last event restores the full count.) Lowering the share
- * drops tokens above the new capacity at once; raising it adds no tokens, only a faster refill.
+ * <p>The gate is the core's own gate (made by the {@code localGate} the core passes in) enforcing
+ * {@code 1/N} of the budget, where {@code N} counts the nodes that may grant restarts (see {@link
+ * Membership}: every member from joining until removed, reachable or not, and at least this node).
+ * It starts with the membership this node knows when the gate is created, then follows the
+ * cluster's member events: each one is turned, by a message adapter, into a {@link
+ * GateProtocol.SetShare} with the new count. (While the initial state streams in, member by member,
+ * the count passes through smaller values; that adds no tokens, since raising a share only speeds
+ * up the refill, and the last event restores the full count.) Lowering the share drops tokens above
+ * the new capacity at once; raising it adds no tokens, only a faster refill.
  */
 public final class MembershipShareProvider implements ClusterBudgetProvider {
 
@@ -31,7 +33,8 @@ public final class MembershipShareProvider implements ClusterBudgetProvider {
   public MembershipShareProvider() {}
 
   @Override
-  public Behavior<BudgetGate.Command> gate(RestartBudget budget) {
+  public Behavior<GateProtocol.Command> gate(
+      String budgetName, IntFunction<Behavior<GateProtocol.Command>> localGate) {
     return Behaviors.setup(ctx -> {
       Cluster cluster = Cluster.get(ctx.getSystem());
       // The snapshot sets the share the gate starts with. The set that follows the changes is built
@@ -46,11 +49,11 @@ public final class MembershipShareProvider implements ClusterBudgetProvider {
       Membership membership = new Membership(cluster.selfMember().uniqueAddress());
       ActorRef<ClusterEvent.MemberEvent> adapter = ctx.messageAdapter(
           ClusterEvent.MemberEvent.class,
-          event -> new BudgetGate.SetShare(membership.update(
+          event -> new GateProtocol.SetShare(membership.update(
               event.member().uniqueAddress(), event instanceof ClusterEvent.MemberRemoved)));
       // initial state as events: the current members arrive first, then every change
       cluster.subscriptions().tell(Subscribe.create(adapter, ClusterEvent.MemberEvent.class));
-      return BudgetGate.create(budget, selfKnown ? initial : initial + 1);
+      return localGate.apply(selfKnown ? initial : initial + 1);
     });
   }
 }

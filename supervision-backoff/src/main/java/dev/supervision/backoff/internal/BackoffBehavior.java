@@ -3,8 +3,10 @@ package dev.supervision.backoff.internal;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffListener;
 import dev.supervision.backoff.BackoffPolicy;
-import dev.supervision.backoff.RestartBudgets;
 import dev.supervision.backoff.RetryAfter;
+import dev.supervision.backoff.internal.policy.DelaySchedule;
+import dev.supervision.backoff.internal.util.Causes;
+import dev.supervision.backoff.spi.GateProtocol;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashSet;
@@ -125,6 +127,8 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   private int restarts;
   private long generation;
   private DelaySchedule schedule;
+  /** The budget's gate, looked up when the actor starts; again only if the registry forgot it. */
+  private GateRegistry.Handle gate;
   private SplittableRandom random;
   private ArrayDeque<Object> stash;
   private Set<ActorRef<Void>> stoppingChildren;
@@ -203,7 +207,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (policy.getBudget().isPresent()) {
       // registers the budget now, so that a conflicting one fails the start with a clear message
       // instead of failing later, in the middle of a restart
-      RestartBudgets.get(ctx.asJava().getSystem()).gate(policy.getBudget().get());
+      gate = GateRegistry.get(ctx.asJava().getSystem()).handle(policy.getBudget().get());
     }
     Behavior<T> started;
     try {
@@ -490,7 +494,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     if (policy.getBudget().isPresent() && policy.getBudget().get().isAdaptive()) {
       // an adaptive budget learns from failures (permanent ones excepted)
-      RestartBudgets.get(jctx.getSystem()).gate(policy.getBudget().get()).tell(new BudgetGate.Failed(self(jctx)));
+      gate(jctx).tell(new GateProtocol.Failed(self(jctx)));
     }
     if (policy.getMaxRestarts().isPresent() && restarts >= policy.getMaxRestarts().getAsInt()) {
       throw giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED);
@@ -536,7 +540,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     dropStash(ctx, "actor stopped by its backoff supervisor: " + reason);
     if (policy.isLoggingEnabled()) {
       log(jctx, Level.ERROR, failure, "Supervised actor [{}] stopped after {} restarts ({}): {}",
-          jctx.getSelf().path(), restarts, reason, describe(failure));
+          jctx.getSelf().path(), restarts, reason, Causes.describe(failure));
     }
     if (listening) {
       emit(jctx, new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason));
@@ -561,7 +565,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
           }
           log(jctx, Level.WARN, broken,
               "Supervised actor [{}]: the RetryAfter hint of {} threw {}; ignored, the policy's delay applies",
-              jctx.getSelf().path(), t.getClass().getName(), describe(broken));
+              jctx.getSelf().path(), t.getClass().getName(), Causes.describe(broken));
           continue;
         }
         if (hint != null && !hint.isNegative() && !hint.isZero()) {
@@ -623,8 +627,8 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     ActorContext<T> jctx = ctx.asJava();
     String budget = policy.getBudget().get().getName();
     permitRequested = true;
-    RestartBudgets.get(jctx.getSystem()).gate(policy.getBudget().get())
-        .tell(new BudgetGate.Acquire(self(jctx), new Permit(owner, generation)));
+    gate(jctx)
+        .tell(new GateProtocol.Acquire(self(jctx), new Permit(owner, generation)));
     if (policy.isLoggingEnabled()) {
       log(jctx, Level.DEBUG, null, "Supervised actor [{}] waits for a permit of restart budget [{}] (attempt {})",
           jctx.getSelf().path(), budget, restarts);
@@ -644,13 +648,21 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     return restart(ctx);
   }
 
+  /** The budget's gate: the one looked up at the start, unless it stopped since. */
+  private ActorRef<GateProtocol.Command> gate(ActorContext<T> jctx) {
+    if (gate == null || gate.isForgotten()) {
+      gate = GateRegistry.get(jctx.getSystem()).handle(policy.getBudget().get());
+    }
+    return gate.gate();
+  }
+
   /** Leaves the budget's queue, if the actor waits in it. */
   private void cancelPermitRequest(TypedActorContext<T> ctx) {
     if (permitRequested) {
       permitRequested = false;
       ActorContext<T> jctx = ctx.asJava();
-      RestartBudgets.get(jctx.getSystem()).gate(policy.getBudget().get())
-          .tell(new BudgetGate.Cancel(self(jctx)));
+      gate(jctx)
+          .tell(new GateProtocol.Cancel(self(jctx)));
     }
   }
 
@@ -874,7 +886,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     Level level = restarts > policy.getCriticalLogLevelAfter() ? policy.getCriticalLogLevel() : policy.getLogLevel();
     log(jctx, level, failure, "Supervised actor [{}] failed (attempt {}), restarting in {} ms: {}",
-        jctx.getSelf().path(), restarts, delay.toMillis(), describe(failure));
+        jctx.getSelf().path(), restarts, delay.toMillis(), Causes.describe(failure));
   }
 
   /**
@@ -916,18 +928,6 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     if (policy.isEventStreamPublishing()) {
       jctx.getSystem().eventStream().tell(new EventStream.Publish<>(event));
-    }
-  }
-
-  /** {@code t.toString()}, or its class name if that throws: a log line never fails a restart. */
-  static String describe(Throwable t) {
-    try {
-      return t.toString();
-    } catch (Throwable broken) {
-      if (!NonFatal.apply(broken)) {
-        throw sneaky(broken);
-      }
-      return t.getClass().getName() + " (whose toString threw " + broken.getClass().getName() + ")";
     }
   }
 

@@ -6,6 +6,15 @@ import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
 import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.spi.GateProtocol.Acquire;
+import dev.supervision.backoff.spi.GateProtocol.Cancel;
+import dev.supervision.backoff.spi.GateProtocol.Command;
+import dev.supervision.backoff.spi.GateProtocol.Failed;
+import dev.supervision.backoff.spi.GateProtocol.Query;
+import dev.supervision.backoff.spi.GateProtocol.Retire;
+import dev.supervision.backoff.spi.GateProtocol.SetShare;
+import dev.supervision.backoff.spi.GateProtocol.Status;
+import dev.supervision.backoff.spi.GateProtocol.Waiting;
 import dev.supervision.backoff.spi.TokenBucket;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -48,65 +57,6 @@ public final class BudgetGate {
 
   private BudgetGate() {}
 
-  /** The gate's protocol. */
-  public sealed interface Command {}
-
-  /**
-   * Asks for a permit; the gate sends {@code grant} to {@code requester} when it has one.
-   *
-   * @param requester the supervised actor
-   * @param grant the signal to send back (it identifies the request to the requester)
-   */
-  public record Acquire(ActorRef<Object> requester, Signal grant) implements Command {}
-
-  /**
-   * Gives up the requester's place in the queue (it was stopped while waiting). If the gate has just
-   * sent it a permit, the permit goes to the next waiter.
-   *
-   * @param requester the supervised actor
-   */
-  public record Cancel(ActorRef<Object> requester) implements Command {}
-
-  /**
-   * A supervised actor of an adaptive budget failed (not permanently); ignored by a fixed budget.
-   *
-   * @param requester the supervised actor
-   */
-  public record Failed(ActorRef<Object> requester) implements Command {}
-
-  /**
-   * Asks how many actors wait.
-   *
-   * @param replyTo gets the count
-   */
-  public record Waiting(ActorRef<Integer> replyTo) implements Command {}
-
-  /**
-   * Asks for the gate's state.
-   *
-   * @param replyTo gets the status
-   */
-  public record Query(ActorRef<Status> replyTo) implements Command {}
-
-  /**
-   * A gate's state.
-   *
-   * @param state the controller's state ({@link State#STEADY} for a fixed budget)
-   * @param rate the permits per second it allows now ({@code +Infinity} for none)
-   * @param goodput the goodput measured at the last loss, per second; {@code NaN} if none
-   * @param waiting how many actors wait
-   */
-  public record Status(State state, double rate, double goodput, int waiting) {}
-
-  /**
-   * Sets the share of the budget this gate enforces: {@code 1/members} of the permits and of the
-   * burst (at least one permit of capacity). Sent by a cluster-wide budget's membership watcher; a
-   * local budget keeps {@code members = 1}.
-   *
-   * @param members how many nodes share the budget, {@code >= 1}
-   */
-  public record SetShare(int members) implements Command {}
-
   /**
    * Tells the gate who takes its waiting actors if it stops; sent by the registry right after it
    * started the gate.
@@ -114,9 +64,6 @@ public final class BudgetGate {
    * @param keeper gets the {@link Orphans}
    */
   public record KeptBy(ActorRef<Orphans> keeper) implements Command {}
-
-  /** Asks the gate to stop as soon as no actor waits and no permit is in flight. */
-  public record Retire() implements Command {}
 
   /**
    * The actors a stopping gate leaves behind, in their order.

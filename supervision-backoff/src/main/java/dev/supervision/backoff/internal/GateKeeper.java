@@ -1,6 +1,7 @@
 package dev.supervision.backoff.internal;
 
 import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.spi.GateProtocol;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -29,7 +30,7 @@ public final class GateKeeper {
      * @param budgetName the budget
      * @param gate the gate that stopped
      */
-    void forget(String budgetName, ActorRef<BudgetGate.Command> gate);
+    void forget(String budgetName, ActorRef<GateProtocol.Command> gate);
 
     /**
      * The gate that serves {@code budget} now (started if needed).
@@ -37,7 +38,7 @@ public final class GateKeeper {
      * @param budget the budget
      * @return its gate
      */
-    ActorRef<BudgetGate.Command> gate(RestartBudget budget);
+    ActorRef<GateProtocol.Command> gate(RestartBudget budget);
   }
 
   /** The keeper's protocol. */
@@ -49,13 +50,13 @@ public final class GateKeeper {
    * @param budget its budget
    * @param gate the gate
    */
-  public record Watch(RestartBudget budget, ActorRef<BudgetGate.Command> gate) implements Command {}
+  public record Watch(RestartBudget budget, ActorRef<GateProtocol.Command> gate) implements Command {}
 
   private record Orphaned(BudgetGate.Orphans orphans) implements Command {}
 
   private record Dead(DeadLetter letter) implements Command {}
 
-  private record Stopped(RestartBudget budget, ActorRef<BudgetGate.Command> gate) implements Command {}
+  private record Stopped(RestartBudget budget, ActorRef<GateProtocol.Command> gate) implements Command {}
 
   /**
    * The keeper's behavior.
@@ -93,12 +94,12 @@ public final class GateKeeper {
           .onMessage(Orphaned.class, o -> {
             BudgetGate.Orphans lost = o.orphans();
             registry.forget(lost.budget().getName(), lost.gate());
-            ActorRef<BudgetGate.Command> next = registry.gate(lost.budget());
+            ActorRef<GateProtocol.Command> next = registry.gate(lost.budget());
             lost.waiting().forEach(next::tell);
             return Behaviors.same();
           })
           .onMessage(Dead.class, d -> {
-            if (d.letter().message() instanceof BudgetGate.Acquire acquire) {
+            if (d.letter().message() instanceof GateProtocol.Acquire acquire) {
               ActorPath path = d.letter().recipient().path();
               RestartBudget budget = watched.getOrDefault(path, stopped.get(path));
               if (budget != null) {

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.Jitter;
-import dev.supervision.backoff.internal.DelaySchedule;
+import dev.supervision.backoff.internal.policy.DelaySchedule;
 import java.time.Duration;
 import java.util.List;
 import java.util.SplittableRandom;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.Jitter;
+import dev.supervision.backoff.internal.policy.DelaySchedule;
 import dev.supervision.backoff.reliability.Generators.Spec;
-import dev.supervision.backoff.internal.DelaySchedule;
 import java.time.Duration;
 import java.util.List;
 import java.util.SplittableRandom;

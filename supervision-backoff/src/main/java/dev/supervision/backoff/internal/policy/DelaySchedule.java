@@ -1,6 +1,8 @@
-package dev.supervision.backoff.internal;
+package dev.supervision.backoff.internal.policy;
 
 import dev.supervision.backoff.Jitter;
+import dev.supervision.backoff.internal.util.Causes;
+import dev.supervision.backoff.internal.util.StandardJitter;
 import java.time.Duration;
 import java.util.random.RandomGenerator;
 import scala.util.control.NonFatal;
@@ -134,7 +136,7 @@ public final class DelaySchedule {
      */
     public String problem() {
       if (threw != null) {
-        return "threw " + BackoffBehavior.describe(threw);
+        return "threw " + Causes.describe(threw);
       }
       return returned == null ? "returned null" : "returned a negative delay " + returned;
     }

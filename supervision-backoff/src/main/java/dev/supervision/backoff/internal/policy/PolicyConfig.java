@@ -1,4 +1,4 @@
-package dev.supervision.backoff.internal;
+package dev.supervision.backoff.internal.policy;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
@@ -10,6 +10,7 @@ import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.internal.util.ParameterException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;

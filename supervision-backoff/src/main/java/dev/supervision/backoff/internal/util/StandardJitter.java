@@ -1,4 +1,4 @@
-package dev.supervision.backoff.internal;
+package dev.supervision.backoff.internal.util;
 
 /**
  * INTERNAL API: the arithmetic of the four standard jitters of {@code Jitter}, in nanoseconds.

@@ -1,4 +1,4 @@
-package dev.supervision.backoff.internal;
+package dev.supervision.backoff.internal.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dev.supervision.backoff.Jitter;
+import dev.supervision.backoff.internal.util.StandardJitter;
 import java.time.Duration;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;

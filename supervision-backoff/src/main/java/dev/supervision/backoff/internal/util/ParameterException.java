@@ -1,4 +1,4 @@
-package dev.supervision.backoff.internal;
+package dev.supervision.backoff.internal.util;
 
 /**
  * INTERNAL API: the {@link IllegalArgumentException} of the library's argument checks, carrying

@@ -1,4 +1,4 @@
-package dev.supervision.backoff.internal;
+package dev.supervision.backoff.internal.util;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

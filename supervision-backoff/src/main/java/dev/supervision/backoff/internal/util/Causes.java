@@ -1,15 +1,17 @@
-package dev.supervision.backoff.internal;
+package dev.supervision.backoff.internal.util;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import scala.util.control.NonFatal;
 
 /**
  * INTERNAL API: the one walk over a failure's cause chain, used to classify failures ({@code
- * BackoffPolicy.isPermanent}) and to find a {@code RetryAfter} hint. Depends on nothing of this
- * library, so that both the policy and the supervisor can use it.
+ * BackoffPolicy.isPermanent}) and to find a {@code RetryAfter} hint, and the one safe way to print a
+ * failure. Depends on nothing of this library, so that both the policy and the supervisor can use
+ * it.
  */
 public final class Causes {
 
@@ -37,5 +39,28 @@ public final class Causes {
       chain.add(t);
     }
     return Collections.unmodifiableList(chain);
+  }
+
+  /**
+   * The failure's {@code toString()}, or, if that throws (non-fatally), its class name and what
+   * its {@code toString()} threw: a log line about a failure never fails itself.
+   *
+   * @param failure the throwable
+   * @return its description
+   */
+  public static String describe(Throwable failure) {
+    try {
+      return failure.toString();
+    } catch (Throwable broken) {
+      if (!NonFatal.apply(broken)) {
+        throw Causes.<RuntimeException>rethrow(broken);
+      }
+      return failure.getClass().getName() + " (whose toString threw " + broken.getClass().getName() + ")";
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <E extends Throwable> E rethrow(Throwable t) throws E {
+    throw (E) t;
   }
 }

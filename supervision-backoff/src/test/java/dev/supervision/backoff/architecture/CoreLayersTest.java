@@ -1,0 +1,222 @@
+package dev.supervision.backoff.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.Dependency;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The core's layers, as docs/architecture.md draws them, bottom to top: {@code internal.util} and
+ * {@code spi} (import nothing of the library), the values ({@code dev.supervision.backoff} minus the
+ * entry points, with {@code internal.policy}), the engine ({@code internal}), the entry points
+ * ({@code BackoffSupervisor}, {@code RestartBudgets}).
+ */
+final class CoreLayersTest {
+
+  private static final String ROOT = "dev.supervision.backoff";
+  private static final Set<String> ENTRY_POINTS =
+      Set.of(ROOT + ".BackoffSupervisor", ROOT + ".RestartBudgets");
+
+  private static final JavaClasses CORE =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages(ROOT);
+
+  /** The top-level class a (nested or synthetic) class belongs to. */
+  private static String topLevel(JavaClass c) {
+    String name = c.getName();
+    int dollar = name.indexOf('$');
+    return dollar < 0 ? name : name.substring(0, dollar);
+  }
+
+  private static final DescribedPredicate<JavaClass> ENTRY =
+      DescribedPredicate.describe("entry points", c -> ENTRY_POINTS.contains(topLevel(c)));
+  private static final DescribedPredicate<JavaClass> VALUES =
+      DescribedPredicate.describe(
+          "values",
+          c -> (c.getPackageName().equals(ROOT) && !ENTRY_POINTS.contains(topLevel(c)))
+              || c.getPackageName().equals(ROOT + ".internal.policy"));
+  private static final DescribedPredicate<JavaClass> ENGINE =
+      DescribedPredicate.describe("engine", c -> c.getPackageName().equals(ROOT + ".internal"));
+  private static final DescribedPredicate<JavaClass> SPI =
+      DescribedPredicate.describe("spi", c -> c.getPackageName().equals(ROOT + ".spi"));
+  private static final DescribedPredicate<JavaClass> UTIL =
+      DescribedPredicate.describe("util", c -> c.getPackageName().equals(ROOT + ".internal.util"));
+
+  /** The layer of a core class, by the predicates above. */
+  private static String layerOf(JavaClass c) {
+    if (ENTRY.test(c)) {
+      return "entry points";
+    }
+    if (VALUES.test(c)) {
+      return "values";
+    }
+    return c.getPackageName();
+  }
+
+  @Test
+  void everyCoreClassBelongsToALayer() {
+    List<String> homeless = new ArrayList<>();
+    for (JavaClass c : CORE) {
+      if (!(ENTRY.test(c) || VALUES.test(c) || ENGINE.test(c) || SPI.test(c) || UTIL.test(c))) {
+        homeless.add(c.getName());
+      }
+    }
+    assertEquals(List.of(), homeless, "classes in a package that docs/architecture.md does not place");
+  }
+
+  @Test
+  void layersImportOnlyDownward() {
+    layeredArchitecture()
+        .consideringOnlyDependenciesInLayers()
+        .layer("Entry").definedBy(ENTRY)
+        .layer("Engine").definedBy(ENGINE)
+        .layer("Values").definedBy(VALUES)
+        .layer("Spi").definedBy(SPI)
+        .layer("Util").definedBy(UTIL)
+        .whereLayer("Entry").mayNotBeAccessedByAnyLayer()
+        .whereLayer("Engine").mayOnlyBeAccessedByLayers("Entry")
+        .whereLayer("Values").mayOnlyBeAccessedByLayers("Engine", "Entry")
+        .whereLayer("Spi").mayOnlyBeAccessedByLayers("Values", "Engine", "Entry")
+        .whereLayer("Util").mayOnlyBeAccessedByLayers("Values", "Engine", "Entry")
+        .check(CORE);
+  }
+
+  @Test
+  void theEngineIsUsedByTheEntryPointsAlone() {
+    noClasses().that(VALUES.or(SPI).or(UTIL))
+        .should().dependOnClassesThat(ENGINE.or(ENTRY))
+        .because("the engine and the entry points stand on the values and the spi, never below them")
+        .check(CORE);
+  }
+
+  /**
+   * No cycle between layers. The values layer is two packages ({@code dev.supervision.backoff} and
+   * {@code internal.policy}) that import each other; they count as one slice here, and {@link
+   * #noImportCycleRunsThroughTwoPackages} checks that no class cycle joins them.
+   */
+  @Test
+  void noCycleBetweenLayers() {
+    slices()
+        .assignedFrom(new SliceAssignment() {
+          @Override
+          public SliceIdentifier getIdentifierOf(JavaClass c) {
+            return c.getPackageName().startsWith(ROOT) ? SliceIdentifier.of(layerOf(c)) : SliceIdentifier.ignore();
+          }
+
+          @Override
+          public String getDescription() {
+            return "the core's layers";
+          }
+        })
+        .should().beFreeOfCycles()
+        .check(CORE);
+  }
+
+  /**
+   * No import cycle through classes of two packages: every strongly connected set of top-level
+   * classes (classes that reach each other through their dependencies) lies in one package.
+   */
+  @Test
+  void noImportCycleRunsThroughTwoPackages() {
+    Map<String, Set<String>> edges = new TreeMap<>();
+    for (JavaClass c : CORE) {
+      Set<String> out = edges.computeIfAbsent(topLevel(c), k -> new TreeSet<>());
+      for (Dependency d : c.getDirectDependenciesFromSelf()) {
+        JavaClass target = d.getTargetClass();
+        if (target.getPackageName().startsWith(ROOT) && !topLevel(target).equals(topLevel(c))) {
+          out.add(topLevel(target));
+        }
+      }
+    }
+    List<Set<String>> crossing = new ArrayList<>();
+    for (Set<String> component : stronglyConnected(edges)) {
+      Set<String> packages = new TreeSet<>();
+      component.forEach(name -> packages.add(name.substring(0, name.lastIndexOf('.'))));
+      if (packages.size() > 1) {
+        crossing.add(component);
+      }
+    }
+    assertEquals(List.of(), crossing, "import cycles that run through more than one package");
+  }
+
+  /** Tarjan's algorithm, iterative: the strongly connected components of a graph. */
+  private static List<Set<String>> stronglyConnected(Map<String, Set<String>> edges) {
+    Map<String, Integer> index = new HashMap<>();
+    Map<String, Integer> low = new HashMap<>();
+    Deque<String> stack = new ArrayDeque<>();
+    Set<String> onStack = new TreeSet<>();
+    List<Set<String>> components = new ArrayList<>();
+    int[] counter = {0};
+    for (String start : edges.keySet()) {
+      if (index.containsKey(start)) {
+        continue;
+      }
+      Deque<Object[]> work = new ArrayDeque<>(); // {node, iterator over its successors}
+      visit(start, index, low, stack, onStack, counter);
+      work.push(new Object[] {start, edges.getOrDefault(start, Set.of()).iterator()});
+      while (!work.isEmpty()) {
+        Object[] frame = work.peek();
+        String node = (String) frame[0];
+        @SuppressWarnings("unchecked")
+        Iterator<String> next = (Iterator<String>) frame[1];
+        if (next.hasNext()) {
+          String w = next.next();
+          if (!index.containsKey(w)) {
+            visit(w, index, low, stack, onStack, counter);
+            work.push(new Object[] {w, edges.getOrDefault(w, Set.of()).iterator()});
+          } else if (onStack.contains(w)) {
+            low.put(node, Math.min(low.get(node), index.get(w)));
+          }
+          continue;
+        }
+        work.pop();
+        if (!work.isEmpty()) {
+          String parent = (String) work.peek()[0];
+          low.put(parent, Math.min(low.get(parent), low.get(node)));
+        }
+        if (low.get(node).equals(index.get(node))) {
+          Set<String> component = new TreeSet<>();
+          String w;
+          do {
+            w = stack.pop();
+            onStack.remove(w);
+            component.add(w);
+          } while (!w.equals(node));
+          components.add(component);
+        }
+      }
+    }
+    return components;
+  }
+
+  private static void visit(
+      String node, Map<String, Integer> index, Map<String, Integer> low, Deque<String> stack,
+      Set<String> onStack, int[] counter) {
+    index.put(node, counter[0]);
+    low.put(node, counter[0]);
+    counter[0]++;
+    stack.push(node);
+    onStack.add(node);
+  }
+}
