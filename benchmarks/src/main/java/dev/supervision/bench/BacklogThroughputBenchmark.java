@@ -66,9 +66,13 @@ public class BacklogThroughputBenchmark {
   /** Starts an actor system whose guardian is the counter of the given kind. */
   @Setup(Level.Trial)
   public void start() {
-    system = ActorSystem.create(kind.behavior(), "backlog-" + kind.name().toLowerCase(),
-        com.typesafe.config.ConfigFactory.parseString("pekko.actor.default-dispatcher.throughput = " + throughput)
-            .withFallback(Pekko.config()));
+    system =
+        ActorSystem.create(
+            kind.behavior(),
+            "backlog-" + kind.name().toLowerCase(),
+            com.typesafe.config.ConfigFactory.parseString(
+                    "pekko.actor.default-dispatcher.throughput = " + throughput)
+                .withFallback(Pekko.config()));
   }
 
   /**

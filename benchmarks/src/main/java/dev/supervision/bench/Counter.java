@@ -42,7 +42,8 @@ public final class Counter {
    * @param holding opened when the actor has started to wait
    * @param release the actor waits for this
    */
-  record Hold(java.util.concurrent.CountDownLatch holding, java.util.concurrent.CountDownLatch release)
+  record Hold(
+      java.util.concurrent.CountDownLatch holding, java.util.concurrent.CountDownLatch release)
       implements Msg {}
 
   /** Backoff settings shared by both supervisors: 100 ms to 10 s, Pekko's usual random factor. */
@@ -113,7 +114,8 @@ public final class Counter {
     }
 
     @Override
-    public Behavior<Msg> aroundReceive(TypedActorContext<Msg> ctx, Msg msg, ReceiveTarget<Msg> target) {
+    public Behavior<Msg> aroundReceive(
+        TypedActorContext<Msg> ctx, Msg msg, ReceiveTarget<Msg> target) {
       return target.apply(ctx, msg);
     }
   }

@@ -130,14 +130,18 @@ public final class CrashStorm {
       long deadline = System.nanoTime() + timeout.toNanos();
       while (!reached()) {
         if (System.nanoTime() - deadline > 0) {
-          throw new IllegalStateException(what + ": only " + count() + " of " + target + " after " + timeout);
+          throw new IllegalStateException(
+              what + ": only " + count() + " of " + target + " after " + timeout);
         }
         Thread.sleep(1);
       }
     }
   }
 
-  private static Behavior<Cmd> cell(Milestone failedInWork, AtomicLong failedInSetup, Milestone startedAfterOutage,
+  private static Behavior<Cmd> cell(
+      Milestone failedInWork,
+      AtomicLong failedInSetup,
+      Milestone startedAfterOutage,
       long[] outageStart) {
     return Behaviors.setup(
         ctx -> {
@@ -173,16 +177,20 @@ public final class CrashStorm {
     String kind = args.length > 0 ? args[0] : "wrap";
     int cells = args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000;
     if (cells % PER_PARENT != 0) {
-      throw new IllegalArgumentException("cells must be a multiple of " + PER_PARENT + " but was " + cells);
+      throw new IllegalArgumentException(
+          "cells must be a multiple of " + PER_PARENT + " but was " + cells);
     }
-    boolean wrap = switch (kind) {
-      case "wrap" -> true;
-      case "pekko" -> false;
-      default -> throw new IllegalArgumentException("kind must be wrap or pekko but was " + kind);
-    };
+    boolean wrap =
+        switch (kind) {
+          case "wrap" -> true;
+          case "pekko" -> false;
+          default ->
+              throw new IllegalArgumentException("kind must be wrap or pekko but was " + kind);
+        };
     // the outage ends 2 s after the last cell has failed (delivering the broadcast to a million
     // cells takes longer than 2 s on 2 cores, so a fixed window would let late cells through)
-    Milestone failedInWork = new Milestone(cells, () -> downUntil = System.nanoTime() + OUTAGE.toNanos());
+    Milestone failedInWork =
+        new Milestone(cells, () -> downUntil = System.nanoTime() + OUTAGE.toNanos());
     AtomicLong failedInSetup = new AtomicLong();
     Milestone startedAfterOutage = new Milestone(cells);
     Milestone firstRestartScheduled = new Milestone(cells);
@@ -218,9 +226,18 @@ public final class CrashStorm {
                         .withResetBackoffAfter(RESET_AFTER)
                         .withLoggingEnabled(false));
 
-    System.out.printf(Locale.ROOT, "Crash storm: %,d %s cells (%d parents x %d), outage %s, backoff %s..%s, reset after %s, max heap %s%n",
-        cells, kind, cells / PER_PARENT, PER_PARENT, Pekko.seconds(OUTAGE), Pekko.seconds(MIN), Pekko.seconds(MAX),
-        Pekko.seconds(RESET_AFTER), Heap.mib(Runtime.getRuntime().maxMemory()));
+    System.out.printf(
+        Locale.ROOT,
+        "Crash storm: %,d %s cells (%d parents x %d), outage %s, backoff %s..%s, reset after %s, max heap %s%n",
+        cells,
+        kind,
+        cells / PER_PARENT,
+        PER_PARENT,
+        Pekko.seconds(OUTAGE),
+        Pekko.seconds(MIN),
+        Pekko.seconds(MAX),
+        Pekko.seconds(RESET_AFTER),
+        Heap.mib(Runtime.getRuntime().maxMemory()));
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "storm", Pekko.config());
     try {
       long baseline = Heap.usedAfterGc();
@@ -229,8 +246,12 @@ public final class CrashStorm {
       ping(parents, cells, "initial ping");
       Duration spawnTime = Duration.ofNanos(System.nanoTime() - t);
       long idle = Heap.usedAfterGc();
-      System.out.printf(Locale.ROOT, "spawned and pinged in %s; heap after GC %s (%.0f bytes/cell over the empty system)%n",
-          Pekko.seconds(spawnTime), Heap.mib(idle), (idle - baseline) / (double) cells);
+      System.out.printf(
+          Locale.ROOT,
+          "spawned and pinged in %s; heap after GC %s (%.0f bytes/cell over the empty system)%n",
+          Pekko.seconds(spawnTime),
+          Heap.mib(idle),
+          (idle - baseline) / (double) cells);
 
       CountDownLatch stashedPings = new CountDownLatch(cells);
       Ping stashed = new Ping(stashedPings::countDown);
@@ -252,7 +273,8 @@ public final class CrashStorm {
         }
         startedAfterOutage.await("cells started after the outage", timeout);
         if (!stashedPings.await(timeout.toMinutes(), TimeUnit.MINUTES)) {
-          throw new IllegalStateException(stashedPings.getCount() + " stashed pings were not answered");
+          throw new IllegalStateException(
+              stashedPings.getCount() + " stashed pings were not answered");
         }
         Duration pingsAnswered = Duration.ofNanos(System.nanoTime() - t0);
         if (wrap) {
@@ -263,41 +285,82 @@ public final class CrashStorm {
         }
         Duration resetsDone = Duration.ofNanos(System.nanoTime() - t0);
         peak = sampler.peak();
-        System.out.printf(Locale.ROOT, "broadcast sent in                      %s%n", Pekko.seconds(broadcast));
-        System.out.printf(Locale.ROOT, "all %,d cells failed after         %s%n", cells, Pekko.seconds(failedInWork.since(t0)));
+        System.out.printf(
+            Locale.ROOT, "broadcast sent in                      %s%n", Pekko.seconds(broadcast));
+        System.out.printf(
+            Locale.ROOT,
+            "all %,d cells failed after         %s%n",
+            cells,
+            Pekko.seconds(failedInWork.since(t0)));
         if (wrap) {
-          System.out.printf(Locale.ROOT, "all first restarts scheduled after     %s%n", Pekko.seconds(firstRestartScheduled.since(t0)));
+          System.out.printf(
+              Locale.ROOT,
+              "all first restarts scheduled after     %s%n",
+              Pekko.seconds(firstRestartScheduled.since(t0)));
         }
-        System.out.printf(Locale.ROOT, "outage over after                      %s (2 s after the last failure)%n",
+        System.out.printf(
+            Locale.ROOT,
+            "outage over after                      %s (2 s after the last failure)%n",
             Pekko.seconds(failedInWork.since(t0).plus(OUTAGE)));
-        System.out.printf(Locale.ROOT, "all cells running again after          %s%n", Pekko.seconds(startedAfterOutage.since(t0)));
-        System.out.printf(Locale.ROOT, "all stashed pings answered after       %s%n", Pekko.seconds(pingsAnswered));
-        System.out.printf(Locale.ROOT, "failures while starting in the outage  %,d (%.2f per cell)%n",
-            failedInSetup.get(), failedInSetup.get() / (double) cells);
+        System.out.printf(
+            Locale.ROOT,
+            "all cells running again after          %s%n",
+            Pekko.seconds(startedAfterOutage.since(t0)));
+        System.out.printf(
+            Locale.ROOT,
+            "all stashed pings answered after       %s%n",
+            Pekko.seconds(pingsAnswered));
+        System.out.printf(
+            Locale.ROOT,
+            "failures while starting in the outage  %,d (%.2f per cell)%n",
+            failedInSetup.get(),
+            failedInSetup.get() / (double) cells);
         if (wrap) {
-          System.out.printf(Locale.ROOT, "restarts scheduled in all              %,d; restarted %,d; reset %,d (all reset after %s)%n",
-              restartsScheduled.get(), restarted.count(), resets.count(), Pekko.seconds(resetsDone));
+          System.out.printf(
+              Locale.ROOT,
+              "restarts scheduled in all              %,d; restarted %,d; reset %,d (all reset after %s)%n",
+              restartsScheduled.get(),
+              restarted.count(),
+              resets.count(),
+              Pekko.seconds(resetsDone));
         }
-        System.out.printf(Locale.ROOT, "peak heap in use (sampled every 5 ms)  %s of %s%n",
-            Heap.mib(peak), Heap.mib(Runtime.getRuntime().maxMemory()));
+        System.out.printf(
+            Locale.ROOT,
+            "peak heap in use (sampled every 5 ms)  %s of %s%n",
+            Heap.mib(peak),
+            Heap.mib(Runtime.getRuntime().maxMemory()));
       }
       ping(parents, cells, "final ping");
       long after = Heap.usedAfterGc();
       System.out.printf(Locale.ROOT, "all %,d cells answer a new ping: yes%n", cells);
-      System.out.printf(Locale.ROOT, "heap after GC: idle before %s, after the storm %s, difference %s (%.1f bytes/cell)%n",
-          Heap.mib(idle), Heap.mib(after), Heap.mib(after - idle), (after - idle) / (double) cells);
-      System.out.printf(Locale.ROOT, "RESULT kind=%s cells=%d failedAll=%.3f scheduledAll=%s recoveredAll=%.3f peakMiB=%.0f idleMiB=%.0f afterMiB=%.0f leftBytesPerCell=%.1f%n",
-          kind, cells, failedInWork.since(t0).toNanos() / 1e9,
-          wrap ? String.format(Locale.ROOT, "%.3f", firstRestartScheduled.since(t0).toNanos() / 1e9) : "n/a",
-          startedAfterOutage.since(t0).toNanos() / 1e9, peak / 1048576.0, idle / 1048576.0, after / 1048576.0,
+      System.out.printf(
+          Locale.ROOT,
+          "heap after GC: idle before %s, after the storm %s, difference %s (%.1f bytes/cell)%n",
+          Heap.mib(idle),
+          Heap.mib(after),
+          Heap.mib(after - idle),
+          (after - idle) / (double) cells);
+      System.out.printf(
+          Locale.ROOT,
+          "RESULT kind=%s cells=%d failedAll=%.3f scheduledAll=%s recoveredAll=%.3f peakMiB=%.0f idleMiB=%.0f afterMiB=%.0f leftBytesPerCell=%.1f%n",
+          kind,
+          cells,
+          failedInWork.since(t0).toNanos() / 1e9,
+          wrap
+              ? String.format(Locale.ROOT, "%.3f", firstRestartScheduled.since(t0).toNanos() / 1e9)
+              : "n/a",
+          startedAfterOutage.since(t0).toNanos() / 1e9,
+          peak / 1048576.0,
+          idle / 1048576.0,
+          after / 1048576.0,
           (after - idle) / (double) cells);
     } finally {
       Pekko.terminate(system);
     }
   }
 
-  private static List<ActorRef<Broadcast>> spawn(ActorSystem<Void> system, Behavior<Cmd> cell, int cells)
-      throws Exception {
+  private static List<ActorRef<Broadcast>> spawn(
+      ActorSystem<Void> system, Behavior<Cmd> cell, int cells) throws Exception {
     List<CompletableFuture<Void>> ready = new ArrayList<>();
     List<ActorRef<Broadcast>> parents = new ArrayList<>();
     for (int p = 0; p < cells / PER_PARENT; p++) {
@@ -325,7 +388,8 @@ public final class CrashStorm {
     return parents;
   }
 
-  private static void ping(List<ActorRef<Broadcast>> parents, int cells, String what) throws InterruptedException {
+  private static void ping(List<ActorRef<Broadcast>> parents, int cells, String what)
+      throws InterruptedException {
     CountDownLatch answered = new CountDownLatch(cells);
     Ping ping = new Ping(answered::countDown);
     for (ActorRef<Broadcast> parent : parents) {
@@ -335,5 +399,4 @@ public final class CrashStorm {
       throw new IllegalStateException(what + ": " + answered.getCount() + " cells did not answer");
     }
   }
-
 }

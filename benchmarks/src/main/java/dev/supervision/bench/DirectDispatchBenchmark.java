@@ -64,7 +64,8 @@ public class DirectDispatchBenchmark {
         Behaviors.setup(
             c -> {
               TypedActorContext<Msg> tctx = (TypedActorContext<Msg>) (TypedActorContext<?>) c;
-              Behavior<Msg> started = Behavior.validateAsInitial(Behavior.start(kind.behavior(), tctx));
+              Behavior<Msg> started =
+                  Behavior.validateAsInitial(Behavior.start(kind.behavior(), tctx));
               hosted.complete(new Hosted(tctx, started));
               return Behaviors.empty();
             });

@@ -39,10 +39,15 @@ public final class GateBenchmark {
   public static void main(String[] args) throws Exception {
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "gate-bench");
     try {
-      RestartBudget unlimited = RestartBudget.of("unlimited", Integer.MAX_VALUE, Duration.ofSeconds(1)).withBurst(Integer.MAX_VALUE);
+      RestartBudget unlimited =
+          RestartBudget.of("unlimited", Integer.MAX_VALUE, Duration.ofSeconds(1))
+              .withBurst(Integer.MAX_VALUE);
       throughput(system, unlimited, "fixed, never short of permits");
       throughput(system, RestartBudget.adaptive("adaptive-steady"), "adaptive, steady");
-      throughput(system, RestartBudget.of("throttled", 200_000, Duration.ofSeconds(1)), "fixed, 200,000 per second");
+      throughput(
+          system,
+          RestartBudget.of("throttled", 200_000, Duration.ofSeconds(1)),
+          "fixed, 200,000 per second");
       waiting(system, 1_000_000);
     } finally {
       system.terminate();
@@ -50,19 +55,28 @@ public final class GateBenchmark {
     }
   }
 
-  private static void throughput(ActorSystem<Void> system, RestartBudget budget, String label) throws Exception {
+  private static void throughput(ActorSystem<Void> system, RestartBudget budget, String label)
+      throws Exception {
     ActorRef<GateProtocol.Command> gate = RestartBudgets.get(system).gate(budget);
     AtomicLong granted = new AtomicLong();
     List<ActorRef<Object>> requesters = new ArrayList<>();
     for (int i = 0; i < 1000; i++) {
-      requesters.add(system.systemActorOf(Behaviors.setup(ctx -> Behaviors.receive(Object.class)
-          .onSignal(Grant.class, g -> {
-            granted.incrementAndGet();
-            gate.tell(new GateProtocol.Acquire(ctx.getSelf(), g));
-            return Behaviors.same();
-          })
-          .onMessageEquals("stop", Behaviors::stopped)
-          .build()), budget.getName() + "-requester-" + i, org.apache.pekko.actor.typed.Props.empty()));
+      requesters.add(
+          system.systemActorOf(
+              Behaviors.setup(
+                  ctx ->
+                      Behaviors.receive(Object.class)
+                          .onSignal(
+                              Grant.class,
+                              g -> {
+                                granted.incrementAndGet();
+                                gate.tell(new GateProtocol.Acquire(ctx.getSelf(), g));
+                                return Behaviors.same();
+                              })
+                          .onMessageEquals("stop", Behaviors::stopped)
+                          .build()),
+              budget.getName() + "-requester-" + i,
+              org.apache.pekko.actor.typed.Props.empty()));
     }
     Grant grant = new Grant();
     requesters.forEach(r -> gate.tell(new GateProtocol.Acquire(r, grant)));
@@ -82,7 +96,11 @@ public final class GateBenchmark {
     ActorRef<GateProtocol.Command> gate = RestartBudgets.get(system).gate(budget);
     List<ActorRef<Object>> waiters = new ArrayList<>(actors);
     for (int i = 0; i < actors; i++) {
-      waiters.add(system.systemActorOf(Behaviors.<Object>empty(), "waiter-" + i, org.apache.pekko.actor.typed.Props.empty()));
+      waiters.add(
+          system.systemActorOf(
+              Behaviors.<Object>empty(),
+              "waiter-" + i,
+              org.apache.pekko.actor.typed.Props.empty()));
     }
     long before = Heap.usedAfterGc();
     long t0 = System.nanoTime();
@@ -93,12 +111,16 @@ public final class GateBenchmark {
     int queued;
     do {
       Thread.sleep(200);
-      queued = AskPattern.<GateProtocol.Command, Integer>ask(gate, GateProtocol.Waiting::new, Duration.ofSeconds(30),
-          system.scheduler()).toCompletableFuture().get(60, TimeUnit.SECONDS);
+      queued =
+          AskPattern.<GateProtocol.Command, Integer>ask(
+                  gate, GateProtocol.Waiting::new, Duration.ofSeconds(30), system.scheduler())
+              .toCompletableFuture()
+              .get(60, TimeUnit.SECONDS);
     } while (queued < actors - 1);
     double seconds = (System.nanoTime() - t0) / 1e9;
     long after = Heap.usedAfterGc();
-    System.out.printf("%,d actors waiting in one gate: queued in %.1f s (%,.0f per second), %.0f bytes per waiting actor in the gate, heap %,d MiB%n",
+    System.out.printf(
+        "%,d actors waiting in one gate: queued in %.1f s (%,.0f per second), %.0f bytes per waiting actor in the gate, heap %,d MiB%n",
         queued, seconds, queued / seconds, (after - before) / (double) queued, after >> 20);
   }
 }

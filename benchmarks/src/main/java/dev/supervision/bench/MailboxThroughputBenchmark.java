@@ -43,7 +43,8 @@ public class MailboxThroughputBenchmark {
   /** Starts an actor system whose guardian is the counter of the given kind. */
   @Setup
   public void start() {
-    system = ActorSystem.create(kind.behavior(), "mailbox-" + kind.name().toLowerCase(), Pekko.config());
+    system =
+        ActorSystem.create(kind.behavior(), "mailbox-" + kind.name().toLowerCase(), Pekko.config());
   }
 
   /**

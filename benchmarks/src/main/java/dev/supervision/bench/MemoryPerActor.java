@@ -58,21 +58,31 @@ public final class MemoryPerActor {
           if (round > 0) {
             perActor.computeIfAbsent(kind, k -> new ArrayList<>()).add(bytes);
           }
-          System.out.printf(Locale.ROOT, "round %d %-5s %8.1f bytes/actor%s%n",
-              round, kind, bytes, round == 0 ? " (warm-up, not reported)" : "");
+          System.out.printf(
+              Locale.ROOT,
+              "round %d %-5s %8.1f bytes/actor%s%n",
+              round,
+              kind,
+              bytes,
+              round == 0 ? " (warm-up, not reported)" : "");
         }
       }
     } finally {
       Pekko.terminate(system);
     }
-    System.out.printf(Locale.ROOT, "%nMemory per idle actor, %,d actors per kind, median of %d rounds%n",
-        n, rounds - 1);
+    System.out.printf(
+        Locale.ROOT,
+        "%nMemory per idle actor, %,d actors per kind, median of %d rounds%n",
+        n,
+        rounds - 1);
     double bare = median(perActor.get(Kind.BARE));
     double pekko = median(perActor.get(Kind.PEKKO));
-    System.out.printf(Locale.ROOT, "%-9s %12s %14s %12s%n", "kind", "bytes/actor", "over bare", "vs PEKKO");
+    System.out.printf(
+        Locale.ROOT, "%-9s %12s %14s %12s%n", "kind", "bytes/actor", "over bare", "vs PEKKO");
     for (Kind kind : kinds) {
       double b = median(perActor.get(kind));
-      System.out.printf(Locale.ROOT, "%-9s %12.1f %14.1f %11.1f%%%n", kind, b, b - bare, 100.0 * b / pekko);
+      System.out.printf(
+          Locale.ROOT, "%-9s %12.1f %14.1f %11.1f%%%n", kind, b, b - bare, 100.0 * b / pekko);
     }
   }
 
@@ -94,13 +104,16 @@ public final class MemoryPerActor {
               spawned.complete(ctx.getSelf());
               return Behaviors.receive(ParentMsg.class)
                   .onMessage(StopAll.class, m -> Behaviors.stopped())
-                  .onSignal(PostStop.class, s -> {
-                    stopped.complete(null);
-                    return Behaviors.same();
-                  })
+                  .onSignal(
+                      PostStop.class,
+                      s -> {
+                        stopped.complete(null);
+                        return Behaviors.same();
+                      })
                   .build();
             });
-    // the guardian is Behaviors.empty(), so the parent is spawned from the outside as a system actor
+    // the guardian is Behaviors.empty(), so the parent is spawned from the outside as a system
+    // actor
     ActorRef<ParentMsg> parentRef =
         system.systemActorOf(
             parent,

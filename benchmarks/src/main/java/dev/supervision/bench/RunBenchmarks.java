@@ -54,24 +54,49 @@ public final class RunBenchmarks {
             .result(json)
             .jvmArgsAppend("-Xms1g", "-Xmx1g");
     if (full) {
-      options.forks(3).warmupIterations(5).warmupTime(TimeValue.seconds(2))
-          .measurementIterations(10).measurementTime(TimeValue.seconds(2));
+      options
+          .forks(3)
+          .warmupIterations(5)
+          .warmupTime(TimeValue.seconds(2))
+          .measurementIterations(10)
+          .measurementTime(TimeValue.seconds(2));
     } else {
-      options.forks(1).warmupIterations(3).warmupTime(TimeValue.seconds(1))
-          .measurementIterations(5).measurementTime(TimeValue.seconds(1));
+      options
+          .forks(1)
+          .warmupIterations(3)
+          .warmupTime(TimeValue.seconds(1))
+          .measurementIterations(5)
+          .measurementTime(TimeValue.seconds(1));
     }
     Collection<RunResult> results = new Runner(options.build()).run();
     System.out.println();
-    System.out.println("Settings: " + (full ? "full (3 forks, 5 x 2 s warm-up, 10 x 2 s)" : "short (1 fork, 3 x 1 s warm-up, 5 x 1 s)")
-        + "; JSON in " + json);
-    printThroughput(results, "BacklogThroughputBenchmark.drain", BacklogThroughputBenchmark.BATCH,
-        "Throughput of a busy actor: draining a full mailbox (" + BacklogThroughputBenchmark.BATCH
+    System.out.println(
+        "Settings: "
+            + (full
+                ? "full (3 forks, 5 x 2 s warm-up, 10 x 2 s)"
+                : "short (1 fork, 3 x 1 s warm-up, 5 x 1 s)")
+            + "; JSON in "
+            + json);
+    printThroughput(
+        results,
+        "BacklogThroughputBenchmark.drain",
+        BacklogThroughputBenchmark.BATCH,
+        "Throughput of a busy actor: draining a full mailbox ("
+            + BacklogThroughputBenchmark.BATCH
             + " messages + 1 reply per sample)");
-    printThroughput(results, "MailboxThroughputBenchmark.tellBatch", MailboxThroughputBenchmark.BATCH,
-        "Through the mailbox with a concurrent sender (" + MailboxThroughputBenchmark.BATCH
+    printThroughput(
+        results,
+        "MailboxThroughputBenchmark.tellBatch",
+        MailboxThroughputBenchmark.BATCH,
+        "Through the mailbox with a concurrent sender ("
+            + MailboxThroughputBenchmark.BATCH
             + " tells + 1 reply per sample; sender/actor race, noisy)");
-    printThroughput(results, "DirectDispatchBenchmark.interpretBatch", DirectDispatchBenchmark.BATCH,
-        "Supervisor cost per message without mailbox (" + DirectDispatchBenchmark.BATCH
+    printThroughput(
+        results,
+        "DirectDispatchBenchmark.interpretBatch",
+        DirectDispatchBenchmark.BATCH,
+        "Supervisor cost per message without mailbox ("
+            + DirectDispatchBenchmark.BATCH
             + " x Behavior.interpretMessage per sample, on an idle actor's context)");
     printDelays(results);
   }
@@ -83,12 +108,15 @@ public final class RunBenchmarks {
     for (RunResult r : results) {
       if (r.getParams().getBenchmark().endsWith(benchmark)) {
         String throughput = r.getParams().getParam("throughput");
-        byThroughput.computeIfAbsent(throughput == null ? "" : throughput, k -> new LinkedHashMap<>())
+        byThroughput
+            .computeIfAbsent(throughput == null ? "" : throughput, k -> new LinkedHashMap<>())
             .put(r.getParams().getParam("kind"), r);
       }
     }
     for (Map.Entry<String, Map<String, RunResult>> e : byThroughput.entrySet()) {
-      printThroughputTable(e.getValue(), batch,
+      printThroughputTable(
+          e.getValue(),
+          batch,
           e.getKey().isEmpty() ? title : title + ", dispatcher throughput " + e.getKey());
     }
   }
@@ -96,22 +124,41 @@ public final class RunBenchmarks {
   private static void printThroughputTable(Map<String, RunResult> byKind, int batch, String title) {
     System.out.println();
     System.out.println(title);
-    System.out.println("ns per message: median of all samples; best (lowest) and worst per-iteration median; mean ± 99.9% CI.");
-    System.out.println("Relative throughput = base's ns / this kind's ns, by the overall median and by the best iteration");
-    System.out.println("(the best iteration is the one least disturbed by other processes on a busy machine).");
-    System.out.printf(Locale.ROOT, "%-9s %8s %8s %8s %17s | %-17s | %-17s%n",
-        "kind", "median", "best", "worst", "mean", "vs BARE med/best", "vs PEKKO med/best");
+    System.out.println(
+        "ns per message: median of all samples; best (lowest) and worst per-iteration median; mean ± 99.9% CI.");
+    System.out.println(
+        "Relative throughput = base's ns / this kind's ns, by the overall median and by the best iteration");
+    System.out.println(
+        "(the best iteration is the one least disturbed by other processes on a busy machine).");
+    System.out.printf(
+        Locale.ROOT,
+        "%-9s %8s %8s %8s %17s | %-17s | %-17s%n",
+        "kind",
+        "median",
+        "best",
+        "worst",
+        "mean",
+        "vs BARE med/best",
+        "vs PEKKO med/best");
     RunResult bare = byKind.get("BARE");
     RunResult pekko = byKind.get("PEKKO");
     for (Map.Entry<String, RunResult> e : byKind.entrySet()) {
       RunResult r = e.getValue();
       double[] range = iterationMedianRange(r);
       Result<?> mean = r.getPrimaryResult();
-      System.out.printf(Locale.ROOT, "%-9s %8.2f %8.2f %8.2f %8.2f ± %6.2f | %7s / %7s | %7s / %7s%n",
-          e.getKey(), median(r) / batch, range[0] / batch, range[1] / batch, mean.getScore() / batch,
+      System.out.printf(
+          Locale.ROOT,
+          "%-9s %8.2f %8.2f %8.2f %8.2f ± %6.2f | %7s / %7s | %7s / %7s%n",
+          e.getKey(),
+          median(r) / batch,
+          range[0] / batch,
+          range[1] / batch,
+          mean.getScore() / batch,
           err(mean) / batch,
-          relative(median(bare), median(r)), relative(best(bare), best(r)),
-          relative(median(pekko), median(r)), relative(best(pekko), best(r)));
+          relative(median(bare), median(r)),
+          relative(best(bare), best(r)),
+          relative(median(pekko), median(r)),
+          relative(best(pekko), best(r)));
     }
   }
 
@@ -152,10 +199,14 @@ public final class RunBenchmarks {
       String b = r.getParams().getBenchmark();
       if (b.contains("DelayDrawBenchmark") || b.contains("PekkoDelayBenchmark")) {
         String jitter = r.getParams().getParam("jitter");
-        lines.add(String.format(Locale.ROOT, "%-40s %-13s %9.2f ± %.2f ns",
-            b.substring(b.lastIndexOf('.', b.lastIndexOf('.') - 1) + 1),
-            jitter == null ? "(pekko 0.2)" : jitter,
-            r.getPrimaryResult().getScore(), err(r.getPrimaryResult())));
+        lines.add(
+            String.format(
+                Locale.ROOT,
+                "%-40s %-13s %9.2f ± %.2f ns",
+                b.substring(b.lastIndexOf('.', b.lastIndexOf('.') - 1) + 1),
+                jitter == null ? "(pekko 0.2)" : jitter,
+                r.getPrimaryResult().getScore(),
+                err(r.getPrimaryResult())));
       }
     }
     if (lines.isEmpty()) {

@@ -79,8 +79,7 @@ public final class ConfiguredWorkerExample {
         context -> {
           Config config = context.getSystem().settings().config();
           BackoffPolicy policy =
-              BackoffPolicy.fromConfig(config, policyPath)
-                  .withListener(metrics.listener("worker"));
+              BackoffPolicy.fromConfig(config, policyPath).withListener(metrics.listener("worker"));
           return BackoffSupervisor.wrap(worker(), policy);
         });
   }
@@ -116,12 +115,20 @@ public final class ConfiguredWorkerExample {
           context
               .getSystem()
               .eventStream()
-              .tell(new EventStream.Subscribe<>(BackoffEvent.RestartScheduled.class, context.getSelf()));
+              .tell(
+                  new EventStream.Subscribe<>(
+                      BackoffEvent.RestartScheduled.class, context.getSelf()));
           return Behaviors.receiveMessage(
               event -> {
                 alerts.tell(
-                    "[" + event.actor().path() + "] restart " + event.attempt() + " in "
-                        + event.delay().toMillis() + " ms after " + event.cause());
+                    "["
+                        + event.actor().path()
+                        + "] restart "
+                        + event.attempt()
+                        + " in "
+                        + event.delay().toMillis()
+                        + " ms after "
+                        + event.cause());
                 return Behaviors.same();
               });
         });

@@ -41,20 +41,24 @@ public final class FlakyResourceExample {
             .withResetAfter(Duration.ofSeconds(10)) // healthy this long: count starts over
             .withStopOn(IllegalArgumentException.class) // permanent: stop, don't restart
             .withListener(listener); // RestartScheduled, Restarted, BackoffReset, GaveUp, ...
-    return Behaviors.setup(ctx -> {
-      List<ActorRef<Worker.Query>> pool = new ArrayList<>();
-      for (int i = 0; i < workers; i++) {
-        pool.add(ctx.spawn(BackoffSupervisor.wrap(Worker.create(db), policy), "worker-" + i));
-      }
-      int[] next = {0};
-      return Behaviors.receive(Worker.Query.class)
-          .onMessage(Worker.Query.class, q -> {
-            pool.get(next[0]++ % pool.size()).tell(q); // round robin
-            return Behaviors.same();
-          })
-          .build();
-    });
+    return Behaviors.setup(
+        ctx -> {
+          List<ActorRef<Worker.Query>> pool = new ArrayList<>();
+          for (int i = 0; i < workers; i++) {
+            pool.add(ctx.spawn(BackoffSupervisor.wrap(Worker.create(db), policy), "worker-" + i));
+          }
+          int[] next = {0};
+          return Behaviors.receive(Worker.Query.class)
+              .onMessage(
+                  Worker.Query.class,
+                  q -> {
+                    pool.get(next[0]++ % pool.size()).tell(q); // round robin
+                    return Behaviors.same();
+                  })
+              .build();
+        });
   }
+
   // #quick-start
 
   /**
@@ -85,14 +89,23 @@ public final class FlakyResourceExample {
         allAnswered = askAll(system, workers, "after the outage");
       }
       int restarts = (int) seen.stream().filter(e -> e instanceof BackoffEvent.Restarted).count();
-      int failures = (int) seen.stream().filter(e -> e instanceof BackoffEvent.RestartScheduled).count();
+      int failures =
+          (int) seen.stream().filter(e -> e instanceof BackoffEvent.RestartScheduled).count();
       seen.stream()
           .filter(e -> e instanceof BackoffEvent.RestartScheduled)
           .limit(5)
-          .forEach(e -> out.println("  " + e.actor().path().name() + " restart in "
-              + ((BackoffEvent.RestartScheduled) e).delay().toMillis() + " ms (attempt "
-              + ((BackoffEvent.RestartScheduled) e).attempt() + ")"));
-      out.printf("%d workers, %d failures handled, %d restarts, %d calls to the database, all answering again: %s%n",
+          .forEach(
+              e ->
+                  out.println(
+                      "  "
+                          + e.actor().path().name()
+                          + " restart in "
+                          + ((BackoffEvent.RestartScheduled) e).delay().toMillis()
+                          + " ms (attempt "
+                          + ((BackoffEvent.RestartScheduled) e).attempt()
+                          + ")"));
+      out.printf(
+          "%d workers, %d failures handled, %d restarts, %d calls to the database, all answering again: %s%n",
           workers, failures, restarts, db.calls(), allAnswered);
       return new Result(workers, restarts, db.calls(), allAnswered);
     } finally {
@@ -105,8 +118,12 @@ public final class FlakyResourceExample {
   private static boolean askAll(ActorSystem<Worker.Query> system, int workers, String label) {
     List<CompletionStage<String>> answers = new ArrayList<>();
     for (int i = 0; i < workers; i++) {
-      answers.add(AskPattern.ask(system, (ActorRef<String> r) -> new Worker.Query("select 1", r),
-          Duration.ofMillis(500), system.scheduler()));
+      answers.add(
+          AskPattern.ask(
+              system,
+              (ActorRef<String> r) -> new Worker.Query("select 1", r),
+              Duration.ofMillis(500),
+              system.scheduler()));
     }
     boolean all = true;
     for (CompletionStage<String> answer : answers) {

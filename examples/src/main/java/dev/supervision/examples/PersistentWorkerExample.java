@@ -90,7 +90,9 @@ public final class PersistentWorkerExample {
     public CommandHandler<Command, String, Integer> commandHandler() {
       return newCommandHandlerBuilder()
           .forAnyState()
-          .onCommand(RecordJob.class, (done, c) -> Effect().persist(c.job()).thenReply(c.replyTo(), n -> n))
+          .onCommand(
+              RecordJob.class,
+              (done, c) -> Effect().persist(c.job()).thenReply(c.replyTo(), n -> n))
           .onCommand(CountJobs.class, (done, c) -> Effect().reply(c.replyTo(), done))
           .build();
     }
@@ -100,6 +102,7 @@ public final class PersistentWorkerExample {
       return newEventHandlerBuilder().forAnyState().onAnyEvent((done, job) -> done + 1);
     }
   }
+
   // #persistent-worker
 
   /**
@@ -111,19 +114,27 @@ public final class PersistentWorkerExample {
    * @throws Exception if the actor system fails to start or stop, or an answer does not come
    */
   public static Result run(PrintStream out) throws Exception {
-    Config config = PersistenceTestKitPlugin.getInstance().config()
-        .withFallback(PersistenceTestKitSnapshotPlugin.getInstance().config())
-        .withFallback(ConfigFactory.load());
+    Config config =
+        PersistenceTestKitPlugin.getInstance()
+            .config()
+            .withFallback(PersistenceTestKitSnapshotPlugin.getInstance().config())
+            .withFallback(ConfigFactory.load());
     CompletableFuture<BackoffEvent.Restarted> restarted = new CompletableFuture<>();
     int[] restarts = {0};
-    BackoffListener listener = event -> {
-      if (event instanceof BackoffEvent.RestartScheduled scheduled) {
-        out.println("worker failed: " + scheduled.cause() + "; restart in " + scheduled.delay().toMillis() + " ms");
-      } else if (event instanceof BackoffEvent.Restarted r) {
-        restarts[0]++;
-        restarted.complete(r);
-      }
-    };
+    BackoffListener listener =
+        event -> {
+          if (event instanceof BackoffEvent.RestartScheduled scheduled) {
+            out.println(
+                "worker failed: "
+                    + scheduled.cause()
+                    + "; restart in "
+                    + scheduled.delay().toMillis()
+                    + " ms");
+          } else if (event instanceof BackoffEvent.Restarted r) {
+            restarts[0]++;
+            restarted.complete(r);
+          }
+        };
     ActorSystem<Command> system =
         ActorSystem.create(worker("worker-1", listener), "persistent-worker-example", config);
     try {
@@ -149,10 +160,12 @@ public final class PersistentWorkerExample {
     return ask(system, replyTo -> new RecordJob(job, replyTo));
   }
 
-  private static int ask(ActorSystem<Command> system, java.util.function.Function<ActorRef<Integer>, Command> command)
+  private static int ask(
+      ActorSystem<Command> system, java.util.function.Function<ActorRef<Integer>, Command> command)
       throws Exception {
     return AskPattern.ask(system, command::apply, Duration.ofSeconds(5), system.scheduler())
-        .toCompletableFuture().get(10, TimeUnit.SECONDS);
+        .toCompletableFuture()
+        .get(10, TimeUnit.SECONDS);
   }
 
   /**

@@ -36,22 +36,26 @@ public final class PolicyInSetupExample {
    * @return the behavior
    */
   public static Behavior<Command> create(FlakyDatabase db, int children) {
-    return Behaviors.setup(ctx -> {
-      BackoffPolicy policy = policyFor(children);
-      ctx.getLog().info("supervising {} workers with {}", children, policy);
-      ActorRef<?>[] workers = new ActorRef<?>[children];
-      for (int i = 0; i < children; i++) {
-        workers[i] = ctx.spawn(BackoffSupervisor.wrap(Worker.create(db), policy), "worker-" + i);
-      }
-      return Behaviors.receive(Command.class)
-          .onMessage(Forward.class, f -> {
-            @SuppressWarnings("unchecked")
-            ActorRef<Worker.Query> worker = (ActorRef<Worker.Query>) workers[f.index()];
-            worker.tell(f.query());
-            return Behaviors.same();
-          })
-          .build();
-    });
+    return Behaviors.setup(
+        ctx -> {
+          BackoffPolicy policy = policyFor(children);
+          ctx.getLog().info("supervising {} workers with {}", children, policy);
+          ActorRef<?>[] workers = new ActorRef<?>[children];
+          for (int i = 0; i < children; i++) {
+            workers[i] =
+                ctx.spawn(BackoffSupervisor.wrap(Worker.create(db), policy), "worker-" + i);
+          }
+          return Behaviors.receive(Command.class)
+              .onMessage(
+                  Forward.class,
+                  f -> {
+                    @SuppressWarnings("unchecked")
+                    ActorRef<Worker.Query> worker = (ActorRef<Worker.Query>) workers[f.index()];
+                    worker.tell(f.query());
+                    return Behaviors.same();
+                  })
+              .build();
+        });
   }
 
   /**

@@ -20,18 +20,23 @@ public final class ShardedWorkerExample {
   private ShardedWorkerExample() {}
 
   /** The entity type of the sharded workers. */
-  public static final EntityTypeKey<Worker.Query> WORKER = EntityTypeKey.create(Worker.Query.class, "Worker");
+  public static final EntityTypeKey<Worker.Query> WORKER =
+      EntityTypeKey.create(Worker.Query.class, "Worker");
 
   // #sharded-entity
   /** Starts the sharded workers on this node (call it on every node). */
-  public static ActorRef<ShardingEnvelope<Worker.Query>> initSharding(ActorSystem<?> system, FlakyDatabase db) {
+  public static ActorRef<ShardingEnvelope<Worker.Query>> initSharding(
+      ActorSystem<?> system, FlakyDatabase db) {
     BackoffPolicy policy =
         BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(10))
-            .withStashCapacity(100) // messages to an entity in backoff wait here; overflow is Dropped
-            .withBudget(RestartBudget.of("orders-db", 50, Duration.ofSeconds(1)) // 50 restarts/s ...
-                .clusterWide()); // ... summed over all nodes (needs supervision-backoff-cluster)
-    return ClusterSharding.get(system).init(
-        Entity.of(WORKER, ctx -> BackoffSupervisor.wrap(Worker.create(db), policy)));
+            .withStashCapacity(
+                100) // messages to an entity in backoff wait here; overflow is Dropped
+            .withBudget(
+                RestartBudget.of("orders-db", 50, Duration.ofSeconds(1)) // 50 restarts/s ...
+                    .clusterWide()); // ... summed over all nodes (needs
+    // supervision-backoff-cluster)
+    return ClusterSharding.get(system)
+        .init(Entity.of(WORKER, ctx -> BackoffSupervisor.wrap(Worker.create(db), policy)));
   }
   // #sharded-entity
 }

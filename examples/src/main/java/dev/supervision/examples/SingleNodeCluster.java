@@ -22,11 +22,13 @@ public final class SingleNodeCluster {
    * @return the configuration
    */
   public static Config config() {
-    return ConfigFactory.parseString(String.join("\n",
-            "pekko.actor.provider = cluster",
-            "pekko.remote.artery.canonical.hostname = 127.0.0.1",
-            "pekko.remote.artery.canonical.port = 0",
-            "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on"))
+    return ConfigFactory.parseString(
+            String.join(
+                "\n",
+                "pekko.actor.provider = cluster",
+                "pekko.remote.artery.canonical.hostname = 127.0.0.1",
+                "pekko.remote.artery.canonical.port = 0",
+                "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on"))
         .withFallback(ConfigFactory.load());
   }
 

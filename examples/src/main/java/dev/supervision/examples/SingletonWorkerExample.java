@@ -16,9 +16,11 @@ public final class SingletonWorkerExample {
   // #singleton
   /** Starts the singleton manager on this node (call it on every node) and returns a proxy. */
   public static ActorRef<Worker.Query> initSingleton(ActorSystem<?> system, FlakyDatabase db) {
-    BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(10));
-    return ClusterSingleton.get(system).init(
-        SingletonActor.of(BackoffSupervisor.wrap(Worker.create(db), policy), "report-worker"));
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(10));
+    return ClusterSingleton.get(system)
+        .init(
+            SingletonActor.of(BackoffSupervisor.wrap(Worker.create(db), policy), "report-worker"));
   }
   // #singleton
 }

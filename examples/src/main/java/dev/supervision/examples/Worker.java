@@ -25,14 +25,17 @@ public final class Worker {
    * @return the behavior, to be wrapped by {@code BackoffSupervisor.wrap}
    */
   public static Behavior<Query> create(FlakyDatabase db) {
-    return Behaviors.setup(ctx -> {
-      db.connect();
-      return Behaviors.receive(Query.class)
-          .onMessage(Query.class, q -> {
-            q.replyTo().tell(db.query(q.sql()));
-            return Behaviors.same();
-          })
-          .build();
-    });
+    return Behaviors.setup(
+        ctx -> {
+          db.connect();
+          return Behaviors.receive(Query.class)
+              .onMessage(
+                  Query.class,
+                  q -> {
+                    q.replyTo().tell(db.query(q.sql()));
+                    return Behaviors.same();
+                  })
+              .build();
+        });
   }
 }

@@ -45,13 +45,15 @@ final class ConfiguredWorkerExampleTest {
     testKit.spawn(ConfiguredWorkerExample.restartMonitor(alerts.ref()));
     // the monitor subscribes in its setup: publish markers until one reaches it
     BackoffEvent.RestartScheduled marker =
-        new BackoffEvent.RestartScheduled(alerts.ref(), 0, Duration.ZERO, new RuntimeException("marker"));
+        new BackoffEvent.RestartScheduled(
+            alerts.ref(), 0, Duration.ZERO, new RuntimeException("marker"));
     alerts.awaitAssert(
         Duration.ofSeconds(10),
         () -> {
           testKit.system().eventStream().tell(new EventStream.Publish<>(marker));
-          alerts.expectMessage(Duration.ofMillis(100), "[" + alerts.ref().path() + "] restart 0 in 0 ms after "
-              + marker.cause());
+          alerts.expectMessage(
+              Duration.ofMillis(100),
+              "[" + alerts.ref().path() + "] restart 0 in 0 ms after " + marker.cause());
           return null;
         });
     // the policy comes from application.conf, which has publish-events = on: the probe listens on
@@ -67,28 +69,46 @@ final class ConfiguredWorkerExampleTest {
     worker.tell(new Process("flaky", replies.ref()));
     BackoffEvent.RestartScheduled scheduled = events.expectRestartScheduled(worker);
     assertEquals(1, scheduled.attempt());
-    assertTrue(scheduled.delay().compareTo(minBackoff) <= 0, "full jitter within min-backoff: " + scheduled);
+    assertTrue(
+        scheduled.delay().compareTo(minBackoff) <= 0,
+        "full jitter within min-backoff: " + scheduled);
     assertInstanceOf(ConfiguredWorkerExample.ResourceUnavailable.class, scheduled.cause());
     alerts.fishForMessage(
         Duration.ofSeconds(3),
-        a -> a.equals("[" + worker.path() + "] restart 1 in " + scheduled.delay().toMillis()
-                + " ms after " + scheduled.cause())
-            ? FishingOutcomes.complete()
-            : FishingOutcomes.continueAndIgnore());
+        a ->
+            a.equals(
+                    "["
+                        + worker.path()
+                        + "] restart 1 in "
+                        + scheduled.delay().toMillis()
+                        + " ms after "
+                        + scheduled.cause())
+                ? FishingOutcomes.complete()
+                : FishingOutcomes.continueAndIgnore());
 
     worker.tell(new Process("b", replies.ref())); // stashed during the backoff
     events.advanceToRestart(kit.time());
     // the policy names the budget worker-db, which has permits to spare: granted at once
-    assertEquals(new BackoffEvent.WaitingForPermit(worker, 1, "worker-db"), events.expectWaitingForPermit(worker));
-    assertEquals(new BackoffEvent.PermitGranted(worker, 1, "worker-db"), events.expectPermitGranted(worker));
+    assertEquals(
+        new BackoffEvent.WaitingForPermit(worker, 1, "worker-db"),
+        events.expectWaitingForPermit(worker));
+    assertEquals(
+        new BackoffEvent.PermitGranted(worker, 1, "worker-db"), events.expectPermitGranted(worker));
     assertEquals(new BackoffEvent.Restarted(worker, 1), events.expectRestarted(worker));
     replies.expectMessage("done:b");
 
-    assertEquals(1.0, registry.get(BackoffMetrics.RESTARTS_SCHEDULED).tag("name", "worker").counter().count());
-    assertEquals(1.0, registry.get(BackoffMetrics.RESTARTS).tag("name", "worker").counter().count());
+    assertEquals(
+        1.0,
+        registry.get(BackoffMetrics.RESTARTS_SCHEDULED).tag("name", "worker").counter().count());
+    assertEquals(
+        1.0, registry.get(BackoffMetrics.RESTARTS).tag("name", "worker").counter().count());
     assertEquals(
         scheduled.delay().toNanos(),
-        registry.get(BackoffMetrics.DELAY).tag("name", "worker").timer().totalTime(TimeUnit.NANOSECONDS));
+        registry
+            .get(BackoffMetrics.DELAY)
+            .tag("name", "worker")
+            .timer()
+            .totalTime(TimeUnit.NANOSECONDS));
     testKit.stop(worker);
   }
 
@@ -100,7 +120,8 @@ final class ConfiguredWorkerExampleTest {
     TestProbe<Object> watcher = testKit.createTestProbe();
     ActorRef<ConfiguredWorkerExample.Command> worker =
         // Pekko logs the failure of an unsupervised setup with the exception's message
-        LoggingTestKit.error("bad-worker-backoff.jitter: \"fulll\" is not one of full, equal, decorrelated, none")
+        LoggingTestKit.error(
+                "bad-worker-backoff.jitter: \"fulll\" is not one of full, equal, decorrelated, none")
             .expect(
                 testKit.system(),
                 () -> testKit.spawn(ConfiguredWorkerExample.create(metrics, "bad-worker-backoff")));

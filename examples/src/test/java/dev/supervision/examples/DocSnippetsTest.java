@@ -29,7 +29,8 @@ final class DocSnippetsTest {
 
   static final Path ROOT = Path.of("..");
   private static final Pattern DOC_MARKER = Pattern.compile("<!-- ([a-z][a-z0-9-]*) -->");
-  private static final Pattern SOURCE_MARKER = Pattern.compile("^\\s*// #([a-z][a-z0-9-]*)\\s*$", Pattern.MULTILINE);
+  private static final Pattern SOURCE_MARKER =
+      Pattern.compile("^\\s*// #([a-z][a-z0-9-]*)\\s*$", Pattern.MULTILINE);
 
   /** The snippet between the first two occurrences of {@code marker}. */
   static String between(String text, String marker) {
@@ -89,10 +90,14 @@ final class DocSnippetsTest {
           continue;
         }
         seen.add(name);
-        tests.add(DynamicTest.dynamicTest(doc.getFileName() + " " + name, () -> {
-          assertTrue(sources.containsKey(name), "no source has the marker // #" + name);
-          assertEquals(sources.get(name), normalize(between(text, "<!-- " + name + " -->")));
-        }));
+        tests.add(
+            DynamicTest.dynamicTest(
+                doc.getFileName() + " " + name,
+                () -> {
+                  assertTrue(sources.containsKey(name), "no source has the marker // #" + name);
+                  assertEquals(
+                      sources.get(name), normalize(between(text, "<!-- " + name + " -->")));
+                }));
       }
     }
     return tests.stream();
@@ -103,9 +108,12 @@ final class DocSnippetsTest {
     String readme = Files.readString(ROOT.resolve("README.md"));
     assertTrue(readme.contains("<!-- quick-start -->"), "README shows the main example");
     assertTrue(readme.contains("<!-- quick-test -->"), "README shows a test");
-    assertTrue(Files.readString(ROOT.resolve("docs/cluster.md")).contains("<!-- sharded-entity -->"));
+    assertTrue(
+        Files.readString(ROOT.resolve("docs/cluster.md")).contains("<!-- sharded-entity -->"));
     assertTrue(Files.readString(ROOT.resolve("docs/cluster.md")).contains("<!-- singleton -->"));
-    assertTrue(Files.readString(ROOT.resolve("docs/persistence.md")).contains("<!-- persistent-worker -->"));
+    assertTrue(
+        Files.readString(ROOT.resolve("docs/persistence.md"))
+            .contains("<!-- persistent-worker -->"));
     assertFalse(sourceSnippets().isEmpty());
   }
 }

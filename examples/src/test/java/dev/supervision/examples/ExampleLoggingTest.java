@@ -37,8 +37,9 @@ final class ExampleLoggingTest {
     System.setOut(new PrintStream(console, true, StandardCharsets.UTF_8));
     try {
       configure(mainConfig);
-      result = FlakyResourceExample.run(5, Duration.ofMillis(300),
-          new PrintStream(printed, true, StandardCharsets.UTF_8));
+      result =
+          FlakyResourceExample.run(
+              5, Duration.ofMillis(300), new PrintStream(printed, true, StandardCharsets.UTF_8));
     } finally {
       System.setOut(originalOut);
       configure(testConfig);
@@ -52,9 +53,11 @@ final class ExampleLoggingTest {
 
     List<String> lines = console.toString(StandardCharsets.UTF_8).lines().toList();
     long restartLines = lines.stream().filter(l -> l.contains("restarting in")).count();
-    assertEquals(failuresHandled, restartLines, "one log line per restart:\n" + String.join("\n", lines));
+    assertEquals(
+        failuresHandled, restartLines, "one log line per restart:\n" + String.join("\n", lines));
     for (String line : lines) {
-      assertTrue(line.matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} .*"),
+      assertTrue(
+          line.matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} .*"),
           "every line is a log line, no stack trace: [" + line + "]");
     }
   }

@@ -15,7 +15,8 @@ final class FlakyResourceExampleTest {
   void everyWorkerFailsDuringTheOutageAndAnswersAgainAfterIt() throws Exception {
     ByteArrayOutputStream buffer = new ByteArrayOutputStream();
     FlakyResourceExample.Result result =
-        FlakyResourceExample.run(5, Duration.ofMillis(300), new PrintStream(buffer, true, StandardCharsets.UTF_8));
+        FlakyResourceExample.run(
+            5, Duration.ofMillis(300), new PrintStream(buffer, true, StandardCharsets.UTF_8));
     String printed = buffer.toString(StandardCharsets.UTF_8);
     assertTrue(result.allAnswered(), printed);
     assertTrue(result.restarts() >= 5, "every worker restarted at least once: " + printed);

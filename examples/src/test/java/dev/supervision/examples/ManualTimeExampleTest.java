@@ -24,8 +24,9 @@ final class ManualTimeExampleTest {
   void aWorkerComesBackExactlyAfterItsBackoff() {
     FlakyDatabase db = new FlakyDatabase();
     BackoffProbe backoff = kit.createProbe();
-    BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(200), Duration.ofSeconds(5))
-        .withListener(backoff.listener());
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(200), Duration.ofSeconds(5))
+            .withListener(backoff.listener());
     ActorRef<Worker.Query> worker = kit.spawn(BackoffSupervisor.wrap(Worker.create(db), policy));
     TestProbe<String> replies = kit.createTestProbe();
     worker.tell(new Worker.Query("q0", replies.ref()));

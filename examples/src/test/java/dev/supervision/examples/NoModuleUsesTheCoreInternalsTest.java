@@ -33,9 +33,12 @@ final class NoModuleUsesTheCoreInternalsTest {
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("dev.supervision");
     noClasses()
-        .that().resideOutsideOfPackages(
+        .that()
+        .resideOutsideOfPackages(
             "dev.supervision.backoff", "dev.supervision.backoff.spi..", INTERNAL + "..")
-        .should().dependOnClassesThat().resideInAPackage(INTERNAL + "..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage(INTERNAL + "..")
         .check(classes);
   }
 
@@ -48,16 +51,20 @@ final class NoModuleUsesTheCoreInternalsTest {
     Path root = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().getParent();
     List<Path> modules;
     try (Stream<Path> dirs = Files.list(root)) {
-      modules = dirs.filter(d -> Files.isRegularFile(d.resolve("pom.xml")))
-          .filter(d -> !d.getFileName().toString().equals("supervision-backoff"))
-          .filter(d -> Files.isDirectory(d.resolve("src/main/java")))
-          .toList();
+      modules =
+          dirs.filter(d -> Files.isRegularFile(d.resolve("pom.xml")))
+              .filter(d -> !d.getFileName().toString().equals("supervision-backoff"))
+              .filter(d -> Files.isDirectory(d.resolve("src/main/java")))
+              .toList();
     }
-    assertTrue(modules.size() >= 6, "expected the satellite modules beside " + root + ", found " + modules);
+    assertTrue(
+        modules.size() >= 6,
+        "expected the satellite modules beside " + root + ", found " + modules);
     List<String> offenders = new ArrayList<>();
     for (Path module : modules) {
       try (Stream<Path> files = Files.walk(module.resolve("src/main/java"))) {
-        files.filter(f -> f.toString().endsWith(".java"))
+        files
+            .filter(f -> f.toString().endsWith(".java"))
             .filter(f -> read(f).contains(INTERNAL))
             .forEach(f -> offenders.add(root.relativize(f).toString()));
       }

@@ -33,10 +33,11 @@ final class PolicyInSetupExampleTest {
     db.setUp(false);
     parent.tell(new PolicyInSetupExample.Forward(1, new Worker.Query("fails", replies.ref())));
     parent.tell(new PolicyInSetupExample.Forward(1, new Worker.Query("kept", replies.ref())));
-    replies.awaitAssert(() -> {
-      assertEquals(callsBefore + 1, db.calls());
-      return null;
-    }); // the failing call was made
+    replies.awaitAssert(
+        () -> {
+          assertEquals(callsBefore + 1, db.calls());
+          return null;
+        }); // the failing call was made
     db.setUp(true);
     // full jitter: the first delay is somewhere in [0, 100 ms); after 100 ms it has surely passed
     kit.time().timePasses(Duration.ofMillis(100));

@@ -14,11 +14,13 @@ import org.junit.jupiter.api.Test;
 /** The sharded worker example on a one-node cluster, in real time. */
 final class ShardedWorkerExampleTest {
 
-  static final ActorTestKit testKit = ActorTestKit.create(SingleNodeCluster.start("sharded-worker-example"));
+  static final ActorTestKit testKit =
+      ActorTestKit.create(SingleNodeCluster.start("sharded-worker-example"));
 
   @AfterAll
   static void shutdown() {
-    // a cluster node leaves the cluster and hands off its shards first: give it more than the 10 s default
+    // a cluster node leaves the cluster and hands off its shards first: give it more than the 10 s
+    // default
     ActorTestKit.shutdown(testKit.system(), Duration.ofSeconds(30));
   }
 
@@ -37,15 +39,20 @@ final class ShardedWorkerExampleTest {
     int callsBefore = db.calls();
     db.setUp(false);
     LoggingTestKit.custom(event -> event.message().contains("(attempt 1), restarting in"))
-        .expect(testKit.system(), () -> {
-          worker.tell(new Worker.Query("q1", replies.ref())); // fails: the supervisor schedules a restart
+        .expect(
+            testKit.system(),
+            () -> {
+              worker.tell(
+                  new Worker.Query(
+                      "q1", replies.ref())); // fails: the supervisor schedules a restart
+              return null;
+            });
+    worker.tell(new Worker.Query("q2", replies.ref())); // stashed in the entity during its backoff
+    replies.awaitAssert(
+        () -> {
+          assertTrue(db.calls() > callsBefore);
           return null;
         });
-    worker.tell(new Worker.Query("q2", replies.ref())); // stashed in the entity during its backoff
-    replies.awaitAssert(() -> {
-      assertTrue(db.calls() > callsBefore);
-      return null;
-    });
     db.setUp(true);
     // without the supervisor the entity would stop, and q2 would start a new one that fails too
     replies.expectMessage(Duration.ofSeconds(10), "result of q2");

@@ -13,11 +13,13 @@ import org.junit.jupiter.api.Test;
 /** The singleton example on a one-node cluster, in real time. */
 final class SingletonWorkerExampleTest {
 
-  static final ActorTestKit testKit = ActorTestKit.create(SingleNodeCluster.start("singleton-worker-example"));
+  static final ActorTestKit testKit =
+      ActorTestKit.create(SingleNodeCluster.start("singleton-worker-example"));
 
   @AfterAll
   static void shutdown() {
-    // a cluster node leaves the cluster and hands off its shards first: give it more than the 10 s default
+    // a cluster node leaves the cluster and hands off its shards first: give it more than the 10 s
+    // default
     ActorTestKit.shutdown(testKit.system(), Duration.ofSeconds(30));
   }
 
@@ -34,15 +36,21 @@ final class SingletonWorkerExampleTest {
     int callsBefore = db.calls();
     db.setUp(false);
     LoggingTestKit.custom(event -> event.message().contains("(attempt 1), restarting in"))
-        .expect(testKit.system(), () -> {
-          proxy.tell(new Worker.Query("q1", replies.ref())); // fails: the supervisor schedules a restart
+        .expect(
+            testKit.system(),
+            () -> {
+              proxy.tell(
+                  new Worker.Query(
+                      "q1", replies.ref())); // fails: the supervisor schedules a restart
+              return null;
+            });
+    proxy.tell(
+        new Worker.Query("q2", replies.ref())); // stashed in the singleton during its backoff
+    replies.awaitAssert(
+        () -> {
+          assertTrue(db.calls() > callsBefore);
           return null;
         });
-    proxy.tell(new Worker.Query("q2", replies.ref())); // stashed in the singleton during its backoff
-    replies.awaitAssert(() -> {
-      assertTrue(db.calls() > callsBefore);
-      return null;
-    });
     db.setUp(true);
     replies.expectMessage(Duration.ofSeconds(10), "result of q2");
     replies.expectNoMessage(Duration.ofMillis(200)); // q1 failed: it is not delivered again

@@ -36,7 +36,8 @@ public final class CallTrace {
   public CallTrace(int cells, long outageNanos, long horizonNanos) {
     this.cells = cells;
     this.outageNanos = outageNanos;
-    this.callsPerMs = new AtomicLongArray((int) Math.min(Integer.MAX_VALUE - 8, horizonNanos / 1_000_000 + 2));
+    this.callsPerMs =
+        new AtomicLongArray((int) Math.min(Integer.MAX_VALUE - 8, horizonNanos / 1_000_000 + 2));
     this.recoveredAtNanos = new AtomicLongArray(cells);
     for (int i = 0; i < cells; i++) {
       recoveredAtNanos.set(i, -1);
@@ -115,8 +116,8 @@ public final class CallTrace {
    * @param crashes when the resource was knocked over again, in model nanoseconds
    * @return the result
    */
-  public StrategyResult result(String strategy, String description, long wallMillis, String outcome,
-      List<Long> crashes) {
+  public StrategyResult result(
+      String strategy, String description, long wallMillis, String outcome, List<Long> crashes) {
     int length = callsPerMs.length();
     int last = 0;
     for (int i = length - 1; i >= 0; i--) {
@@ -133,7 +134,8 @@ public final class CallTrace {
       perWindow[i / WINDOW_MS] += callsPerMs.get(i);
     }
     // The recovery peak is the busiest 100 ms interval that starts at or after the resource's
-    // return, at 1 ms resolution (a sliding window), so it does not depend on where the windows fall.
+    // return, at 1 ms resolution (a sliding window), so it does not depend on where the windows
+    // fall.
     long peakWindow = busiest(outageMs, last, WINDOW_MS);
     long busiestSecond = busiest(outageMs, last, 1000);
     long[] times = new long[recovered.get()];

@@ -18,7 +18,8 @@ public final class ExactHerd {
   private ExactHerd() {}
 
   /** A pending event: a restart that is due (or released by the gate), or a gate wake-up (cell -1). */
-  private record Event(long atNanos, int cell, int attempt, boolean admitted) implements Comparable<Event> {
+  private record Event(long atNanos, int cell, int attempt, boolean admitted)
+      implements Comparable<Event> {
     @Override
     public int compareTo(Event o) {
       int byTime = Long.compare(atNanos, o.atNanos);
@@ -41,8 +42,13 @@ public final class ExactHerd {
       HerdStrategy strategy, HerdScenario scenario, Progress progress, int row, int rows) {
     long wallStart = System.nanoTime();
     HerdStrategy.ExactRun model =
-        strategy.exact(scenario).orElseThrow(() -> new IllegalArgumentException(
-            strategy.id() + " has no exact model (its calls depend on the machine's speed); run it without --exact"));
+        strategy
+            .exact(scenario)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        strategy.id()
+                            + " has no exact model (its calls depend on the machine's speed); run it without --exact"));
     HerdStrategy.ExactGate gate = model.gate();
     int cells = scenario.cells();
     long outage = scenario.outage().toNanos();
@@ -71,7 +77,8 @@ public final class ExactHerd {
       long now = e.atNanos;
       last = now;
       if (now >= nextReport) {
-        progress.update(row, rows, strategy.id(), now / 1_000_000, trace.recovered(), cells, trace.calls());
+        progress.update(
+            row, rows, strategy.id(), now / 1_000_000, trace.recovered(), cells, trace.calls());
         nextReport = now + 100_000_000L;
       }
       if (e.cell < 0) {
@@ -94,18 +101,27 @@ public final class ExactHerd {
       long wake = gate.nextWakeNanos();
       if (wake != Long.MAX_VALUE && wake != scheduledWake) {
         if (wake < now) {
-          throw new IllegalStateException("the gate asked to be woken in the past: " + wake + " < " + now);
+          throw new IllegalStateException(
+              "the gate asked to be woken in the past: " + wake + " < " + now);
         }
         scheduledWake = wake;
         queue.add(new Event(wake, -1, 0, false));
       }
     }
     long wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
-    progress.update(row, rows, strategy.id(), last / 1_000_000, trace.recovered(), cells, trace.calls());
-    String outcome = trace.recovered() == cells ? "all recovered"
-        : stopped ? String.format(java.util.Locale.ROOT, "stopped at the horizon (%d s)", (horizon - outage) / 1_000_000_000L)
-        : "not all recovered";
-    return trace.result(strategy.id(), strategy.description(), wallMillis, outcome, resource.crashes());
+    progress.update(
+        row, rows, strategy.id(), last / 1_000_000, trace.recovered(), cells, trace.calls());
+    String outcome =
+        trace.recovered() == cells
+            ? "all recovered"
+            : stopped
+                ? String.format(
+                    java.util.Locale.ROOT,
+                    "stopped at the horizon (%d s)",
+                    (horizon - outage) / 1_000_000_000L)
+                : "not all recovered";
+    return trace.result(
+        strategy.id(), strategy.description(), wallMillis, outcome, resource.crashes());
   }
 
   private static long delay(HerdStrategy.ExactRun model, int cell, int attempt, long failedAt) {

@@ -24,16 +24,26 @@ public final class Herd {
     for (String id : scenario.strategies()) {
       HerdStrategy s = known.get(id);
       if (s == null) {
-        throw new ScenarioException("strategies", "ids from " + String.join(",", known.keySet()), id);
+        throw new ScenarioException(
+            "strategies", "ids from " + String.join(",", known.keySet()), id);
       }
-      boolean runs = Strategies.REGISTRY.stream().filter(r -> r.id().equals(id)).findFirst()
-          .map(r -> r.runsIn(scenario.exact())).orElse(true);
+      boolean runs =
+          Strategies.REGISTRY.stream()
+              .filter(r -> r.id().equals(id))
+              .findFirst()
+              .map(r -> r.runsIn(scenario.exact()))
+              .orElse(true);
       if (!runs && !scenario.exact()) {
-        throw new ScenarioException("strategies", "rows that run in real mode (" + id + " runs with --exact only)", id);
+        throw new ScenarioException(
+            "strategies", "rows that run in real mode (" + id + " runs with --exact only)", id);
       }
       if (scenario.exact() && s.exact(scenario).isEmpty()) {
-        throw new ScenarioException("strategies",
-            "rows with an exact model in exact mode (" + id + "'s calls depend on the machine's speed; drop it or drop --exact)", id);
+        throw new ScenarioException(
+            "strategies",
+            "rows with an exact model in exact mode ("
+                + id
+                + "'s calls depend on the machine's speed; drop it or drop --exact)",
+            id);
       }
       chosen.add(s);
     }
@@ -57,9 +67,10 @@ public final class Herd {
     int row = 0;
     for (HerdStrategy s : strategies) {
       row++;
-      StrategyResult result = scenario.exact()
-          ? ExactHerd.run(s, scenario, progress, row, strategies.size())
-          : RealHerd.run(s, scenario, progress, row, strategies.size());
+      StrategyResult result =
+          scenario.exact()
+              ? ExactHerd.run(s, scenario, progress, row, strategies.size())
+              : RealHerd.run(s, scenario, progress, row, strategies.size());
       progress.finished(row, strategies.size(), result);
       results.add(result);
     }
@@ -82,9 +93,17 @@ public final class Herd {
     if (parts.isEmpty()) {
       return;
     }
-    HerdScenario small = new HerdScenario(Math.min(scenario.cells(), 2_000), Duration.ofMillis(300),
-        Duration.ofMillis(10), Duration.ofMillis(100), 1.0, scenario.seed(), false,
-        List.of("warm-up"), scenario.outputDir());
+    HerdScenario small =
+        new HerdScenario(
+            Math.min(scenario.cells(), 2_000),
+            Duration.ofMillis(300),
+            Duration.ofMillis(10),
+            Duration.ofMillis(100),
+            1.0,
+            scenario.seed(),
+            false,
+            List.of("warm-up"),
+            scenario.outputDir());
     RealHerd.run(new Mixed(parts), small, Progress.NONE, 0, 0);
   }
 

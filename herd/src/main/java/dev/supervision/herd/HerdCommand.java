@@ -2,16 +2,16 @@ package dev.supervision.herd;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Files;
-import java.util.Map;
-import java.util.Properties;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,70 +36,119 @@ import picocli.CommandLine.Option;
 public final class HerdCommand implements Callable<Integer> {
 
   /** The option each scenario setting comes from, for error messages. */
-  private static final Map<String, String> OPTIONS = Map.ofEntries(
-      Map.entry("cells", "--cells"), Map.entry("outage", "--outage"), Map.entry("min", "--min"),
-      Map.entry("max", "--max"), Map.entry("scale", "--scale"), Map.entry("strategies", "--strategies"),
-      Map.entry("capacity", "--capacity"), Map.entry("crashFactor", "--crash-factor"),
-      Map.entry("crashFor", "--crash-for"), Map.entry("horizon", "--horizon"));
+  private static final Map<String, String> OPTIONS =
+      Map.ofEntries(
+          Map.entry("cells", "--cells"),
+          Map.entry("outage", "--outage"),
+          Map.entry("min", "--min"),
+          Map.entry("max", "--max"),
+          Map.entry("scale", "--scale"),
+          Map.entry("strategies", "--strategies"),
+          Map.entry("capacity", "--capacity"),
+          Map.entry("crashFactor", "--crash-factor"),
+          Map.entry("crashFor", "--crash-for"),
+          Map.entry("horizon", "--horizon"));
 
-  @Option(names = {"-n", "--cells"}, paramLabel = "N", description = "number of cells (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = {"-n", "--cells"},
+      paramLabel = "N",
+      description = "number of cells (default: ${DEFAULT-VALUE})")
   int cells = HerdScenario.DEFAULT_CELLS;
 
-  @Option(names = "--outage", paramLabel = "DURATION", converter = DurationConverter.class,
+  @Option(
+      names = "--outage",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
       description = "how long the resource is down, e.g. 2s or 1500ms (default: 2s)")
   Duration outage = Duration.ofSeconds(2);
 
-  @Option(names = "--capacity", paramLabel = "N|unlimited",
-      description = "calls per second the resource serves once back, enforced per 100 ms window; excess calls"
-          + " fail (default: 1000; unlimited: every call succeeds once it is back)")
+  @Option(
+      names = "--capacity",
+      paramLabel = "N|unlimited",
+      description =
+          "calls per second the resource serves once back, enforced per 100 ms window; excess calls"
+              + " fail (default: 1000; unlimited: every call succeeds once it is back)")
   String capacity = Integer.toString(HerdScenario.DEFAULT_CAPACITY);
 
-  @Option(names = "--crash-factor", paramLabel = "F",
-      description = "a 100 ms window offered more than F times its capacity knocks the resource down again;"
-          + " 0 turns it off (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--crash-factor",
+      paramLabel = "F",
+      description =
+          "a 100 ms window offered more than F times its capacity knocks the resource down again;"
+              + " 0 turns it off (default: ${DEFAULT-VALUE})")
   double crashFactor = 3;
 
-  @Option(names = "--crash-for", paramLabel = "DURATION", converter = DurationConverter.class,
+  @Option(
+      names = "--crash-for",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
       description = "how long a knocked-over resource stays down (default: 1s)")
   Duration crashFor = Duration.ofSeconds(1);
 
-  @Option(names = "--cold",
-      description = "the resource starts cold: 25%% of its capacity, rising linearly to 100%% over 10 s, after"
-          + " the outage and after every crash")
+  @Option(
+      names = "--cold",
+      description =
+          "the resource starts cold: 25%% of its capacity, rising linearly to 100%% over 10 s, after"
+              + " the outage and after every crash")
   boolean cold;
 
-  @Option(names = "--horizon", paramLabel = "DURATION", converter = DurationConverter.class,
-      description = "how long after the outage a row may run before it stops and reports how far it got"
-          + " (default: 3 times the time the capacity needs to serve every cell once, at least 1.25 x --max + 5s)")
+  @Option(
+      names = "--horizon",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description =
+          "how long after the outage a row may run before it stops and reports how far it got"
+              + " (default: 3 times the time the capacity needs to serve every cell once, at least 1.25 x --max + 5s)")
   Duration horizon;
 
-  @Option(names = "--min", paramLabel = "DURATION", converter = DurationConverter.class,
+  @Option(
+      names = "--min",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
       description = "minimum backoff of every backoff strategy (default: 100ms)")
   Duration min = Duration.ofMillis(100);
 
-  @Option(names = "--max", paramLabel = "DURATION", converter = DurationConverter.class,
+  @Option(
+      names = "--max",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
       description = "maximum backoff of every backoff strategy (default: 20s)")
   Duration max = Duration.ofSeconds(20);
 
-  @Option(names = "--scale", paramLabel = "FACTOR",
-      description = "real mode: run every duration FACTOR times as long (0.5 = twice as fast); results are"
-          + " reported in unscaled time (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--scale",
+      paramLabel = "FACTOR",
+      description =
+          "real mode: run every duration FACTOR times as long (0.5 = twice as fast); results are"
+              + " reported in unscaled time (default: ${DEFAULT-VALUE})")
   double scale = 0.5;
 
-  @Option(names = "--seed", paramLabel = "SEED",
-      description = "seed of every seedable random source (Pekko's own jitter cannot be seeded) (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--seed",
+      paramLabel = "SEED",
+      description =
+          "seed of every seedable random source (Pekko's own jitter cannot be seeded) (default: ${DEFAULT-VALUE})")
   long seed = 1;
 
-  @Option(names = "--exact",
-      description = "exact, reproducible mode: a discrete-event simulation instead of a real ActorSystem")
+  @Option(
+      names = "--exact",
+      description =
+          "exact, reproducible mode: a discrete-event simulation instead of a real ActorSystem")
   boolean exact;
 
-  @Option(names = "--strategies", paramLabel = "IDS", split = ",",
-      description = "comma-separated strategy ids to run, in order, or 'all' (default: the rows marked *, and e with --exact)")
+  @Option(
+      names = "--strategies",
+      paramLabel = "IDS",
+      split = ",",
+      description =
+          "comma-separated strategy ids to run, in order, or 'all' (default: the rows marked *, and e with --exact)")
   List<String> strategies;
 
-  @Option(names = {"-o", "--out"}, paramLabel = "DIR",
-      description = "output folder for results.json, herd.png and the rows' logs (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = {"-o", "--out"},
+      paramLabel = "DIR",
+      description =
+          "output folder for results.json, herd.png and the rows' logs (default: ${DEFAULT-VALUE})")
   Path out = Path.of("target", "herd");
 
   private boolean terminal;
@@ -131,18 +180,21 @@ public final class HerdCommand implements Callable<Integer> {
     command.terminal = err == System.err && System.console() != null;
     CommandLine cli = new CommandLine(command);
     List<String> rows = new ArrayList<>(List.of(cli.getCommandSpec().usageMessage().description()));
-    rows.add("Strategies (* = run by default, e = by default with --exact; r / x = real / exact mode only):");
+    rows.add(
+        "Strategies (* = run by default, e = by default with --exact; r / x = real / exact mode only):");
     for (Strategies.Row row : Strategies.REGISTRY) {
-      String mark = switch (row.byDefault()) {
-        case ALWAYS -> "*";
-        case EXACT -> "e";
-        case NEVER -> " ";
-      };
-      String mode = switch (row.modes()) {
-        case REAL -> " (r)";
-        case EXACT -> " (x)";
-        case BOTH -> "";
-      };
+      String mark =
+          switch (row.byDefault()) {
+            case ALWAYS -> "*";
+            case EXACT -> "e";
+            case NEVER -> " ";
+          };
+      String mode =
+          switch (row.modes()) {
+            case REAL -> " (r)";
+            case EXACT -> " (x)";
+            case BOTH -> "";
+          };
       rows.add(String.format(Locale.ROOT, "  %s %-18s %s%s", mark, row.id(), row.summary(), mode));
     }
     cli.getCommandSpec().usageMessage().description(rows.toArray(new String[0]));
@@ -152,7 +204,8 @@ public final class HerdCommand implements Callable<Integer> {
     cli.setExecutionExceptionHandler(
         (e, c, parsed) -> {
           if (e instanceof ScenarioException se) {
-            return badOption(err, se.messageFor(OPTIONS.getOrDefault(se.parameter(), se.parameter())));
+            return badOption(
+                err, se.messageFor(OPTIONS.getOrDefault(se.parameter(), se.parameter())));
           }
           if (e instanceof IllegalArgumentException) {
             return badOption(err, e.getMessage());
@@ -176,7 +229,8 @@ public final class HerdCommand implements Callable<Integer> {
       ids = Strategies.allIds(exact);
     }
     ResourceSpec resource = new ResourceSpec(parseCapacity(capacity), crashFactor, crashFor, cold);
-    HerdScenario scenario = new HerdScenario(cells, outage, min, max, scale, seed, exact, ids, out, resource, horizon);
+    HerdScenario scenario =
+        new HerdScenario(cells, outage, min, max, scale, seed, exact, ids, out, resource, horizon);
     Herd.strategies(scenario); // fails fast on a bad id, before anything runs
     boolean existed = Files.exists(out);
     stdout.println(Report.header(scenario));
@@ -189,8 +243,12 @@ public final class HerdCommand implements Callable<Integer> {
     Report.writeChart(scenario, results, png);
     Path logs = out.resolve("logs");
     stdout.println();
-    stdout.println("wrote " + json + " and " + png
-        + (Files.isDirectory(logs) ? "; the rows' own output is in " + logs : ""));
+    stdout.println(
+        "wrote "
+            + json
+            + " and "
+            + png
+            + (Files.isDirectory(logs) ? "; the rows' own output is in " + logs : ""));
     if (!existed) {
       RowLog.deleteIfEmpty(out);
     }
@@ -208,7 +266,8 @@ public final class HerdCommand implements Callable<Integer> {
       }
       return c;
     } catch (NumberFormatException e) {
-      throw new ScenarioException("capacity", "a whole number of calls per second or 'unlimited'", text);
+      throw new ScenarioException(
+          "capacity", "a whole number of calls per second or 'unlimited'", text);
     }
   }
 
@@ -238,11 +297,12 @@ public final class HerdCommand implements Callable<Integer> {
             "'" + value + "' is not a duration; write a number and a unit: 100ms, 2s, 1.5s or 1m");
       }
       double amount = Double.parseDouble(m.group(1));
-      double nanosPerUnit = switch (m.group(2)) {
-        case "ms" -> 1e6;
-        case "s" -> 1e9;
-        default -> 60e9;
-      };
+      double nanosPerUnit =
+          switch (m.group(2)) {
+            case "ms" -> 1e6;
+            case "s" -> 1e9;
+            default -> 60e9;
+          };
       double nanos = amount * nanosPerUnit;
       if (nanos > Duration.ofDays(1).toNanos()) {
         throw new CommandLine.TypeConversionException("'" + value + "' is longer than a day");

@@ -77,17 +77,32 @@ public record HerdScenario(
     Objects.requireNonNull(resource, "resource");
     ScenarioException.require(cells >= 1, "cells", ">= 1", cells);
     ScenarioException.require(cells <= 10_000_000, "cells", "<= 10000000", cells);
-    ScenarioException.require(positive(outage) && outage.compareTo(Duration.ofHours(1)) <= 0,
-        "outage", "in (0, 1h]", outage.toMillis() + "ms");
+    ScenarioException.require(
+        positive(outage) && outage.compareTo(Duration.ofHours(1)) <= 0,
+        "outage",
+        "in (0, 1h]",
+        outage.toMillis() + "ms");
     ScenarioException.require(positive(minBackoff), "min", "> 0", minBackoff.toMillis() + "ms");
-    ScenarioException.require(maxBackoff.compareTo(minBackoff) >= 0,
-        "max", ">= min (" + minBackoff.toMillis() + "ms)", maxBackoff.toMillis() + "ms");
-    ScenarioException.require(maxBackoff.compareTo(Duration.ofHours(1)) <= 0, "max", "<= 1h", maxBackoff.toMillis() + "ms");
+    ScenarioException.require(
+        maxBackoff.compareTo(minBackoff) >= 0,
+        "max",
+        ">= min (" + minBackoff.toMillis() + "ms)",
+        maxBackoff.toMillis() + "ms");
+    ScenarioException.require(
+        maxBackoff.compareTo(Duration.ofHours(1)) <= 0,
+        "max",
+        "<= 1h",
+        maxBackoff.toMillis() + "ms");
     ScenarioException.require(scale > 0 && scale <= 10, "scale", "in (0, 10]", scale);
-    ScenarioException.require(!strategies.isEmpty(), "strategies", "at least one strategy id", "none");
-    ScenarioException.require(horizonAfterOutage == null
-            || (positive(horizonAfterOutage) && horizonAfterOutage.compareTo(Duration.ofDays(1)) <= 0),
-        "horizon", "in (0, 1d]", horizonAfterOutage == null ? "" : horizonAfterOutage.toMillis() + "ms");
+    ScenarioException.require(
+        !strategies.isEmpty(), "strategies", "at least one strategy id", "none");
+    ScenarioException.require(
+        horizonAfterOutage == null
+            || (positive(horizonAfterOutage)
+                && horizonAfterOutage.compareTo(Duration.ofDays(1)) <= 0),
+        "horizon",
+        "in (0, 1d]",
+        horizonAfterOutage == null ? "" : horizonAfterOutage.toMillis() + "ms");
     strategies = List.copyOf(strategies);
   }
 
@@ -105,9 +120,28 @@ public record HerdScenario(
    * @param outputDir where the results are written
    * @throws ScenarioException if a value is outside its rule
    */
-  public HerdScenario(int cells, Duration outage, Duration minBackoff, Duration maxBackoff, double scale,
-      long seed, boolean exact, List<String> strategies, Path outputDir) {
-    this(cells, outage, minBackoff, maxBackoff, scale, seed, exact, strategies, outputDir, ResourceSpec.UNLIMITED, null);
+  public HerdScenario(
+      int cells,
+      Duration outage,
+      Duration minBackoff,
+      Duration maxBackoff,
+      double scale,
+      long seed,
+      boolean exact,
+      List<String> strategies,
+      Path outputDir) {
+    this(
+        cells,
+        outage,
+        minBackoff,
+        maxBackoff,
+        scale,
+        seed,
+        exact,
+        strategies,
+        outputDir,
+        ResourceSpec.UNLIMITED,
+        null);
   }
 
   private static boolean positive(Duration d) {
@@ -121,7 +155,17 @@ public record HerdScenario(
    * @return the new scenario
    */
   public HerdScenario withResource(ResourceSpec spec) {
-    return new HerdScenario(cells, outage, minBackoff, maxBackoff, scale, seed, exact, strategies, outputDir, spec,
+    return new HerdScenario(
+        cells,
+        outage,
+        minBackoff,
+        maxBackoff,
+        scale,
+        seed,
+        exact,
+        strategies,
+        outputDir,
+        spec,
         horizonAfterOutage);
   }
 
@@ -132,7 +176,17 @@ public record HerdScenario(
    * @return the new scenario
    */
   public HerdScenario withHorizon(Duration afterOutage) {
-    return new HerdScenario(cells, outage, minBackoff, maxBackoff, scale, seed, exact, strategies, outputDir, resource,
+    return new HerdScenario(
+        cells,
+        outage,
+        minBackoff,
+        maxBackoff,
+        scale,
+        seed,
+        exact,
+        strategies,
+        outputDir,
+        resource,
         afterOutage);
   }
 
@@ -143,7 +197,17 @@ public record HerdScenario(
    * @return the new scenario
    */
   public HerdScenario withStrategies(List<String> ids) {
-    return new HerdScenario(cells, outage, minBackoff, maxBackoff, scale, seed, exact, ids, outputDir, resource,
+    return new HerdScenario(
+        cells,
+        outage,
+        minBackoff,
+        maxBackoff,
+        scale,
+        seed,
+        exact,
+        ids,
+        outputDir,
+        resource,
         horizonAfterOutage);
   }
 

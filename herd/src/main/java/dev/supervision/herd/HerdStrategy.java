@@ -114,20 +114,21 @@ public interface HerdStrategy {
   interface ExactGate {
 
     /** No gate: every cell restarts as soon as its delay has passed. */
-    ExactGate OPEN = new ExactGate() {
-      @Override
-      public boolean offer(int cell, long nowNanos) {
-        return true;
-      }
+    ExactGate OPEN =
+        new ExactGate() {
+          @Override
+          public boolean offer(int cell, long nowNanos) {
+            return true;
+          }
 
-      @Override
-      public long nextWakeNanos() {
-        return Long.MAX_VALUE;
-      }
+          @Override
+          public long nextWakeNanos() {
+            return Long.MAX_VALUE;
+          }
 
-      @Override
-      public void wake(long nowNanos, IntConsumer release) {}
-    };
+          @Override
+          public void wake(long nowNanos, IntConsumer release) {}
+        };
 
     /**
      * A cell's delay has passed.

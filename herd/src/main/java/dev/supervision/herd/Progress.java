@@ -20,7 +20,8 @@ public interface Progress {
    * @param cells all cells
    * @param calls calls so far
    */
-  void update(int row, int rows, String strategy, long modelMillis, int recovered, int cells, long calls);
+  void update(
+      int row, int rows, String strategy, long modelMillis, int recovered, int cells, long calls);
 
   /**
    * A row has ended; nothing by default.
@@ -46,15 +47,31 @@ public interface Progress {
       private int width;
 
       @Override
-      public void update(int row, int rows, String strategy, long modelMillis, int recovered, int cells, long calls) {
+      public void update(
+          int row,
+          int rows,
+          String strategy,
+          long modelMillis,
+          int recovered,
+          int cells,
+          long calls) {
         if (!terminal) {
           return;
         }
         long now = System.nanoTime();
         if (now - lastPrint >= 200_000_000L) {
           lastPrint = now;
-          String text = String.format(Locale.ROOT, "[%d/%d] %-18s t=%6.1fs  running %,d/%,d  calls %,d",
-              row, rows, strategy, modelMillis / 1000.0, recovered, cells, calls);
+          String text =
+              String.format(
+                  Locale.ROOT,
+                  "[%d/%d] %-18s t=%6.1fs  running %,d/%,d  calls %,d",
+                  row,
+                  rows,
+                  strategy,
+                  modelMillis / 1000.0,
+                  recovered,
+                  cells,
+                  calls);
           width = Math.max(width, text.length());
           out.print("\r" + text + " ".repeat(width - text.length()));
           out.flush();
@@ -63,11 +80,22 @@ public interface Progress {
 
       @Override
       public void finished(int row, int rows, StrategyResult r) {
-        String text = String.format(Locale.ROOT, "[%d/%d] %s: %s (%.1f s)", row, rows, r.strategy(),
-            Report.whatHappened(r), r.wallMillis() / 1000.0);
+        String text =
+            String.format(
+                Locale.ROOT,
+                "[%d/%d] %s: %s (%.1f s)",
+                row,
+                rows,
+                r.strategy(),
+                Report.whatHappened(r),
+                r.wallMillis() / 1000.0);
         if (terminal) {
           width = Math.max(width, text.length());
-          out.print("\r" + (row == rows ? " ".repeat(width) + "\r" : text + " ".repeat(width - text.length())));
+          out.print(
+              "\r"
+                  + (row == rows
+                      ? " ".repeat(width) + "\r"
+                      : text + " ".repeat(width - text.length())));
           out.flush();
         } else {
           out.println(text);

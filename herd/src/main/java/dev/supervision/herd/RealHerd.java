@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -53,7 +53,8 @@ public final class RealHerd {
                 + "pekko.log-dead-letters = off\n"
                 + "pekko.log-dead-letters-during-shutdown = off\n"
                 + "pekko.actor.typed.restart-stash-capacity = 1000\n"
-                + Strategies.SPIN_DISPATCHER + " {\n"
+                + Strategies.SPIN_DISPATCHER
+                + " {\n"
                 + "  type = Dispatcher\n"
                 + "  executor = thread-pool-executor\n"
                 + "  thread-pool-executor.fixed-pool-size = 2\n"
@@ -79,7 +80,8 @@ public final class RealHerd {
     long outageNanos = scenario.outage().toNanos();
     long horizonNanos = scenario.horizon(strategy.extraTime(scenario)).toNanos();
     CallTrace trace = new CallTrace(cells, outageNanos, horizonNanos);
-    SimulatedResource resource = new SimulatedResource(trace, scenario.scale(), scenario.resource(), outageNanos);
+    SimulatedResource resource =
+        new SimulatedResource(trace, scenario.scale(), scenario.resource(), outageNanos);
     RowLog log;
     try {
       log = RowLog.open(scenario.outputDir().resolve("logs").resolve(strategy.id() + ".log"));
@@ -96,7 +98,9 @@ public final class RealHerd {
               ctx -> {
                 List<ActorRef<Cell.Command>> herd = new ArrayList<>(cells);
                 for (int i = 0; i < cells; i++) {
-                  herd.add(ctx.spawn(run.supervise(Cell.create(i, resource), i), "cell-" + i, run.props()));
+                  herd.add(
+                      ctx.spawn(
+                          run.supervise(Cell.create(i, resource), i), "cell-" + i, run.props()));
                 }
                 return Behaviors.receiveMessage(
                     strike -> {
@@ -107,22 +111,30 @@ public final class RealHerd {
                     });
               });
       ActorSystem<Strike> system =
-          ActorSystem.create(guardian, "herd-" + strategy.id().replaceAll("[^A-Za-z0-9_-]", "_"), config());
+          ActorSystem.create(
+              guardian, "herd-" + strategy.id().replaceAll("[^A-Za-z0-9_-]", "_"), config());
       try {
         awaitStarted(resource, cells);
         long wallStart = System.nanoTime();
         resource.strike();
         system.tell(Strike.INSTANCE);
         long horizonRealNanos = (long) (horizonNanos * scenario.scale());
-        // A row whose ActorSystem begins to shut down (Pekko does that on a fatal error) ends at once;
+        // A row whose ActorSystem begins to shut down (Pekko does that on a fatal error) ends at
+        // once;
         // the termination, which takes seconds while cells still recurse, is awaited below.
         CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
         while (trace.recovered() < cells
             && System.nanoTime() - wallStart < horizonRealNanos
             && shutdown.getShutdownReason().isEmpty()) {
           sleep(POLL_MILLIS);
-          progress.update(row, rows, strategy.id(), resource.modelNanosSinceStrike() / 1_000_000,
-              trace.recovered(), cells, trace.calls());
+          progress.update(
+              row,
+              rows,
+              strategy.id(),
+              resource.modelNanosSinceStrike() / 1_000_000,
+              trace.recovered(),
+              cells,
+              trace.calls());
         }
         long wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
         long modelMillis = resource.modelNanosSinceStrike() / 1_000_000;
@@ -131,10 +143,14 @@ public final class RealHerd {
         } else if (shutdown.getShutdownReason().isPresent()) {
           ended = "its ActorSystem shut down at " + modelMillis + " ms";
         } else {
-          ended = "stopped at the horizon (" + (horizonNanos - outageNanos) / 1_000_000_000L + " s)";
+          ended =
+              "stopped at the horizon (" + (horizonNanos - outageNanos) / 1_000_000_000L + " s)";
         }
-        // measured now: what cells do while their ActorSystem terminates is not the strategy's doing
-        result = trace.result(strategy.id(), strategy.description(), wallMillis, ended, resource.crashes());
+        // measured now: what cells do while their ActorSystem terminates is not the strategy's
+        // doing
+        result =
+            trace.result(
+                strategy.id(), strategy.description(), wallMillis, ended, resource.crashes());
       } finally {
         shutdown(system);
       }
@@ -152,7 +168,8 @@ public final class RealHerd {
       awaitThreads(system.name(), 30_000);
     } catch (TimeoutException | ExecutionException e) {
       // still inside the row's log: the warning goes there
-      System.err.println("herd: warning: actor system " + system.name() + " did not terminate: " + e);
+      System.err.println(
+          "herd: warning: actor system " + system.name() + " did not terminate: " + e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -176,14 +193,17 @@ public final class RealHerd {
     }
   }
 
-
   /** Waits until every cell has connected once, while the resource is still up. */
   private static void awaitStarted(SimulatedResource resource, int cells) {
     long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
     while (resource.callsBeforeStrike() < cells) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
-            "only " + resource.callsBeforeStrike() + " of " + cells + " cells started within a minute");
+            "only "
+                + resource.callsBeforeStrike()
+                + " of "
+                + cells
+                + " cells started within a minute");
       }
       sleep(5);
     }

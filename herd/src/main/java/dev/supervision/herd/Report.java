@@ -50,10 +50,24 @@ public final class Report {
    * @return one line
    */
   public static String header(HerdScenario s) {
-    return "herd: " + resourceInWords(s) + "\n      backoff " + seconds(s.minBackoff().toMillis()) + " .. "
-        + seconds(s.maxBackoff().toMillis()) + "; " + (s.exact() ? "exact mode (discrete-event), seed " + s.seed()
-            : "real ActorSystem" + (s.scale() == 1.0 ? "" : String.format(Locale.ROOT,
-                " at %sx speed (times below are unscaled)", fmt(1 / s.scale()))) + ", seed " + s.seed());
+    return "herd: "
+        + resourceInWords(s)
+        + "\n      backoff "
+        + seconds(s.minBackoff().toMillis())
+        + " .. "
+        + seconds(s.maxBackoff().toMillis())
+        + "; "
+        + (s.exact()
+            ? "exact mode (discrete-event), seed " + s.seed()
+            : "real ActorSystem"
+                + (s.scale() == 1.0
+                    ? ""
+                    : String.format(
+                        Locale.ROOT,
+                        " at %sx speed (times below are unscaled)",
+                        fmt(1 / s.scale())))
+                + ", seed "
+                + s.seed());
   }
 
   private static String fmt(double d) {
@@ -62,13 +76,27 @@ public final class Report {
 
   private static String resourceInWords(HerdScenario s) {
     ResourceSpec r = s.resource();
-    String resource = r.unlimited() ? "then serves every call"
-        : String.format(Locale.ROOT, "then serves %,d calls/s%s%s", r.capacityPerSecond(),
-            r.cold() ? " from cold (25 % to 100 % in 10 s)" : "",
-            r.crashFactor() > 0 ? String.format(Locale.ROOT, " (> %sx that in 100 ms knocks it over for %s)",
-                fmt(r.crashFactor()), seconds(r.crashFor().toMillis())) : "");
-    return String.format(Locale.ROOT, "%,d actors; the resource is down for %s, %s",
-        s.cells(), seconds(s.outage().toMillis()), resource);
+    String resource =
+        r.unlimited()
+            ? "then serves every call"
+            : String.format(
+                Locale.ROOT,
+                "then serves %,d calls/s%s%s",
+                r.capacityPerSecond(),
+                r.cold() ? " from cold (25 % to 100 % in 10 s)" : "",
+                r.crashFactor() > 0
+                    ? String.format(
+                        Locale.ROOT,
+                        " (> %sx that in 100 ms knocks it over for %s)",
+                        fmt(r.crashFactor()),
+                        seconds(r.crashFor().toMillis()))
+                    : "");
+    return String.format(
+        Locale.ROOT,
+        "%,d actors; the resource is down for %s, %s",
+        s.cells(),
+        seconds(s.outage().toMillis()),
+        resource);
   }
 
   /**
@@ -109,7 +137,8 @@ public final class Report {
     if (r.allRecovered()) {
       return r.outcome();
     }
-    return r.outcome() + String.format(Locale.ROOT, ", %.1f %% back", Math.floor(1000 * r.recoveredShare()) / 10);
+    return r.outcome()
+        + String.format(Locale.ROOT, ", %.1f %% back", Math.floor(1000 * r.recoveredShare()) / 10);
   }
 
   /**
@@ -122,22 +151,47 @@ public final class Report {
   public static void printTable(HerdScenario s, List<StrategyResult> results, PrintStream out) {
     boolean finite = !s.resource().unlimited();
     double limitMs = s.physicalLimit().toMillis();
-    out.printf(Locale.ROOT, "%-18s %9s %9s %9s %7s %8s %8s %6s %6s %6s %6s  %s%n",
-        "strategy", "calls", "in outage", "failed", "crashes", "peak/s", "max 1s", "p50 s", "p99 s", "all s",
-        finite ? "x N/C" : "", "what happened");
+    out.printf(
+        Locale.ROOT,
+        "%-18s %9s %9s %9s %7s %8s %8s %6s %6s %6s %6s  %s%n",
+        "strategy",
+        "calls",
+        "in outage",
+        "failed",
+        "crashes",
+        "peak/s",
+        "max 1s",
+        "p50 s",
+        "p99 s",
+        "all s",
+        finite ? "x N/C" : "",
+        "what happened");
     for (StrategyResult r : results) {
-      out.printf(Locale.ROOT, "%-18s %,9d %,9d %,9d %7d %,8d %,8d %6s %6s %6s %6s  %s%n",
-          r.strategy(), r.calls(), r.callsDuringOutage(), r.failedCallsAfterOutage(), r.resourceCrashes(),
-          r.recoveryPeakPerSecond(), r.busiestSecondAfterOutage(), sec(r.p50RecoveredMs()), sec(r.p99RecoveredMs()),
+      out.printf(
+          Locale.ROOT,
+          "%-18s %,9d %,9d %,9d %7d %,8d %,8d %6s %6s %6s %6s  %s%n",
+          r.strategy(),
+          r.calls(),
+          r.callsDuringOutage(),
+          r.failedCallsAfterOutage(),
+          r.resourceCrashes(),
+          r.recoveryPeakPerSecond(),
+          r.busiestSecondAfterOutage(),
+          sec(r.p50RecoveredMs()),
+          sec(r.p99RecoveredMs()),
           sec(r.allRecoveredMs()),
           finite && r.allRecoveredMs() != null && limitMs > 0
-              ? String.format(Locale.ROOT, "%.2f", r.allRecoveredMs() / limitMs) : finite ? "-" : "",
+              ? String.format(Locale.ROOT, "%.2f", r.allRecoveredMs() / limitMs)
+              : finite ? "-" : "",
           whatHappened(r));
     }
-    out.println("(in outage: restarts while the resource was down; failed: calls that failed after it was back;"
-        + " crashes: times it was knocked over again;");
-    out.println(" peak/s: busiest 100 ms after the outage x 10; max 1s: busiest second after it; p50/p99/all s: when"
-        + " that share of cells ran again" + (finite ? "; x N/C: all s / N/C)" : ")"));
+    out.println(
+        "(in outage: restarts while the resource was down; failed: calls that failed after it was back;"
+            + " crashes: times it was knocked over again;");
+    out.println(
+        " peak/s: busiest 100 ms after the outage x 10; max 1s: busiest second after it; p50/p99/all s: when"
+            + " that share of cells ran again"
+            + (finite ? "; x N/C: all s / N/C)" : ")"));
     out.println();
     for (String line : conclusions(s, results)) {
       out.println(line);
@@ -155,18 +209,29 @@ public final class Report {
     List<String> lines = new ArrayList<>();
     if (!s.resource().unlimited()) {
       long limit = s.physicalLimit().toMillis();
-      lines.add(String.format(Locale.ROOT, "N/C: the resource needs %.1f s to serve %,d cells once at %,d/s%s;"
-              + " 'x N/C' is each row's time to bring every cell back, in those units.",
-          limit / 1000.0, s.cells(), s.resource().capacityPerSecond(), s.resource().cold() ? " from cold" : ""));
+      lines.add(
+          String.format(
+              Locale.ROOT,
+              "N/C: the resource needs %.1f s to serve %,d cells once at %,d/s%s;"
+                  + " 'x N/C' is each row's time to bring every cell back, in those units.",
+              limit / 1000.0,
+              s.cells(),
+              s.resource().capacityPerSecond(),
+              s.resource().cold() ? " from cold" : ""));
       StringBuilder calm = new StringBuilder();
       for (StrategyResult r : results) {
         if (r.allRecovered() && r.resourceCrashes() == 0) {
-          calm.append(calm.length() == 0 ? "" : ", ").append(r.strategy()).append(String.format(Locale.ROOT,
-              " (%.2f x N/C)", r.allRecoveredMs() / Math.max(1.0, limit)));
+          calm.append(calm.length() == 0 ? "" : ", ")
+              .append(r.strategy())
+              .append(
+                  String.format(
+                      Locale.ROOT, " (%.2f x N/C)", r.allRecoveredMs() / Math.max(1.0, limit)));
         }
       }
-      lines.add(calm.length() == 0 ? "No row brought every cell back without knocking the resource over again."
-          : "Every cell back without knocking the resource over again: " + calm + ".");
+      lines.add(
+          calm.length() == 0
+              ? "No row brought every cell back without knocking the resource over again."
+              : "Every cell back without knocking the resource over again: " + calm + ".");
     }
     Optional<StrategyResult> full = find(results, "full");
     Optional<StrategyResult> pekko = find(results, "pekko-backoff-0.2");
@@ -174,25 +239,43 @@ public final class Report {
     if (full.isPresent() && full.get().recoveryPeakPerSecond() > 0) {
       for (Optional<StrategyResult> other : List.of(pekko, none)) {
         if (other.isPresent() && other.get().recoveryPeakPerSecond() > 0) {
-          double ratio = (double) other.get().recoveryPeakPerSecond() / full.get().recoveryPeakPerSecond();
-          lines.add(String.format(Locale.ROOT, "Recovery peak, full jitter against %s: %,d/s against %,d/s (%s).",
-              other.get().strategy(), full.get().recoveryPeakPerSecond(), other.get().recoveryPeakPerSecond(),
-              ratio >= 1 ? String.format(Locale.ROOT, "1/%.1f", ratio) : String.format(Locale.ROOT, "%.1fx", 1 / ratio)));
+          double ratio =
+              (double) other.get().recoveryPeakPerSecond() / full.get().recoveryPeakPerSecond();
+          lines.add(
+              String.format(
+                  Locale.ROOT,
+                  "Recovery peak, full jitter against %s: %,d/s against %,d/s (%s).",
+                  other.get().strategy(),
+                  full.get().recoveryPeakPerSecond(),
+                  other.get().recoveryPeakPerSecond(),
+                  ratio >= 1
+                      ? String.format(Locale.ROOT, "1/%.1f", ratio)
+                      : String.format(Locale.ROOT, "%.1fx", 1 / ratio)));
         }
       }
     }
     Optional<StrategyResult> budgeted = find(results, Strategies.BUDGET_ID);
     if (budgeted.isPresent()) {
       long limit = Strategies.BUDGET_PER_SECOND + Strategies.budget().getBurst();
-      lines.add(String.format(Locale.ROOT, "%s: at most %,d calls in any second after the outage; the budget allows %,d"
-              + " (%d/s + burst %d).",
-          Strategies.BUDGET_ID, budgeted.get().busiestSecondAfterOutage(), limit, Strategies.BUDGET_PER_SECOND,
-          Strategies.budget().getBurst()));
+      lines.add(
+          String.format(
+              Locale.ROOT,
+              "%s: at most %,d calls in any second after the outage; the budget allows %,d"
+                  + " (%d/s + burst %d).",
+              Strategies.BUDGET_ID,
+              budgeted.get().busiestSecondAfterOutage(),
+              limit,
+              Strategies.BUDGET_PER_SECOND,
+              Strategies.budget().getBurst()));
     }
     for (StrategyResult r : results) {
       if (r.outcome().contains("StackOverflowError")) {
-        lines.add(r.strategy() + ": Pekko's restart() re-runs a failing setup recursively until the stack overflows;"
-            + " see " + STACK_OVERFLOW_DOC + ".");
+        lines.add(
+            r.strategy()
+                + ": Pekko's restart() re-runs a failing setup recursively until the stack overflows;"
+                + " see "
+                + STACK_OVERFLOW_DOC
+                + ".");
       }
     }
     return lines;
@@ -221,7 +304,8 @@ public final class Report {
    * @param file the file
    * @throws IOException if it cannot be written
    */
-  public static void writeJson(HerdScenario s, List<StrategyResult> results, Path file) throws IOException {
+  public static void writeJson(HerdScenario s, List<StrategyResult> results, Path file)
+      throws IOException {
     Map<String, Object> root = new LinkedHashMap<>();
     root.put("scenario", parameters(s));
     root.put("results", results);
@@ -244,7 +328,8 @@ public final class Report {
    * @param file the file
    * @throws IOException if it cannot be written
    */
-  public static void writeChart(HerdScenario s, List<StrategyResult> results, Path file) throws IOException {
+  public static void writeChart(HerdScenario s, List<StrategyResult> results, Path file)
+      throws IOException {
     int columns = results.size() <= 3 ? 1 : 2;
     int rows = (results.size() + columns - 1) / columns;
     int panelWidth = PANEL_WIDTH * 2 / columns;
@@ -261,34 +346,55 @@ public final class Report {
         yRecoveryMax = Math.max(yRecoveryMax, w[i] * 10.0);
       }
     }
-    double yTop = capacity > 0
-        ? capacity * (s.resource().crashFactor() > 0 ? s.resource().crashFactor() + 1 : 4)
-        : yRecoveryMax * 1.1;
+    double yTop =
+        capacity > 0
+            ? capacity * (s.resource().crashFactor() > 0 ? s.resource().crashFactor() + 1 : 4)
+            : yRecoveryMax * 1.1;
     BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
     Graphics2D g = image.createGraphics();
     try {
       g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-      g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+      g.setRenderingHint(
+          RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
       g.setColor(Color.WHITE);
       g.fillRect(0, 0, width, height);
       g.setColor(Color.BLACK);
       g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 22));
-      g.drawString(capacity > 0
-          ? "Bringing " + String.format(Locale.ROOT, "%,d", s.cells()) + " actors back to a resource that serves "
-              + String.format(Locale.ROOT, "%,d", (long) capacity) + " calls/s"
-          : "Calls to the resource per second, " + String.format(Locale.ROOT, "%,d", s.cells()) + " actors", 16, 30);
+      g.drawString(
+          capacity > 0
+              ? "Bringing "
+                  + String.format(Locale.ROOT, "%,d", s.cells())
+                  + " actors back to a resource that serves "
+                  + String.format(Locale.ROOT, "%,d", (long) capacity)
+                  + " calls/s"
+              : "Calls to the resource per second, "
+                  + String.format(Locale.ROOT, "%,d", s.cells())
+                  + " actors",
+          16,
+          30);
       g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 15));
       g.drawString(chartSubtitle(s), 16, 55);
-      g.drawString("Each panel: calls per second (" + bin(s) * CallTrace.WINDOW_MS + " ms windows"
-          + (bin(s) > 1 ? ", the resource's window in real mode" : "") + "), same scales. Grey line: resource back;"
-          + (capacity > 0 ? " dashed: capacity" + (s.resource().cold() ? " (when warm)" : "")
-              + "; red bands: knocked over again." : ""), 16, 78);
+      g.drawString(
+          "Each panel: calls per second ("
+              + bin(s) * CallTrace.WINDOW_MS
+              + " ms windows"
+              + (bin(s) > 1 ? ", the resource's window in real mode" : "")
+              + "), same scales. Grey line: resource back;"
+              + (capacity > 0
+                  ? " dashed: capacity"
+                      + (s.resource().cold() ? " (when warm)" : "")
+                      + "; red bands: knocked over again."
+                  : ""),
+          16,
+          78);
       for (int i = 0; i < results.size(); i++) {
         JFreeChart chart = panel(s, results.get(i), xMax, yTop, capacity);
         int col = i % columns;
         int row = i / columns;
-        chart.draw(g, new Rectangle2D.Double(col * panelWidth, HEADER_HEIGHT + row * PANEL_HEIGHT,
-            panelWidth, PANEL_HEIGHT));
+        chart.draw(
+            g,
+            new Rectangle2D.Double(
+                col * panelWidth, HEADER_HEIGHT + row * PANEL_HEIGHT, panelWidth, PANEL_HEIGHT));
       }
     } finally {
       g.dispose();
@@ -298,15 +404,21 @@ public final class Report {
   }
 
   private static String chartSubtitle(HerdScenario s) {
-    return resourceInWords(s) + "; backoff " + seconds(s.minBackoff().toMillis()) + " .. "
-        + seconds(s.maxBackoff().toMillis()) + "; " + (s.exact() ? "exact mode, seed " + s.seed() : "real ActorSystem");
+    return resourceInWords(s)
+        + "; backoff "
+        + seconds(s.minBackoff().toMillis())
+        + " .. "
+        + seconds(s.maxBackoff().toMillis())
+        + "; "
+        + (s.exact() ? "exact mode, seed " + s.seed() : "real ActorSystem");
   }
 
   private static String seconds(long ms) {
     return ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms";
   }
 
-  private static JFreeChart panel(HerdScenario s, StrategyResult r, double xMax, double yTop, double capacity) {
+  private static JFreeChart panel(
+      HerdScenario s, StrategyResult r, double xMax, double yTop, double capacity) {
     XYSeries series = new XYSeries(r.strategy(), false, true);
     long[] w = r.callsPer100ms();
     int bin = bin(s);
@@ -328,8 +440,12 @@ public final class Report {
         peakAt = x;
       }
     }
-    XYPlot plot = new XYPlot(new XYSeriesCollection(series), axis("seconds since the outage began", 0, xMax),
-        axis("calls/s", 0, yTop), new XYAreaRenderer(XYAreaRenderer.AREA));
+    XYPlot plot =
+        new XYPlot(
+            new XYSeriesCollection(series),
+            axis("seconds since the outage began", 0, xMax),
+            axis("calls/s", 0, yTop),
+            new XYAreaRenderer(XYAreaRenderer.AREA));
     Color color = Strategies.color(r.strategy());
     plot.getRenderer().setSeriesPaint(0, color == null ? Color.BLUE : color);
     plot.setBackgroundPaint(Color.WHITE);
@@ -338,17 +454,31 @@ public final class Report {
     plot.setDomainGridlinesVisible(true);
     plot.setRangeGridlinesVisible(true);
     for (long crash : r.crashTimesMs()) {
-      IntervalMarker down = new IntervalMarker(crash / 1000.0, (crash + s.resource().crashFor().toMillis()) / 1000.0,
-          new Color(0xFF, 0x00, 0x00, 0x40));
+      IntervalMarker down =
+          new IntervalMarker(
+              crash / 1000.0,
+              (crash + s.resource().crashFor().toMillis()) / 1000.0,
+              new Color(0xFF, 0x00, 0x00, 0x40));
       plot.addDomainMarker(down, Layer.BACKGROUND);
     }
-    plot.addDomainMarker(new IntervalMarker(0, s.outage().toMillis() / 1000.0, new Color(0xEE, 0xEE, 0xEE)),
+    plot.addDomainMarker(
+        new IntervalMarker(0, s.outage().toMillis() / 1000.0, new Color(0xEE, 0xEE, 0xEE)),
         Layer.BACKGROUND);
-    ValueMarker back = new ValueMarker(s.outage().toMillis() / 1000.0, Color.DARK_GRAY, new BasicStroke(1.5f));
+    ValueMarker back =
+        new ValueMarker(s.outage().toMillis() / 1000.0, Color.DARK_GRAY, new BasicStroke(1.5f));
     plot.addDomainMarker(back);
     if (capacity > 0) {
-      ValueMarker cap = new ValueMarker(capacity, Color.BLACK,
-          new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
+      ValueMarker cap =
+          new ValueMarker(
+              capacity,
+              Color.BLACK,
+              new BasicStroke(
+                  1.5f,
+                  BasicStroke.CAP_BUTT,
+                  BasicStroke.JOIN_MITER,
+                  10f,
+                  new float[] {6f, 4f},
+                  0f));
       cap.setLabel("capacity " + String.format(Locale.ROOT, "%,d/s", (long) capacity));
       cap.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
       cap.setLabelAnchor(RectangleAnchor.TOP_RIGHT);
@@ -356,9 +486,11 @@ public final class Report {
       plot.addRangeMarker(cap);
     }
     if (peak > yTop) {
-      XYTextAnnotation note = new XYTextAnnotation(
-          String.format(Locale.ROOT, "\u2191 up to %,d/s after the outage", peak), Math.min(peakAt, xMax * 0.6),
-          yTop * 0.9);
+      XYTextAnnotation note =
+          new XYTextAnnotation(
+              String.format(Locale.ROOT, "\u2191 up to %,d/s after the outage", peak),
+              Math.min(peakAt, xMax * 0.6),
+              yTop * 0.9);
       note.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 12));
       note.setTextAnchor(TextAnchor.CENTER_LEFT);
       note.setBackgroundPaint(new Color(255, 255, 255, 220));
@@ -366,10 +498,13 @@ public final class Report {
     }
     JFreeChart chart = new JFreeChart(null, new Font(Font.SANS_SERIF, Font.BOLD, 14), plot, false);
     chart.setBackgroundPaint(Color.WHITE);
-    TextTitle title = new TextTitle(r.strategy() + ": " + r.description(), new Font(Font.SANS_SERIF, Font.BOLD, 14));
+    TextTitle title =
+        new TextTitle(
+            r.strategy() + ": " + r.description(), new Font(Font.SANS_SERIF, Font.BOLD, 14));
     title.setPaint(color == null ? Color.BLACK : color.darker());
     chart.addSubtitle(title);
-    TextTitle summary = new TextTitle(panelSummary(s, r), new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+    TextTitle summary =
+        new TextTitle(panelSummary(s, r), new Font(Font.SANS_SERIF, Font.PLAIN, 12));
     chart.addSubtitle(summary);
     chart.setPadding(new RectangleInsets(4, 4, 4, 8));
     return chart;
@@ -382,12 +517,22 @@ public final class Report {
 
   private static String panelSummary(HerdScenario s, StrategyResult r) {
     double limit = s.physicalLimit().toMillis();
-    String time = r.allRecovered()
-        ? String.format(Locale.ROOT, "all back %.1f s after the outage%s", r.allRecoveredMs() / 1000.0,
-            limit > 0 ? String.format(Locale.ROOT, " (%.2f x N/C)", r.allRecoveredMs() / limit) : "")
-        : whatHappened(r);
-    return String.format(Locale.ROOT, "%s; knocked over %d times; %,d failed calls after the outage",
-        time, r.resourceCrashes(), r.failedCallsAfterOutage());
+    String time =
+        r.allRecovered()
+            ? String.format(
+                Locale.ROOT,
+                "all back %.1f s after the outage%s",
+                r.allRecoveredMs() / 1000.0,
+                limit > 0
+                    ? String.format(Locale.ROOT, " (%.2f x N/C)", r.allRecoveredMs() / limit)
+                    : "")
+            : whatHappened(r);
+    return String.format(
+        Locale.ROOT,
+        "%s; knocked over %d times; %,d failed calls after the outage",
+        time,
+        r.resourceCrashes(),
+        r.failedCallsAfterOutage());
   }
 
   private static NumberAxis axis(String label, double from, double to) {

@@ -20,7 +20,8 @@ import java.util.Objects;
  * @param crashFor how long a knocked-over resource stays down
  * @param cold whether the resource starts cold after the outage and after every crash
  */
-public record ResourceSpec(int capacityPerSecond, double crashFactor, Duration crashFor, boolean cold) {
+public record ResourceSpec(
+    int capacityPerSecond, double crashFactor, Duration crashFor, boolean cold) {
 
   /** The width of one capacity window, in milliseconds. */
   public static final int WINDOW_MS = 100;
@@ -48,12 +49,22 @@ public record ResourceSpec(int capacityPerSecond, double crashFactor, Duration c
    */
   public ResourceSpec {
     Objects.requireNonNull(crashFor, "crashFor");
-    ScenarioException.require(capacityPerSecond >= 0, "capacity", ">= 0 (0 = unlimited)", capacityPerSecond);
-    ScenarioException.require(capacityPerSecond <= 100_000_000, "capacity", "<= 100000000", capacityPerSecond);
-    ScenarioException.require(crashFactor == 0 || (crashFactor >= 1 && crashFactor <= 1000), "crashFactor",
-        "0 (off) or in [1, 1000]", crashFactor);
-    ScenarioException.require(!crashFor.isNegative() && !crashFor.isZero()
-        && crashFor.compareTo(Duration.ofHours(1)) <= 0, "crashFor", "in (0, 1h]", crashFor.toMillis() + "ms");
+    ScenarioException.require(
+        capacityPerSecond >= 0, "capacity", ">= 0 (0 = unlimited)", capacityPerSecond);
+    ScenarioException.require(
+        capacityPerSecond <= 100_000_000, "capacity", "<= 100000000", capacityPerSecond);
+    ScenarioException.require(
+        crashFactor == 0 || (crashFactor >= 1 && crashFactor <= 1000),
+        "crashFactor",
+        "0 (off) or in [1, 1000]",
+        crashFactor);
+    ScenarioException.require(
+        !crashFor.isNegative()
+            && !crashFor.isZero()
+            && crashFor.compareTo(Duration.ofHours(1)) <= 0,
+        "crashFor",
+        "in (0, 1h]",
+        crashFor.toMillis() + "ms");
   }
 
   /**
@@ -125,10 +136,20 @@ public record ResourceSpec(int capacityPerSecond, double crashFactor, Duration c
     if (unlimited()) {
       return "unlimited capacity";
     }
-    String crash = crashFactor == 0 ? "no crashes" : String.format(java.util.Locale.ROOT,
-        "a 100 ms window offered > %sx its capacity knocks it over for %d ms", fmt(crashFactor), crashFor.toMillis());
-    return String.format(java.util.Locale.ROOT, "capacity %,d calls/s%s, %s", capacityPerSecond,
-        cold ? " (cold: " + COLD_START_PERCENT + " % rising to 100 % over 10 s)" : "", crash);
+    String crash =
+        crashFactor == 0
+            ? "no crashes"
+            : String.format(
+                java.util.Locale.ROOT,
+                "a 100 ms window offered > %sx its capacity knocks it over for %d ms",
+                fmt(crashFactor),
+                crashFor.toMillis());
+    return String.format(
+        java.util.Locale.ROOT,
+        "capacity %,d calls/s%s, %s",
+        capacityPerSecond,
+        cold ? " (cold: " + COLD_START_PERCENT + " % rising to 100 % over 10 s)" : "",
+        crash);
   }
 
   private static String fmt(double d) {

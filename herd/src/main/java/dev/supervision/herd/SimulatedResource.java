@@ -38,7 +38,9 @@ public final class SimulatedResource {
     this.scale = scale;
     // capacity is enforced per 100 ms of real time, the library's control slice, however fast the
     // run is played: 200 ms of model time at --scale 0.5
-    this.resource = new CapacityResource(spec, outageNanos, Math.round(ResourceSpec.WINDOW_MS * 1_000_000L / scale));
+    this.resource =
+        new CapacityResource(
+            spec, outageNanos, Math.round(ResourceSpec.WINDOW_MS * 1_000_000L / scale));
   }
 
   /**

@@ -8,17 +8,17 @@ import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.TokenBucket;
 import java.awt.Color;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.function.BiFunction;
-import java.util.function.IntConsumer;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.function.BiFunction;
+import java.util.function.IntConsumer;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.Props;
@@ -54,7 +54,12 @@ public final class Strategies {
    * @param modes the modes the row can run in
    * @param create makes the row's strategy for a scenario, given its id
    */
-  public record Row(String id, String summary, Color color, Defaults byDefault, Modes modes,
+  public record Row(
+      String id,
+      String summary,
+      Color color,
+      Defaults byDefault,
+      Modes modes,
       BiFunction<String, HerdScenario, HerdStrategy> create) {
 
     /**
@@ -99,25 +104,71 @@ public final class Strategies {
   }
 
   /** Every row, in table order. */
-  public static final List<Row> REGISTRY = List.of(
-      new Row("pekko-restart", "Pekko restart(), no delay", Color.GRAY, Defaults.ALWAYS, Modes.REAL,
-          (id, s) -> new PekkoImmediateRestart(id)),
-      new Row("pekko-backoff-0.0", "Pekko restartWithBackoff, randomFactor 0", new Color(0x8B, 0x00, 0x00), Defaults.NEVER, Modes.BOTH,
-          (id, s) -> new PekkoBackoff(id, s, 0.0)),
-      new Row("pekko-backoff-0.2", "Pekko restartWithBackoff, randomFactor 0.2", new Color(0xE0, 0x7B, 0x00), Defaults.ALWAYS, Modes.BOTH,
-          (id, s) -> new PekkoBackoff(id, s, 0.2)),
-      new Row("none", "ours, no jitter", new Color(0xD6, 0x27, 0x28), Defaults.EXACT, Modes.BOTH,
-          (id, s) -> new Ours(id, s, Jitter.none())),
-      new Row("equal", "ours, equal jitter", new Color(0x94, 0x67, 0xBD), Defaults.NEVER, Modes.BOTH,
-          (id, s) -> new Ours(id, s, Jitter.equal())),
-      new Row("decorrelated", "ours, decorrelated jitter", new Color(0x2C, 0xA0, 0x2C), Defaults.NEVER, Modes.BOTH,
-          (id, s) -> new Ours(id, s, Jitter.decorrelated())),
-      new Row("full", "ours, full jitter", new Color(0x1F, 0x4E, 0xC8), Defaults.ALWAYS, Modes.BOTH,
-          (id, s) -> new Ours(id, s, Jitter.full())),
-      new Row(BUDGET_ID, "ours, full jitter + RestartBudget 500/s", new Color(0x00, 0x99, 0x99), Defaults.EXACT, Modes.BOTH,
-          (id, s) -> new OursWithBudget(id, s)),
-      new Row(ADAPTIVE_ID, "ours, full jitter + adaptive RestartBudget (not told the capacity)", new Color(0x00, 0x80, 0x00),
-          Defaults.ALWAYS, Modes.BOTH, (id, s) -> new OursAdaptive(id, s)));
+  public static final List<Row> REGISTRY =
+      List.of(
+          new Row(
+              "pekko-restart",
+              "Pekko restart(), no delay",
+              Color.GRAY,
+              Defaults.ALWAYS,
+              Modes.REAL,
+              (id, s) -> new PekkoImmediateRestart(id)),
+          new Row(
+              "pekko-backoff-0.0",
+              "Pekko restartWithBackoff, randomFactor 0",
+              new Color(0x8B, 0x00, 0x00),
+              Defaults.NEVER,
+              Modes.BOTH,
+              (id, s) -> new PekkoBackoff(id, s, 0.0)),
+          new Row(
+              "pekko-backoff-0.2",
+              "Pekko restartWithBackoff, randomFactor 0.2",
+              new Color(0xE0, 0x7B, 0x00),
+              Defaults.ALWAYS,
+              Modes.BOTH,
+              (id, s) -> new PekkoBackoff(id, s, 0.2)),
+          new Row(
+              "none",
+              "ours, no jitter",
+              new Color(0xD6, 0x27, 0x28),
+              Defaults.EXACT,
+              Modes.BOTH,
+              (id, s) -> new Ours(id, s, Jitter.none())),
+          new Row(
+              "equal",
+              "ours, equal jitter",
+              new Color(0x94, 0x67, 0xBD),
+              Defaults.NEVER,
+              Modes.BOTH,
+              (id, s) -> new Ours(id, s, Jitter.equal())),
+          new Row(
+              "decorrelated",
+              "ours, decorrelated jitter",
+              new Color(0x2C, 0xA0, 0x2C),
+              Defaults.NEVER,
+              Modes.BOTH,
+              (id, s) -> new Ours(id, s, Jitter.decorrelated())),
+          new Row(
+              "full",
+              "ours, full jitter",
+              new Color(0x1F, 0x4E, 0xC8),
+              Defaults.ALWAYS,
+              Modes.BOTH,
+              (id, s) -> new Ours(id, s, Jitter.full())),
+          new Row(
+              BUDGET_ID,
+              "ours, full jitter + RestartBudget 500/s",
+              new Color(0x00, 0x99, 0x99),
+              Defaults.EXACT,
+              Modes.BOTH,
+              (id, s) -> new OursWithBudget(id, s)),
+          new Row(
+              ADAPTIVE_ID,
+              "ours, full jitter + adaptive RestartBudget (not told the capacity)",
+              new Color(0x00, 0x80, 0x00),
+              Defaults.ALWAYS,
+              Modes.BOTH,
+              (id, s) -> new OursAdaptive(id, s)));
 
   private Strategies() {}
 
@@ -170,7 +221,11 @@ public final class Strategies {
    * @return its colour, or {@code null} for a row outside the registry
    */
   public static Color color(String id) {
-    return REGISTRY.stream().filter(r -> r.id().equals(id)).map(Row::color).findFirst().orElse(null);
+    return REGISTRY.stream()
+        .filter(r -> r.id().equals(id))
+        .map(Row::color)
+        .findFirst()
+        .orElse(null);
   }
 
   /**
@@ -231,7 +286,8 @@ public final class Strategies {
       return new RealRun() {
         @Override
         public Behavior<Cell.Command> supervise(Behavior<Cell.Command> cell, int index) {
-          return Behaviors.supervise(cell).onFailure(SupervisorStrategy.restart().withLoggingEnabled(false));
+          return Behaviors.supervise(cell)
+              .onFailure(SupervisorStrategy.restart().withLoggingEnabled(false));
         }
 
         @Override
@@ -273,7 +329,9 @@ public final class Strategies {
     public RealRun real(HerdScenario s) {
       SupervisorStrategy strategy =
           SupervisorStrategy.restartWithBackoff(
-                  scaled(s.minBackoff(), s.scale()), scaled(s.maxBackoff(), s.scale()), randomFactor)
+                  scaled(s.minBackoff(), s.scale()),
+                  scaled(s.maxBackoff(), s.scale()),
+                  randomFactor)
               .withLoggingEnabled(false);
       return (cell, index) -> Behaviors.supervise(cell).onFailure(strategy);
     }
@@ -325,7 +383,8 @@ public final class Strategies {
     @Override
     public RealRun real(HerdScenario s) {
       BackoffPolicy policy =
-          BackoffPolicy.exponential(scaled(s.minBackoff(), s.scale()), scaled(s.maxBackoff(), s.scale()))
+          BackoffPolicy.exponential(
+                  scaled(s.minBackoff(), s.scale()), scaled(s.maxBackoff(), s.scale()))
               .withJitter(jitter)
               .withRandomSeed(s.seed())
               .withLoggingEnabled(false);
@@ -335,7 +394,8 @@ public final class Strategies {
     /** Draws each cell's delays from the library's own schedule, {@link BackoffPolicy#delays}. */
     @Override
     public Optional<ExactRun> exact(HerdScenario s) {
-      BackoffPolicy policy = BackoffPolicy.exponential(s.minBackoff(), s.maxBackoff()).withJitter(jitter);
+      BackoffPolicy policy =
+          BackoffPolicy.exponential(s.minBackoff(), s.maxBackoff()).withJitter(jitter);
       List<Iterator<Duration>> delays = new ArrayList<>(Collections.nCopies(s.cells(), null));
       return Optional.of(
           (index, attempt, failedAt) -> {
@@ -361,7 +421,8 @@ public final class Strategies {
     OursWithBudget(String id, HerdScenario s) {
       this.id = id;
       this.full = new Ours("full", s, Jitter.full());
-      this.description = "ours, Jitter.full(), " + bounds(s) + ", budget " + BUDGET_PER_SECOND + "/s";
+      this.description =
+          "ours, Jitter.full(), " + bounds(s) + ", budget " + BUDGET_PER_SECOND + "/s";
     }
 
     @Override
@@ -384,10 +445,13 @@ public final class Strategies {
     @Override
     public RealRun real(HerdScenario s) {
       RestartBudget model = budget();
-      RestartBudget real = RestartBudget.of(model.getName(), model.getPermits(), scaled(model.getPeriod(), s.scale()))
-          .withBurst(model.getBurst());
+      RestartBudget real =
+          RestartBudget.of(
+                  model.getName(), model.getPermits(), scaled(model.getPeriod(), s.scale()))
+              .withBurst(model.getBurst());
       BackoffPolicy policy =
-          BackoffPolicy.exponential(scaled(s.minBackoff(), s.scale()), scaled(s.maxBackoff(), s.scale()))
+          BackoffPolicy.exponential(
+                  scaled(s.minBackoff(), s.scale()), scaled(s.maxBackoff(), s.scale()))
               .withJitter(Jitter.full())
               .withRandomSeed(s.seed())
               .withLoggingEnabled(false)
@@ -405,17 +469,18 @@ public final class Strategies {
     public Optional<ExactRun> exact(HerdScenario s) {
       ExactRun delays = full.exact(s).orElseThrow();
       RestartBudget b = budget();
-      return Optional.of(new ExactRun() {
-        @Override
-        public long restartDelayNanos(int index, int attempt, long failedAtNanos) {
-          return delays.restartDelayNanos(index, attempt, failedAtNanos);
-        }
+      return Optional.of(
+          new ExactRun() {
+            @Override
+            public long restartDelayNanos(int index, int attempt, long failedAtNanos) {
+              return delays.restartDelayNanos(index, attempt, failedAtNanos);
+            }
 
-        @Override
-        public ExactGate gate() {
-          return new BudgetGate(b);
-        }
-      });
+            @Override
+            public ExactGate gate() {
+              return new BudgetGate(b);
+            }
+          });
     }
   }
 
@@ -438,7 +503,8 @@ public final class Strategies {
     public boolean offer(int cell, long now) {
       if (waiting.isEmpty() && bucket.tryTake()) {
         if (nextTick == Long.MAX_VALUE) {
-          nextTick = now + bucket.sliceNanos(); // the refill timer starts when the bucket drops below full
+          nextTick =
+              now + bucket.sliceNanos(); // the refill timer starts when the bucket drops below full
         }
         return true;
       }
@@ -461,7 +527,8 @@ public final class Strategies {
         release.accept(waiting.poll());
       }
       bucket.settle();
-      nextTick = bucket.isFull() && waiting.isEmpty() ? Long.MAX_VALUE : nextTick + bucket.sliceNanos();
+      nextTick =
+          bucket.isFull() && waiting.isEmpty() ? Long.MAX_VALUE : nextTick + bucket.sliceNanos();
     }
   }
 
@@ -501,7 +568,8 @@ public final class Strategies {
     @Override
     public RealRun real(HerdScenario s) {
       BackoffPolicy policy =
-          BackoffPolicy.exponential(scaled(s.minBackoff(), s.scale()), scaled(s.maxBackoff(), s.scale()))
+          BackoffPolicy.exponential(
+                  scaled(s.minBackoff(), s.scale()), scaled(s.maxBackoff(), s.scale()))
               .withJitter(Jitter.full())
               .withRandomSeed(s.seed())
               .withLoggingEnabled(false)
@@ -512,17 +580,20 @@ public final class Strategies {
     @Override
     public Optional<ExactRun> exact(HerdScenario s) {
       ExactRun delays = full.exact(s).orElseThrow();
-      return Optional.of(new ExactRun() {
-        @Override
-        public long restartDelayNanos(int index, int attempt, long failedAtNanos) {
-          return delays.restartDelayNanos(index, attempt, failedAtNanos);
-        }
+      return Optional.of(
+          new ExactRun() {
+            @Override
+            public long restartDelayNanos(int index, int attempt, long failedAtNanos) {
+              return delays.restartDelayNanos(index, attempt, failedAtNanos);
+            }
 
-        @Override
-        public ExactGate gate() {
-          return new AdaptiveGate(new AdaptiveRateController(AdaptiveRateController.Parameters.defaults()), s.cells());
-        }
-      });
+            @Override
+            public ExactGate gate() {
+              return new AdaptiveGate(
+                  new AdaptiveRateController(AdaptiveRateController.Parameters.defaults()),
+                  s.cells());
+            }
+          });
     }
   }
 

@@ -32,9 +32,24 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param crashTimesMs when the resource was knocked over again, in model ms since the outage began
  */
 @JsonPropertyOrder({
-  "strategy", "description", "cells", "calls", "callsDuringOutage", "failedCallsAfterOutage", "resourceCrashes",
-  "recoveryPeakPerSecond", "busiestSecondAfterOutage", "p50RecoveredMs", "p99RecoveredMs", "allRecoveredMs",
-  "recovered", "recoveredShare", "outcome", "wallMillis", "crashTimesMs", "callsPer100ms"
+  "strategy",
+  "description",
+  "cells",
+  "calls",
+  "callsDuringOutage",
+  "failedCallsAfterOutage",
+  "resourceCrashes",
+  "recoveryPeakPerSecond",
+  "busiestSecondAfterOutage",
+  "p50RecoveredMs",
+  "p99RecoveredMs",
+  "allRecoveredMs",
+  "recovered",
+  "recoveredShare",
+  "outcome",
+  "wallMillis",
+  "crashTimesMs",
+  "callsPer100ms"
 })
 public record StrategyResult(
     String strategy,
@@ -81,8 +96,23 @@ public record StrategyResult(
    * @return the new result
    */
   public StrategyResult withOutcome(String text) {
-    return new StrategyResult(strategy, description, cells, calls, callsDuringOutage, failedCallsAfterOutage,
-        resourceCrashes, recoveryPeakPerSecond, busiestSecondAfterOutage, p50RecoveredMs, p99RecoveredMs,
-        allRecoveredMs, recovered, text, wallMillis, callsPer100ms, crashTimesMs);
+    return new StrategyResult(
+        strategy,
+        description,
+        cells,
+        calls,
+        callsDuringOutage,
+        failedCallsAfterOutage,
+        resourceCrashes,
+        recoveryPeakPerSecond,
+        busiestSecondAfterOutage,
+        p50RecoveredMs,
+        p99RecoveredMs,
+        allRecoveredMs,
+        recovered,
+        text,
+        wallMillis,
+        callsPer100ms,
+        crashTimesMs);
   }
 }

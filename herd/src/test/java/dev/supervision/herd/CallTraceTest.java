@@ -80,6 +80,7 @@ final class CallTraceTest {
     t.call(99 * MS, Outcome.DOWN);
     t.call(100 * MS, Outcome.DOWN);
     t.call(350 * MS, Outcome.DOWN);
-    assertArrayEquals(new long[] {2, 1, 0, 1}, t.result("x", "x", 0, "x", List.of()).callsPer100ms());
+    assertArrayEquals(
+        new long[] {2, 1, 0, 1}, t.result("x", "x", 0, "x", List.of()).callsPer100ms());
   }
 }

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 final class DemoOutputTest {
 
   @Test
-  void realDemo_printsHeaderTableConclusionsAndFiles_andSendsEverythingTheRowsPrintToTheirLogs(@TempDir Path dir)
-      throws Exception {
+  void realDemo_printsHeaderTableConclusionsAndFiles_andSendsEverythingTheRowsPrintToTheirLogs(
+      @TempDir Path dir) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     ByteArrayOutputStream console = new ByteArrayOutputStream();
@@ -37,9 +37,20 @@ final class DemoOutputTest {
     System.setOut(leak);
     System.setErr(leak);
     try {
-      status = HerdCommand.run(
-          new String[] {"--cells", "200", "--max", "2s", "--strategies", "pekko-restart,full", "--out", dir.toString()},
-          new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+      status =
+          HerdCommand.run(
+              new String[] {
+                "--cells",
+                "200",
+                "--max",
+                "2s",
+                "--strategies",
+                "pekko-restart,full",
+                "--out",
+                dir.toString()
+              },
+              new PrintStream(out, true, StandardCharsets.UTF_8),
+              new PrintStream(err, true, StandardCharsets.UTF_8));
     } finally {
       System.setOut(systemOut);
       System.setErr(systemErr);
@@ -52,9 +63,13 @@ final class DemoOutputTest {
     List<String> lines = stdout.lines().toList();
     assertTrue(lines.size() <= 14, "too long:\n" + stdout);
     assertTrue(lines.get(0).startsWith("herd: 200 actors; "), lines.get(0));
-    int table = lines.indexOf(lines.stream().filter(l -> l.startsWith("strategy ")).findFirst().orElseThrow());
+    int table =
+        lines.indexOf(
+            lines.stream().filter(l -> l.startsWith("strategy ")).findFirst().orElseThrow());
     assertTrue(lines.get(table + 1).startsWith("pekko-restart "), stdout);
-    assertTrue(lines.get(table + 1).contains("StackOverflowError"), "one short line says what happened:\n" + stdout);
+    assertTrue(
+        lines.get(table + 1).contains("StackOverflowError"),
+        "one short line says what happened:\n" + stdout);
     assertTrue(lines.get(table + 2).startsWith("full "), stdout);
     assertTrue(stdout.contains(Report.STACK_OVERFLOW_DOC), stdout);
     assertTrue(lines.get(lines.size() - 1).startsWith("wrote "), stdout);
@@ -70,7 +85,9 @@ final class DemoOutputTest {
 
     Path log = dir.resolve("logs").resolve("pekko-restart.log");
     assertTrue(Files.readString(log).contains("StackOverflowError"));
-    assertTrue(Files.notExists(dir.resolve("logs").resolve("full.log")), "a row that printed nothing keeps no log");
+    assertTrue(
+        Files.notExists(dir.resolve("logs").resolve("full.log")),
+        "a row that printed nothing keeps no log");
     try (Stream<Path> all = Files.walk(dir)) {
       for (Path p : all.toList()) {
         if (Files.isDirectory(p)) {
@@ -107,14 +124,26 @@ final class DemoOutputTest {
   }
 
   @Test
-  void aRowThatFailsBeforeItsActorSystemRuns_stillRestoresStandardOutputAndError(@TempDir Path dir) throws Exception {
+  void aRowThatFailsBeforeItsActorSystemRuns_stillRestoresStandardOutputAndError(@TempDir Path dir)
+      throws Exception {
     PrintStream systemOut = System.out;
     PrintStream systemErr = System.err;
-    HerdScenario s = new HerdScenario(10, Duration.ofSeconds(1), Duration.ofMillis(100), Duration.ofSeconds(1),
-        1.0, 1, false, List.of("full"), dir);
-    assertThrows(IllegalStateException.class, () -> RealHerd.run(new Broken(), s, Progress.NONE, 1, 1));
+    HerdScenario s =
+        new HerdScenario(
+            10,
+            Duration.ofSeconds(1),
+            Duration.ofMillis(100),
+            Duration.ofSeconds(1),
+            1.0,
+            1,
+            false,
+            List.of("full"),
+            dir);
+    assertThrows(
+        IllegalStateException.class, () -> RealHerd.run(new Broken(), s, Progress.NONE, 1, 1));
     assertSame(systemOut, System.out);
     assertSame(systemErr, System.err);
-    assertTrue(Files.readString(dir.resolve("logs").resolve("broken.log")).contains("about to fail"));
+    assertTrue(
+        Files.readString(dir.resolve("logs").resolve("broken.log")).contains("about to fail"));
   }
 }

@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
-import java.util.ArrayDeque;
 import java.util.Optional;
-import java.util.function.IntConsumer;
 import java.util.function.Function;
+import java.util.function.IntConsumer;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -22,8 +22,16 @@ final class ExactHerdTest {
       List.of("pekko-backoff-0.0", "pekko-backoff-0.2", "none", "equal", "decorrelated", "full");
 
   private static HerdScenario scenario(int cells, long seed) {
-    return new HerdScenario(cells, Duration.ofSeconds(2), Duration.ofMillis(100), Duration.ofSeconds(20),
-        1.0, seed, true, BACKOFF_STRATEGIES, Path.of("target", "unused"));
+    return new HerdScenario(
+        cells,
+        Duration.ofSeconds(2),
+        Duration.ofMillis(100),
+        Duration.ofSeconds(20),
+        1.0,
+        seed,
+        true,
+        BACKOFF_STRATEGIES,
+        Path.of("target", "unused"));
   }
 
   private static Map<String, StrategyResult> run(HerdScenario s) {
@@ -38,8 +46,16 @@ final class ExactHerdTest {
     long equal = r.get("equal").recoveryPeakPerSecond();
     long pekko = r.get("pekko-backoff-0.2").recoveryPeakPerSecond();
     long none = r.get("none").recoveryPeakPerSecond();
-    assertTrue(full < equal && equal < pekko && pekko < none,
-        "expected full < equal < pekko-backoff-0.2 < none but got " + full + ", " + equal + ", " + pekko + ", " + none);
+    assertTrue(
+        full < equal && equal < pekko && pekko < none,
+        "expected full < equal < pekko-backoff-0.2 < none but got "
+            + full
+            + ", "
+            + equal
+            + ", "
+            + pekko
+            + ", "
+            + none);
   }
 
   @Test
@@ -47,7 +63,9 @@ final class ExactHerdTest {
     for (StrategyResult result : run(scenario(500, 1)).values()) {
       assertEquals(500, result.recovered(), result.strategy());
       assertTrue(result.allRecovered(), result.strategy());
-      assertTrue(result.allRecoveredMs() != null && result.allRecoveredMs() >= result.p99RecoveredMs(), result.strategy());
+      assertTrue(
+          result.allRecoveredMs() != null && result.allRecoveredMs() >= result.p99RecoveredMs(),
+          result.strategy());
       // every cell fails once when the outage strikes, once more for each failed restart, and
       // succeeds exactly once; the resource has no limit, so no call fails after the outage
       assertEquals(result.calls(), 500 + result.callsDuringOutage() + 500, result.strategy());
@@ -58,7 +76,8 @@ final class ExactHerdTest {
   @Test
   void noJitter_restartsTheWholeHerdInOneInstant_afterDelaysSumPastTheOutage() {
     StrategyResult none = run(scenario(500, 1)).get("none");
-    // 100 + 200 + 400 + 800 = 1500 ms < 2000 ms, + 1600 = 3100 ms: every cell recovers 1100 ms after
+    // 100 + 200 + 400 + 800 = 1500 ms < 2000 ms, + 1600 = 3100 ms: every cell recovers 1100 ms
+    // after
     // the resource is back, all in the same window
     assertEquals(1100.0, none.p50RecoveredMs());
     assertEquals(1100.0, none.allRecoveredMs());
@@ -88,8 +107,17 @@ final class ExactHerdTest {
    */
   @Test
   void twoCellsWithSeed7_recoverAtTheseLiteralTimes() {
-    HerdScenario s = new HerdScenario(2, Duration.ofSeconds(2), Duration.ofMillis(100), Duration.ofSeconds(20),
-        1.0, 7, true, List.of("full"), Path.of("target", "unused"));
+    HerdScenario s =
+        new HerdScenario(
+            2,
+            Duration.ofSeconds(2),
+            Duration.ofMillis(100),
+            Duration.ofSeconds(20),
+            1.0,
+            7,
+            true,
+            List.of("full"),
+            Path.of("target", "unused"));
     StrategyResult full = run(s).get("full");
     assertEquals(14, full.calls());
     assertEquals(10, full.callsDuringOutage());
@@ -116,43 +144,44 @@ final class ExactHerdTest {
 
     @Override
     public Optional<ExactRun> exact(HerdScenario scenario) {
-      return Optional.of(new ExactRun() {
-        @Override
-        public long restartDelayNanos(int index, int attempt, long failedAtNanos) {
-          return 0;
-        }
-
-        @Override
-        public ExactGate gate() {
-          return new ExactGate() {
-            final ArrayDeque<Integer> waiting = new ArrayDeque<>();
-            long nextFree;
-
+      return Optional.of(
+          new ExactRun() {
             @Override
-            public boolean offer(int cell, long now) {
-              if (waiting.isEmpty() && now >= nextFree) {
-                nextFree = now + 10_000_000L;
-                return true;
-              }
-              waiting.add(cell);
-              return false;
+            public long restartDelayNanos(int index, int attempt, long failedAtNanos) {
+              return 0;
             }
 
             @Override
-            public long nextWakeNanos() {
-              return waiting.isEmpty() ? Long.MAX_VALUE : nextFree;
-            }
+            public ExactGate gate() {
+              return new ExactGate() {
+                final ArrayDeque<Integer> waiting = new ArrayDeque<>();
+                long nextFree;
 
-            @Override
-            public void wake(long now, IntConsumer release) {
-              if (!waiting.isEmpty() && now >= nextFree) {
-                release.accept(waiting.poll());
-                nextFree = now + 10_000_000L;
-              }
+                @Override
+                public boolean offer(int cell, long now) {
+                  if (waiting.isEmpty() && now >= nextFree) {
+                    nextFree = now + 10_000_000L;
+                    return true;
+                  }
+                  waiting.add(cell);
+                  return false;
+                }
+
+                @Override
+                public long nextWakeNanos() {
+                  return waiting.isEmpty() ? Long.MAX_VALUE : nextFree;
+                }
+
+                @Override
+                public void wake(long now, IntConsumer release) {
+                  if (!waiting.isEmpty() && now >= nextFree) {
+                    release.accept(waiting.poll());
+                    nextFree = now + 10_000_000L;
+                  }
+                }
+              };
             }
-          };
-        }
-      });
+          });
     }
   }
 
@@ -166,18 +195,31 @@ final class ExactHerdTest {
 
   @Test
   void restartBudget_holdsTheBusiestSecondToPermitsPlusBurst_andEveryCellRecovers() {
-    HerdScenario s = new HerdScenario(3_000, Duration.ofSeconds(2), Duration.ofMillis(100), Duration.ofSeconds(20),
-        1.0, 7, true, List.of("full", Strategies.BUDGET_ID), Path.of("target", "unused"));
+    HerdScenario s =
+        new HerdScenario(
+            3_000,
+            Duration.ofSeconds(2),
+            Duration.ofMillis(100),
+            Duration.ofSeconds(20),
+            1.0,
+            7,
+            true,
+            List.of("full", Strategies.BUDGET_ID),
+            Path.of("target", "unused"));
     Map<String, StrategyResult> r = run(s);
     StrategyResult budgeted = r.get(Strategies.BUDGET_ID);
     long limit = Strategies.BUDGET_PER_SECOND + Strategies.budget().getBurst();
     assertTrue(budgeted.allRecovered(), budgeted.outcome());
-    assertTrue(budgeted.busiestSecondAfterOutage() <= limit,
+    assertTrue(
+        budgeted.busiestSecondAfterOutage() <= limit,
         "busiest second " + budgeted.busiestSecondAfterOutage() + " > " + limit);
     // the budget is what bounds it: full jitter alone goes well above the limit at this size
-    assertTrue(r.get("full").busiestSecondAfterOutage() > limit, "full alone: " + r.get("full").busiestSecondAfterOutage());
+    assertTrue(
+        r.get("full").busiestSecondAfterOutage() > limit,
+        "full alone: " + r.get("full").busiestSecondAfterOutage());
     // and it is used: at least 90 % of the allowed rate in the busiest second
-    assertTrue(budgeted.busiestSecondAfterOutage() >= Strategies.BUDGET_PER_SECOND * 9 / 10,
+    assertTrue(
+        budgeted.busiestSecondAfterOutage() >= Strategies.BUDGET_PER_SECOND * 9 / 10,
         "busiest second " + budgeted.busiestSecondAfterOutage());
   }
 }

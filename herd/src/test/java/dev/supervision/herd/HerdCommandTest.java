@@ -22,38 +22,58 @@ final class HerdCommandTest {
   private static Run run(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int status = HerdCommand.run(args,
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    int status =
+        HerdCommand.run(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(
+        status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   @Test
   void help_listsEveryOption_andExitsZero() {
     Run r = run("--help");
     assertEquals(0, r.status);
-    for (String option : List.of("--cells", "--outage", "--min", "--max", "--scale", "--seed", "--exact",
-        "--strategies", "--out", "--capacity", "--crash-factor", "--crash-for", "--cold", "--horizon", "--version")) {
+    for (String option :
+        List.of(
+            "--cells",
+            "--outage",
+            "--min",
+            "--max",
+            "--scale",
+            "--seed",
+            "--exact",
+            "--strategies",
+            "--out",
+            "--capacity",
+            "--crash-factor",
+            "--crash-for",
+            "--cold",
+            "--horizon",
+            "--version")) {
       assertTrue(r.out.contains(option), option + " missing from\n" + r.out);
     }
   }
 
   @Test
   void badOptions_getOneLineError_andExitTwo() {
-    List<String[]> bad = List.of(
-        new String[] {"--cells", "many"},
-        new String[] {"--cells", "0"},
-        new String[] {"--outage", "2"},
-        new String[] {"--min", "-5ms"},
-        new String[] {"--min", "2s", "--max", "1s"},
-        new String[] {"--scale", "0"},
-        new String[] {"--strategies", "full,bogus"},
-        new String[] {"--exact", "--strategies", "pekko-restart"},
-        new String[] {"--no-such-option"},
-        new String[] {"--capacity", "0"},
-        new String[] {"--capacity", "lots"},
-        new String[] {"--crash-factor", "0.5"},
-        new String[] {"--crash-for", "0ms"},
-        new String[] {"--horizon", "0s"});
+    List<String[]> bad =
+        List.of(
+            new String[] {"--cells", "many"},
+            new String[] {"--cells", "0"},
+            new String[] {"--outage", "2"},
+            new String[] {"--min", "-5ms"},
+            new String[] {"--min", "2s", "--max", "1s"},
+            new String[] {"--scale", "0"},
+            new String[] {"--strategies", "full,bogus"},
+            new String[] {"--exact", "--strategies", "pekko-restart"},
+            new String[] {"--no-such-option"},
+            new String[] {"--capacity", "0"},
+            new String[] {"--capacity", "lots"},
+            new String[] {"--crash-factor", "0.5"},
+            new String[] {"--crash-for", "0ms"},
+            new String[] {"--horizon", "0s"});
     for (String[] args : bad) {
       Run r = run(args);
       assertEquals(2, r.status, String.join(" ", args));
@@ -65,9 +85,12 @@ final class HerdCommandTest {
 
   @Test
   void badValues_nameTheOptionAsWritten() {
-    assertEquals("herd: --cells must be >= 1 but was 0 (see --help)", run("--cells", "0").err.strip());
-    assertEquals("herd: --min must be > 0 but was 0ms (see --help)", run("--min", "0ms").err.strip());
-    assertEquals("herd: --crash-factor must be 0 (off) or in [1, 1000] but was 0.5 (see --help)",
+    assertEquals(
+        "herd: --cells must be >= 1 but was 0 (see --help)", run("--cells", "0").err.strip());
+    assertEquals(
+        "herd: --min must be > 0 but was 0ms (see --help)", run("--min", "0ms").err.strip());
+    assertEquals(
+        "herd: --crash-factor must be 0 (off) or in [1, 1000] but was 0.5 (see --help)",
         run("--crash-factor", "0.5").err.strip());
     assertTrue(run("--capacity", "lots").err.startsWith("herd: --capacity must be "));
     assertTrue(run("--strategies", "full,bogus").err.startsWith("herd: --strategies must be "));
@@ -95,9 +118,22 @@ final class HerdCommandTest {
     assertEquals(200, json.get("scenario").get("physicalLimitMs").asInt()); // 200 cells at 1,000/s
     assertEquals(2, json.get("results").size());
     for (JsonNode result : json.get("results")) {
-      for (String key : List.of("strategy", "cells", "calls", "callsDuringOutage", "recoveryPeakPerSecond",
-          "busiestSecondAfterOutage", "failedCallsAfterOutage", "resourceCrashes", "recoveredShare",
-          "p50RecoveredMs", "p99RecoveredMs", "allRecoveredMs", "crashTimesMs", "callsPer100ms")) {
+      for (String key :
+          List.of(
+              "strategy",
+              "cells",
+              "calls",
+              "callsDuringOutage",
+              "recoveryPeakPerSecond",
+              "busiestSecondAfterOutage",
+              "failedCallsAfterOutage",
+              "resourceCrashes",
+              "recoveredShare",
+              "p50RecoveredMs",
+              "p99RecoveredMs",
+              "allRecoveredMs",
+              "crashTimesMs",
+              "callsPer100ms")) {
         assertTrue(result.hasNonNull(key), key + " missing in " + result);
       }
     }

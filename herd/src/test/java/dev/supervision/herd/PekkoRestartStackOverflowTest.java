@@ -32,20 +32,22 @@ final class PekkoRestartStackOverflowTest {
 
   /** Starts once; every later start (every restart) fails, as a connection to a resource that is down. */
   static Behavior<String> failingAfterFirstStart() {
-    return Behaviors.setup(ctx -> {
-      int n = SETUPS.incrementAndGet();
-      if (n % 64 == 2) { // sample the stack depth now and then: walking it is O(depth)
-        int depth = StackWalker.getInstance().walk(frames -> (int) frames.count());
-        FIRST_DEPTH.compareAndSet(0, depth);
-        MAX_DEPTH.accumulateAndGet(depth, Math::max);
-      }
-      if (n > 1) {
-        throw new IllegalStateException("the resource is down");
-      }
-      return Behaviors.receiveMessage(msg -> {
-        throw new IllegalStateException("the resource went down");
-      });
-    });
+    return Behaviors.setup(
+        ctx -> {
+          int n = SETUPS.incrementAndGet();
+          if (n % 64 == 2) { // sample the stack depth now and then: walking it is O(depth)
+            int depth = StackWalker.getInstance().walk(frames -> (int) frames.count());
+            FIRST_DEPTH.compareAndSet(0, depth);
+            MAX_DEPTH.accumulateAndGet(depth, Math::max);
+          }
+          if (n > 1) {
+            throw new IllegalStateException("the resource is down");
+          }
+          return Behaviors.receiveMessage(
+              msg -> {
+                throw new IllegalStateException("the resource went down");
+              });
+        });
   }
 
   @Test
@@ -55,17 +57,28 @@ final class PekkoRestartStackOverflowTest {
     System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
     ActorSystem<String> system = null;
     try {
-      Behavior<String> guardian = Behaviors.setup(ctx -> {
-        var child = ctx.spawn(Behaviors.supervise(failingAfterFirstStart()).onFailure(SupervisorStrategy.restart().withLoggingEnabled(false)),
-            "cell");
-        return Behaviors.receiveMessage(msg -> {
-          child.tell(msg);
-          return Behaviors.same();
-        });
-      });
-      system = ActorSystem.create(guardian, "restart-recursion",
-          ConfigFactory.parseString("pekko.jvm-exit-on-fatal-error = off\npekko.loglevel = ERROR\n"
-              + "pekko.stdout-loglevel = OFF").withFallback(ConfigFactory.load()));
+      Behavior<String> guardian =
+          Behaviors.setup(
+              ctx -> {
+                var child =
+                    ctx.spawn(
+                        Behaviors.supervise(failingAfterFirstStart())
+                            .onFailure(SupervisorStrategy.restart().withLoggingEnabled(false)),
+                        "cell");
+                return Behaviors.receiveMessage(
+                    msg -> {
+                      child.tell(msg);
+                      return Behaviors.same();
+                    });
+              });
+      system =
+          ActorSystem.create(
+              guardian,
+              "restart-recursion",
+              ConfigFactory.parseString(
+                      "pekko.jvm-exit-on-fatal-error = off\npekko.loglevel = ERROR\n"
+                          + "pekko.stdout-loglevel = OFF")
+                  .withFallback(ConfigFactory.load()));
       system.tell("fail once");
       // the overflow is fatal: Pekko shuts the ActorSystem down on its own
       // (its termination can take long while the dispatcher still unwinds, so the test waits for
@@ -78,7 +91,8 @@ final class PekkoRestartStackOverflowTest {
     } finally {
       if (system != null) {
         system.terminate();
-        try { // the recursing thread may take long to let go; what it prints meanwhile stays captured
+        try { // the recursing thread may take long to let go; what it prints meanwhile stays
+          // captured
           system.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);
           RealHerd.awaitThreads(system.name(), 10_000);
         } catch (java.util.concurrent.TimeoutException e) {
@@ -88,16 +102,21 @@ final class PekkoRestartStackOverflowTest {
       System.setErr(systemErr);
     }
     String log = err.toString(StandardCharsets.UTF_8);
-    assertTrue(log.contains("Uncaught error from thread") && log.contains("java.lang.StackOverflowError"),
+    assertTrue(
+        log.contains("Uncaught error from thread") && log.contains("java.lang.StackOverflowError"),
         log.length() > 2000 ? log.substring(0, 2000) : log);
     // hundreds of restarts on one stack (how many depends on the stack size and on how much of the
     // code the JIT has compiled yet: 854 to 1,154 in the runs measured with 1 MB stacks)
     assertTrue(SETUPS.get() > 200, "setups before the overflow: " + SETUPS.get());
-    double framesPerRestart = (MAX_DEPTH.get() - FIRST_DEPTH.get()) / (double) Math.max(1, SETUPS.get() - 66);
+    double framesPerRestart =
+        (MAX_DEPTH.get() - FIRST_DEPTH.get()) / (double) Math.max(1, SETUPS.get() - 66);
     // for the write-up: printed, not asserted (the numbers depend on the JVM's stack size)
-    systemErr.printf("Pekko restart() recursion: %,d setups before StackOverflowError; stack %,d frames deep at"
-        + " the deepest sample, about %.1f frames per restart%n", SETUPS.get(), MAX_DEPTH.get(), framesPerRestart);
-    assertTrue(MAX_DEPTH.get() > 10 * FIRST_DEPTH.get(), "the stack grows with every restart: "
-        + FIRST_DEPTH.get() + " -> " + MAX_DEPTH.get());
+    systemErr.printf(
+        "Pekko restart() recursion: %,d setups before StackOverflowError; stack %,d frames deep at"
+            + " the deepest sample, about %.1f frames per restart%n",
+        SETUPS.get(), MAX_DEPTH.get(), framesPerRestart);
+    assertTrue(
+        MAX_DEPTH.get() > 10 * FIRST_DEPTH.get(),
+        "the stack grows with every restart: " + FIRST_DEPTH.get() + " -> " + MAX_DEPTH.get());
   }
 }

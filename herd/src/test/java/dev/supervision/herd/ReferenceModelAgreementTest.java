@@ -26,27 +26,43 @@ final class ReferenceModelAgreementTest {
   private record Model(double t100, int crashes, long failedAfter) {}
 
   private static Map<String, StrategyResult> run(int capacity, boolean cold, List<String> ids) {
-    HerdScenario s = new HerdScenario(10_000, Duration.ofSeconds(2), Duration.ofMillis(100), Duration.ofSeconds(20),
-        1.0, 1, true, ids, Path.of("target", "unused"), new ResourceSpec(capacity, 3, Duration.ofSeconds(1), cold),
-        Duration.ofSeconds(4000)); // the model's horizon: no row stops early
-    return Herd.run(s, Progress.NONE).stream().collect(Collectors.toMap(StrategyResult::strategy, Function.identity()));
+    HerdScenario s =
+        new HerdScenario(
+            10_000,
+            Duration.ofSeconds(2),
+            Duration.ofMillis(100),
+            Duration.ofSeconds(20),
+            1.0,
+            1,
+            true,
+            ids,
+            Path.of("target", "unused"),
+            new ResourceSpec(capacity, 3, Duration.ofSeconds(1), cold),
+            Duration.ofSeconds(4000)); // the model's horizon: no row stops early
+    return Herd.run(s, Progress.NONE).stream()
+        .collect(Collectors.toMap(StrategyResult::strategy, Function.identity()));
   }
 
   private static void assertAgrees(Model model, StrategyResult r) {
     assertTrue(r.allRecovered(), r.strategy() + ": " + r.outcome());
     within(model.t100 * 1000, r.allRecoveredMs(), r.strategy() + " recovery time (ms)");
     within(model.crashes, r.resourceCrashes(), r.strategy() + " crashes");
-    within(model.failedAfter, r.failedCallsAfterOutage(), r.strategy() + " failed calls after the outage");
+    within(
+        model.failedAfter,
+        r.failedCallsAfterOutage(),
+        r.strategy() + " failed calls after the outage");
   }
 
   private static void within(double expected, double actual, String what) {
-    assertTrue(Math.abs(actual - expected) <= 0.10 * expected,
+    assertTrue(
+        Math.abs(actual - expected) <= 0.10 * expected,
         what + ": model " + expected + ", herd " + actual + " (more than 10 % apart)");
   }
 
   @Test
   void capacity1000Steady_everyFixedRowAgreesWithTheModelWithin10Percent() {
-    Map<String, StrategyResult> r = run(1000, false, List.of("none", "pekko-backoff-0.2", "full", Strategies.BUDGET_ID));
+    Map<String, StrategyResult> r =
+        run(1000, false, List.of("none", "pekko-backoff-0.2", "full", Strategies.BUDGET_ID));
     // python3 capacity_herd.py: N=10000, C=1000/s, steady capacity, crash on >3x, seed 1
     assertAgrees(new Model(1943.5, 97, 495_000), r.get("none"));
     assertAgrees(new Model(73.6, 6, 38_414), r.get("pekko-backoff-0.2"));
@@ -62,7 +78,8 @@ final class ReferenceModelAgreementTest {
 
   @Test
   void capacity2000Steady_everyFixedRowAgreesWithTheModelWithin10Percent() {
-    Map<String, StrategyResult> r = run(2000, false, List.of("none", "pekko-backoff-0.2", "full", Strategies.BUDGET_ID));
+    Map<String, StrategyResult> r =
+        run(2000, false, List.of("none", "pekko-backoff-0.2", "full", Strategies.BUDGET_ID));
     // python3 capacity_herd.py: N=10000, C=2000/s, steady capacity, crash on >3x, seed 1
     assertAgrees(new Model(943.5, 47, 245_000), r.get("none"));
     assertAgrees(new Model(51.1, 3, 28_229), r.get("pekko-backoff-0.2"));
@@ -72,7 +89,8 @@ final class ReferenceModelAgreementTest {
 
   @Test
   void capacity1000Cold_pekkoAndTheBudgetAgreeWithTheModelWithin10Percent() {
-    Map<String, StrategyResult> r = run(1000, true, List.of("pekko-backoff-0.2", Strategies.BUDGET_ID));
+    Map<String, StrategyResult> r =
+        run(1000, true, List.of("pekko-backoff-0.2", Strategies.BUDGET_ID));
     // python3 capacity_herd.py: N=10000, C=1000/s, cold start 25% -> 100% over 10 s, seed 1 (the
     // model prints no Pekko row cold; this one is from its Sim(10000, 1000, 'pekko', cold0=0.25))
     assertAgrees(new Model(74.1, 7, 41_469), r.get("pekko-backoff-0.2"));

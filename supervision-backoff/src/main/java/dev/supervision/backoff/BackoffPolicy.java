@@ -142,7 +142,8 @@ public final class BackoffPolicy {
    *     my-service.worker-backoff.jitter: "fulll" is not one of full, equal, decorrelated, none}
    */
   public static BackoffPolicy fromConfig(Config root, String path) {
-    return PolicySetting.read(PolicyConfig.policy(root, path, PolicySetting.KEYS, PolicySetting.ALLOWED));
+    return PolicySetting.read(
+        PolicyConfig.policy(root, path, PolicySetting.KEYS, PolicySetting.ALLOWED));
   }
 
   /**
@@ -162,7 +163,8 @@ public final class BackoffPolicy {
    *     allowed, or it names a budget
    */
   public static BackoffPolicy fromConfig(Config config) {
-    return PolicySetting.read(PolicyConfig.policy(config, PolicySetting.KEYS, PolicySetting.ALLOWED));
+    return PolicySetting.read(
+        PolicyConfig.policy(config, PolicySetting.KEYS, PolicySetting.ALLOWED));
   }
 
   /**

@@ -91,7 +91,8 @@ public interface Jitter {
    *     computed without overflow for any attempt
    * @param previous the delay drawn for the previous attempt, {@code minBackoff} for attempt 1
    */
-  record Step(int attempt, Duration minBackoff, Duration maxBackoff, Duration bound, Duration previous) {
+  record Step(
+      int attempt, Duration minBackoff, Duration maxBackoff, Duration bound, Duration previous) {
 
     /**
      * Validates the step.

@@ -41,124 +41,227 @@ final class PolicySetting<T> {
   private static final String CLASSES = "a list of Throwable class names";
 
   static final PolicySetting<Duration> MIN_BACKOFF =
-      configurable("minBackoff", null, "exponential(minBackoff, maxBackoff)",
+      configurable(
+          "minBackoff",
+          null,
+          "exponential(minBackoff, maxBackoff)",
           "The bound of the first restart's delay.",
-          "min-backoff", "a duration > 0", PolicyConfig::duration, null);
+          "min-backoff",
+          "a duration > 0",
+          PolicyConfig::duration,
+          null);
 
   static final PolicySetting<Duration> MAX_BACKOFF =
-      configurable("maxBackoff", null, "exponential(minBackoff, maxBackoff)",
+      configurable(
+          "maxBackoff",
+          null,
+          "exponential(minBackoff, maxBackoff)",
           "The hard cap of every delay; only a Retry-After hint may exceed it.",
-          "max-backoff", "a duration >= min-backoff and <= 180d", PolicyConfig::duration, null);
+          "max-backoff",
+          "a duration >= min-backoff and <= 180d",
+          PolicyConfig::duration,
+          null);
 
   static final PolicySetting<Double> MULTIPLIER =
-      configurable("multiplier", 2.0, "withMultiplier(double)",
+      configurable(
+          "multiplier",
+          2.0,
+          "withMultiplier(double)",
           "The growth factor of the exponential bound.",
-          "multiplier", "a finite number >= 1.0", PolicyConfig::number, BackoffPolicy::withMultiplier);
+          "multiplier",
+          "a finite number >= 1.0",
+          PolicyConfig::number,
+          BackoffPolicy::withMultiplier);
 
   static final PolicySetting<Jitter> JITTER =
-      configurable("jitter", Jitter.full(), "withJitter(Jitter)",
+      configurable(
+          "jitter",
+          Jitter.full(),
+          "withJitter(Jitter)",
           "How the bound becomes a delay; code may pass its own Jitter.",
-          "jitter", "one of full, equal, decorrelated, none",
-          (c, k) -> jitter(c.oneOf(k, JITTERS)), BackoffPolicy::withJitter);
+          "jitter",
+          "one of full, equal, decorrelated, none",
+          (c, k) -> jitter(c.oneOf(k, JITTERS)),
+          BackoffPolicy::withJitter);
 
   static final PolicySetting<Duration> RESET_AFTER =
-      configurable("resetAfter", null, "withResetAfter(Duration)",
+      configurable(
+          "resetAfter",
+          null,
+          "withResetAfter(Duration)",
           "How long a restarted actor must run without failing before its restart count returns to 0;"
               + " auto is (min-backoff + max-backoff) / 2, as Pekko.",
-          "reset-after", "auto or a duration > 0",
-          (c, k) -> c.isWord(k, "auto") ? null : c.duration(k, "a duration (for example 30s) or auto"),
+          "reset-after",
+          "auto or a duration > 0",
+          (c, k) ->
+              c.isWord(k, "auto") ? null : c.duration(k, "a duration (for example 30s) or auto"),
           (p, v) -> v == null ? p : p.withResetAfter(v));
 
   static final PolicySetting<Integer> MAX_RESTARTS =
-      configurable("maxRestarts", null, "withMaxRestarts(int), withUnlimitedRestarts()",
+      configurable(
+          "maxRestarts",
+          null,
+          "withMaxRestarts(int), withUnlimitedRestarts()",
           "Restarts allowed between two resets before the actor is stopped; 0 stops on the first"
               + " failure; off is unlimited.",
-          "max-restarts", "off or a whole number >= 0",
+          "max-restarts",
+          "off or a whole number >= 0",
           (c, k) -> c.isWord(k, "off") ? null : c.integer(k, "off or a whole number >= 0"),
           (p, v) -> v == null ? p.withUnlimitedRestarts() : p.withMaxRestarts(v));
 
   static final PolicySetting<Integer> STASH_CAPACITY =
-      configurable("stashCapacity", null, "withStashCapacity(int)",
+      configurable(
+          "stashCapacity",
+          null,
+          "withStashCapacity(int)",
           "Messages kept while the actor waits for its restart (the rest are published as Dropped);"
               + " auto is the actor system's pekko.actor.typed.restart-stash-capacity, as Pekko.",
-          "stash-capacity", "auto or a whole number >= 0",
+          "stash-capacity",
+          "auto or a whole number >= 0",
           (c, k) -> c.isWord(k, "auto") ? null : c.integer(k, "auto or a whole number >= 0"),
-          (p, v) -> v == null ? p.with(PolicySetting.STASH_CAPACITY, null) : p.withStashCapacity(v));
+          (p, v) ->
+              v == null ? p.with(PolicySetting.STASH_CAPACITY, null) : p.withStashCapacity(v));
 
   static final PolicySetting<Boolean> STOP_CHILDREN =
-      configurable("stopChildren", true, "withStopChildren(boolean)",
+      configurable(
+          "stopChildren",
+          true,
+          "withStopChildren(boolean)",
           "Whether the children of a failed actor are stopped before it restarts, as Pekko; with off"
               + " they survive and the restart does not wait for them.",
-          "stop-children", PolicyConfig.BOOLEAN, PolicyConfig::bool, BackoffPolicy::withStopChildren);
+          "stop-children",
+          PolicyConfig.BOOLEAN,
+          PolicyConfig::bool,
+          BackoffPolicy::withStopChildren);
 
   static final PolicySetting<List<Class<? extends Throwable>>> STOP_ON =
-      configurable("stopOn", List.of(), "withStopOn(Class...)",
+      configurable(
+          "stopOn",
+          List.of(),
+          "withStopOn(Class...)",
           "Failures that stop the actor at once (the failure or a cause in its chain is an instance"
               + " of one); stop rules win over restart-on.",
-          "stop-on", CLASSES, (c, k) -> List.of(c.throwables(k)), (p, v) -> p.withStopOn(array(v)));
+          "stop-on",
+          CLASSES,
+          (c, k) -> List.of(c.throwables(k)),
+          (p, v) -> p.withStopOn(array(v)));
 
   static final PolicySetting<Predicate<Throwable>> STOP_ON_PREDICATE =
-      code("stopOnPredicate", null, "withStopOn(Predicate)",
+      code(
+          "stopOnPredicate",
+          null,
+          "withStopOn(Predicate)",
           "A rule that makes failures permanent, tested on each throwable of the cause chain.");
 
   static final PolicySetting<List<Class<? extends Throwable>>> RESTART_ON =
-      configurable("restartOn", List.of(), "withRestartOn(Class...)",
+      configurable(
+          "restartOn",
+          List.of(),
+          "withRestartOn(Class...)",
           "If not empty, only these failures (or failures with one in their cause chain) are"
               + " restarted; any other stops the actor at once.",
-          "restart-on", CLASSES, (c, k) -> List.of(c.throwables(k)), (p, v) -> p.withRestartOn(array(v)));
+          "restart-on",
+          CLASSES,
+          (c, k) -> List.of(c.throwables(k)),
+          (p, v) -> p.withRestartOn(array(v)));
 
   static final PolicySetting<Long> RANDOM_SEED =
-      configurable("randomSeed", null, "withRandomSeed(long)",
+      configurable(
+          "randomSeed",
+          null,
+          "withRandomSeed(long)",
           "A seed that makes the delays reproducible per actor path; off lets each actor seed its"
               + " own generator.",
-          "random-seed", "off or a whole number",
+          "random-seed",
+          "off or a whole number",
           (c, k) -> c.isWord(k, "off") ? null : c.longInteger(k, "off or a whole number"),
           (p, v) -> v == null ? p.with(PolicySetting.RANDOM_SEED, null) : p.withRandomSeed(v));
 
   static final PolicySetting<Duration> MAX_RETRY_AFTER =
-      configurable("maxRetryAfter", Duration.ofHours(1), "withMaxRetryAfter(Duration)",
+      configurable(
+          "maxRetryAfter",
+          Duration.ofHours(1),
+          "withMaxRetryAfter(Duration)",
           "The longest delay that a RetryAfter hint on a failure may ask for.",
-          "max-retry-after", "a duration > 0", PolicyConfig::duration, BackoffPolicy::withMaxRetryAfter);
+          "max-retry-after",
+          "a duration > 0",
+          PolicyConfig::duration,
+          BackoffPolicy::withMaxRetryAfter);
 
   static final PolicySetting<Level> LOG_LEVEL =
-      configurable("logLevel", Level.WARN, "withLogLevel(Level)",
+      configurable(
+          "logLevel",
+          Level.WARN,
+          "withLogLevel(Level)",
           "The level of the log line for a failure that is restarted (Pekko logs at ERROR).",
-          "log-level", LEVEL, (c, k) -> level(c.oneOf(k, LEVELS)), BackoffPolicy::withLogLevel);
+          "log-level",
+          LEVEL,
+          (c, k) -> level(c.oneOf(k, LEVELS)),
+          BackoffPolicy::withLogLevel);
 
   static final PolicySetting<Level> CRITICAL_LOG_LEVEL =
-      configurable("criticalLogLevel", Level.ERROR, "withCriticalLogLevel(Level, int)",
+      configurable(
+          "criticalLogLevel",
+          Level.ERROR,
+          "withCriticalLogLevel(Level, int)",
           "The level used once an actor failed more than critical-log-level-after times in a row.",
-          "critical-log-level", LEVEL, (c, k) -> level(c.oneOf(k, LEVELS)),
+          "critical-log-level",
+          LEVEL,
+          (c, k) -> level(c.oneOf(k, LEVELS)),
           (p, v) -> p.withCriticalLogLevel(v, p.getCriticalLogLevelAfter()));
 
   static final PolicySetting<Integer> CRITICAL_LOG_LEVEL_AFTER =
-      configurable("criticalLogLevelAfter", Integer.MAX_VALUE, "withCriticalLogLevel(Level, int)",
+      configurable(
+          "criticalLogLevelAfter",
+          Integer.MAX_VALUE,
+          "withCriticalLogLevel(Level, int)",
           "How many failures in a row are logged at log-level first; off never uses"
               + " critical-log-level.",
-          "critical-log-level-after", "off or a whole number >= 1",
-          (c, k) -> c.isWord(k, "off") ? Integer.MAX_VALUE : c.integer(k, "off or a whole number >= 1"),
+          "critical-log-level-after",
+          "off or a whole number >= 1",
+          (c, k) ->
+              c.isWord(k, "off") ? Integer.MAX_VALUE : c.integer(k, "off or a whole number >= 1"),
           (p, v) -> p.withCriticalLogLevel(p.getCriticalLogLevel(), v));
 
   static final PolicySetting<Boolean> LOGGING_ENABLED =
-      configurable("loggingEnabled", true, "withLoggingEnabled(boolean)",
+      configurable(
+          "loggingEnabled",
+          true,
+          "withLoggingEnabled(boolean)",
           "Whether the supervisor writes log lines at all (events are reported either way).",
-          "logging-enabled", PolicyConfig.BOOLEAN, PolicyConfig::bool, BackoffPolicy::withLoggingEnabled);
+          "logging-enabled",
+          PolicyConfig.BOOLEAN,
+          PolicyConfig::bool,
+          BackoffPolicy::withLoggingEnabled);
 
   static final PolicySetting<Boolean> EVENT_STREAM_PUBLISHING =
-      configurable("eventStreamPublishing", false, "withEventStreamPublishing(boolean)",
+      configurable(
+          "eventStreamPublishing",
+          false,
+          "withEventStreamPublishing(boolean)",
           "Whether every BackoffEvent is also published on the actor system's event stream.",
-          "publish-events", PolicyConfig.BOOLEAN, PolicyConfig::bool,
+          "publish-events",
+          PolicyConfig.BOOLEAN,
+          PolicyConfig::bool,
           BackoffPolicy::withEventStreamPublishing);
 
   static final PolicySetting<RestartBudget> BUDGET =
-      configurable("budget", null, "withBudget(RestartBudget), withoutBudget()",
+      configurable(
+          "budget",
+          null,
+          "withBudget(RestartBudget), withoutBudget()",
           "The name of a restart budget shared by a group of actors, defined at"
               + " `supervision-backoff.budgets.<name>`; null for none.",
-          "budget", "null or the name of a budget", PolicyConfig::budget,
+          "budget",
+          "null or the name of a budget",
+          PolicyConfig::budget,
           (p, v) -> v == null ? p.withoutBudget() : p.withBudget(v));
 
   static final PolicySetting<List<BackoffListener>> LISTENERS =
-      code("listeners", List.of(), "withListener(BackoffListener)",
+      code(
+          "listeners",
+          List.of(),
+          "withListener(BackoffListener)",
           "Listeners that receive every BackoffEvent, in the order they were added.");
 
   /** Every setting, in the order of storage, printing, {@code reference.conf} and the docs. */
@@ -185,19 +288,27 @@ final class PolicySetting<T> {
 
   /** The position of the value in a policy's storage. */
   final int index;
+
   /** The Java name, as in the policy's {@code toString} and in validation messages. */
   final String name;
+
   /** The value {@link BackoffPolicy#exponential} starts with. */
   final T codeDefault;
+
   /** The methods of the policy that set it. */
   final String method;
+
   /** One sentence for the documentation. */
   final String meaning;
+
   /** The HOCON key, or {@code null} for a setting that only code can set. */
   final String key;
+
   /** What the key allows, in HOCON terms. */
   final String allowed;
+
   private final Reader<T> reader;
+
   /** Applies a value read from HOCON through the policy's validating setter. */
   private final BiFunction<BackoffPolicy, T, BackoffPolicy> apply;
 
@@ -234,7 +345,8 @@ final class PolicySetting<T> {
     return new PolicySetting<>(name, codeDefault, method, meaning, key, allowed, reader, apply);
   }
 
-  private static <T> PolicySetting<T> code(String name, T codeDefault, String method, String meaning) {
+  private static <T> PolicySetting<T> code(
+      String name, T codeDefault, String method, String meaning) {
     return new PolicySetting<>(name, codeDefault, method, meaning, null, null, null, null);
   }
 

@@ -58,7 +58,13 @@ public final class RestartBudget {
     this(name, permits, period, burst, clusterWide, null);
   }
 
-  private RestartBudget(String name, int permits, Duration period, int burst, boolean clusterWide, Adaptive adaptive) {
+  private RestartBudget(
+      String name,
+      int permits,
+      Duration period,
+      int burst,
+      boolean clusterWide,
+      Adaptive adaptive) {
     this.name = name;
     this.permits = permits;
     this.period = period;
@@ -80,7 +86,12 @@ public final class RestartBudget {
   public static RestartBudget adaptive(String name) {
     Require.nonNull(name, "name");
     Require.argument(!name.isBlank(), "name", "non-blank", "\"" + name + "\"");
-    return new RestartBudget(name, Integer.MAX_VALUE, Duration.ofSeconds(1), 1, false,
+    return new RestartBudget(
+        name,
+        Integer.MAX_VALUE,
+        Duration.ofSeconds(1),
+        1,
+        false,
         new Adaptive(DEFAULT_PROBATION, false, DEFAULT_INITIAL_RATE, DEFAULT_HOLD_AFTER));
   }
 
@@ -97,9 +108,18 @@ public final class RestartBudget {
   public RestartBudget withProbation(Duration probation) {
     requireAdaptive("probation");
     Require.positive(probation, "probation");
-    Require.argument(probation.compareTo(Duration.ofMillis(1)) >= 0 && probation.compareTo(Duration.ofMinutes(1)) <= 0,
-        "probation", "between 1 ms and 1 min", probation);
-    return new RestartBudget(name, permits, period, burst, clusterWide,
+    Require.argument(
+        probation.compareTo(Duration.ofMillis(1)) >= 0
+            && probation.compareTo(Duration.ofMinutes(1)) <= 0,
+        "probation",
+        "between 1 ms and 1 min",
+        probation);
+    return new RestartBudget(
+        name,
+        permits,
+        period,
+        burst,
+        clusterWide,
         new Adaptive(probation, adaptive.ceiling(), adaptive.initialRate(), adaptive.holdAfter()));
   }
 
@@ -119,7 +139,12 @@ public final class RestartBudget {
     Require.argument(permits >= 1, "permits", ">= 1", permits);
     Require.positive(period, "period");
     Require.argument(period.compareTo(MIN_SLICE) >= 0, "period", ">= " + MIN_SLICE, period);
-    return new RestartBudget(name, permits, period, Math.max(1, permits / 10), clusterWide,
+    return new RestartBudget(
+        name,
+        permits,
+        period,
+        Math.max(1, permits / 10),
+        clusterWide,
         new Adaptive(adaptive.probation(), true, adaptive.initialRate(), adaptive.holdAfter()));
   }
 
@@ -141,7 +166,12 @@ public final class RestartBudget {
     Require.argument(period.compareTo(MIN_SLICE) >= 0, "period", ">= " + MIN_SLICE, period);
     double rate = permits / (period.toNanos() / 1e9);
     Require.argument(rate >= 5, "initialRate", ">= 5 per second", rate + " per second");
-    return new RestartBudget(name, this.permits, this.period, burst, clusterWide,
+    return new RestartBudget(
+        name,
+        this.permits,
+        this.period,
+        burst,
+        clusterWide,
         new Adaptive(adaptive.probation(), adaptive.ceiling(), rate, adaptive.holdAfter()));
   }
 
@@ -157,14 +187,25 @@ public final class RestartBudget {
   public RestartBudget withHoldAfter(int failures) {
     requireAdaptive("holdAfter");
     Require.argument(failures >= 1, "holdAfter", ">= 1", failures);
-    return new RestartBudget(name, permits, period, burst, clusterWide,
+    return new RestartBudget(
+        name,
+        permits,
+        period,
+        burst,
+        clusterWide,
         new Adaptive(adaptive.probation(), adaptive.ceiling(), adaptive.initialRate(), failures));
   }
 
   private void requireAdaptive(String setting) {
     if (adaptive == null) {
-      throw new IllegalStateException(setting + " applies to adaptive budgets only, but " + name
-          + " is a fixed budget of " + permits + " per " + period);
+      throw new IllegalStateException(
+          setting
+              + " applies to adaptive budgets only, but "
+              + name
+              + " is a fixed budget of "
+              + permits
+              + " per "
+              + period);
     }
   }
 
@@ -315,13 +356,18 @@ public final class RestartBudget {
    * @return {@code true} if the limits are equal
    */
   public boolean sameLimitsAs(RestartBudget other) {
-    return permits == other.permits && burst == other.burst && period.equals(other.period)
-        && clusterWide == other.clusterWide && Objects.equals(adaptive, other.adaptive);
+    return permits == other.permits
+        && burst == other.burst
+        && period.equals(other.period)
+        && clusterWide == other.clusterWide
+        && Objects.equals(adaptive, other.adaptive);
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof RestartBudget && ((RestartBudget) o).name.equals(name) && sameLimitsAs((RestartBudget) o);
+    return o instanceof RestartBudget
+        && ((RestartBudget) o).name.equals(name)
+        && sameLimitsAs((RestartBudget) o);
   }
 
   @Override
@@ -331,10 +377,23 @@ public final class RestartBudget {
 
   @Override
   public String toString() {
-    String limits = adaptive == null
-        ? "permits=" + permits + ", period=" + period + ", burst=" + burst
-        : "adaptive, probation=" + adaptive.probation() + ", initialRate=" + adaptive.initialRate() + "/s, holdAfter="
-            + adaptive.holdAfter() + (adaptive.ceiling() ? ", maxRate=" + permits + " per " + period + ", burst=" + burst : "");
-    return "RestartBudget{name=" + name + ", " + limits + (clusterWide ? ", cluster-wide" : "") + "}";
+    String limits =
+        adaptive == null
+            ? "permits=" + permits + ", period=" + period + ", burst=" + burst
+            : "adaptive, probation="
+                + adaptive.probation()
+                + ", initialRate="
+                + adaptive.initialRate()
+                + "/s, holdAfter="
+                + adaptive.holdAfter()
+                + (adaptive.ceiling()
+                    ? ", maxRate=" + permits + " per " + period + ", burst=" + burst
+                    : "");
+    return "RestartBudget{name="
+        + name
+        + ", "
+        + limits
+        + (clusterWide ? ", cluster-wide" : "")
+        + "}";
   }
 }

@@ -118,7 +118,8 @@ public final class RestartBudgets implements Extension {
     }
     CompletionStage<GateProtocol.Status> reply =
         AskPattern.ask(gate.get(), GateProtocol.Query::new, ASK_TIMEOUT, system.scheduler());
-    return reply.thenApply(s -> Optional.of(new Status(budgetName, s.state(), s.rate(), s.goodput(), s.waiting())));
+    return reply.thenApply(
+        s -> Optional.of(new Status(budgetName, s.state(), s.rate(), s.goodput(), s.waiting())));
   }
 
   /**

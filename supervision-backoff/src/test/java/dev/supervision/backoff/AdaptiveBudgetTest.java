@@ -67,30 +67,39 @@ final class AdaptiveBudgetTest {
     List<BudgetEvent> events = new CopyOnWriteArrayList<>();
     TestProbe<BudgetEvent> monitor = kit.createTestProbe();
     kit.system().eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, monitor.ref()));
-    ActorRef<BudgetEvent> collector = kit.spawn(Behaviors.receive(BudgetEvent.class)
-        .onAnyMessage(e -> {
-          events.add(e);
-          return Behaviors.same();
-        })
-        .build());
+    ActorRef<BudgetEvent> collector =
+        kit.spawn(
+            Behaviors.receive(BudgetEvent.class)
+                .onAnyMessage(
+                    e -> {
+                      events.add(e);
+                      return Behaviors.same();
+                    })
+                .build());
     kit.system().eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, collector));
-    BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2))
-        .withRandomSeed(7)
-        .withResetAfter(Duration.ofHours(1))
-        .withBudget(RestartBudget.adaptive(name));
-    Behavior<String> cell = Behaviors.setup(ctx -> {
-      if (!resource.call()) {
-        throw new Down();
-      }
-      recovered.incrementAndGet();
-      return Behaviors.empty();
-    });
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2))
+            .withRandomSeed(7)
+            .withResetAfter(Duration.ofHours(1))
+            .withBudget(RestartBudget.adaptive(name));
+    Behavior<String> cell =
+        Behaviors.setup(
+            ctx -> {
+              if (!resource.call()) {
+                throw new Down();
+              }
+              recovered.incrementAndGet();
+              return Behaviors.empty();
+            });
     for (int i = 0; i < 40; i++) {
       kit.spawn(BackoffSupervisor.wrap(cell, policy));
     }
-    monitor.fishForMessage(Duration.ofSeconds(5), e -> e instanceof BudgetEvent.StateChanged s && s.to() == State.HOLDING
-        ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
-        : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
+    monitor.fishForMessage(
+        Duration.ofSeconds(5),
+        e ->
+            e instanceof BudgetEvent.StateChanged s && s.to() == State.HOLDING
+                ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
+                : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
     int initialCalls = resource.callsWhileDown.get();
     assertEquals(40, initialCalls, "every actor failed once at its start");
 
@@ -100,9 +109,15 @@ final class AdaptiveBudgetTest {
     }
     long probes = events.stream().filter(e -> e instanceof BudgetEvent.Probe).count();
     assertTrue(probes >= 4 && probes <= 8, "probes " + probes);
-    assertEquals(initialCalls + probes, resource.callsWhileDown.get(), "while holding, only probes call the resource");
+    assertEquals(
+        initialCalls + probes,
+        resource.callsWhileDown.get(),
+        "while holding, only probes call the resource");
     Optional<RestartBudgets.Status> holding =
-        RestartBudgets.get(kit.system()).status(name).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        RestartBudgets.get(kit.system())
+            .status(name)
+            .toCompletableFuture()
+            .get(5, TimeUnit.SECONDS);
     assertEquals(State.HOLDING, holding.orElseThrow().state());
     assertEquals(0.0, holding.orElseThrow().rate());
     assertTrue(holding.orElseThrow().waiting() >= 30, holding.toString());
@@ -117,8 +132,15 @@ final class AdaptiveBudgetTest {
       perWindow.add(Math.min(resource.inWindow.get(), 4));
     }
     assertEquals(40, recovered.get(), "all recovered; served per window " + perWindow);
-    assertTrue(events.stream().anyMatch(e -> e instanceof BudgetEvent.StateChanged s
-        && s.from() == State.HOLDING && s.to() == State.RAMPING && s.reason() == Reason.PROBE_SURVIVED), events.toString());
+    assertTrue(
+        events.stream()
+            .anyMatch(
+                e ->
+                    e instanceof BudgetEvent.StateChanged s
+                        && s.from() == State.HOLDING
+                        && s.to() == State.RAMPING
+                        && s.reason() == Reason.PROBE_SURVIVED),
+        events.toString());
     // failures after the outage stay a small share of the calls
     assertTrue(resource.rejected.get() <= 20, "rejected " + resource.rejected.get() + " " + events);
   }
@@ -135,50 +157,91 @@ final class AdaptiveBudgetTest {
   @Test
   void permanentFailuresDoNotCount() throws Exception {
     String name = "adaptive-permanent";
-    BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
-        .withStopOn(IllegalArgumentException.class)
-        .withBudget(RestartBudget.adaptive(name));
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withStopOn(IllegalArgumentException.class)
+            .withBudget(RestartBudget.adaptive(name));
     TestProbe<String> probe = kit.createTestProbe();
     List<ActorRef<String>> actors = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
-      actors.add(kit.spawn(BackoffSupervisor.wrap(Behaviors.<String>setup(ctx -> {
-        throw new IllegalArgumentException("bad configuration");
-      }), policy)));
+      actors.add(
+          kit.spawn(
+              BackoffSupervisor.wrap(
+                  Behaviors.<String>setup(
+                      ctx -> {
+                        throw new IllegalArgumentException("bad configuration");
+                      }),
+                  policy)));
     }
     actors.forEach(probe::expectTerminated);
     probe.expectNoMessage(Duration.ofMillis(200));
-    assertEquals(State.STEADY, RestartBudgets.get(kit.system()).status(name).toCompletableFuture()
-        .get(5, TimeUnit.SECONDS).orElseThrow().state(), "20 permanent failures do not make the budget hold");
+    assertEquals(
+        State.STEADY,
+        RestartBudgets.get(kit.system())
+            .status(name)
+            .toCompletableFuture()
+            .get(5, TimeUnit.SECONDS)
+            .orElseThrow()
+            .state(),
+        "20 permanent failures do not make the budget hold");
     // while 20 transient ones do
-    BackoffPolicy transientPolicy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
-        .withBudget(RestartBudget.adaptive(name));
+    BackoffPolicy transientPolicy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withBudget(RestartBudget.adaptive(name));
     for (int i = 0; i < 20; i++) {
-      kit.spawn(BackoffSupervisor.wrap(Behaviors.<String>setup(ctx -> {
-        throw new IllegalStateException("down");
-      }), transientPolicy));
+      kit.spawn(
+          BackoffSupervisor.wrap(
+              Behaviors.<String>setup(
+                  ctx -> {
+                    throw new IllegalStateException("down");
+                  }),
+              transientPolicy));
     }
-    probe.awaitAssert(() -> {
-      try {
-        assertEquals(State.HOLDING, RestartBudgets.get(kit.system()).status(name).toCompletableFuture()
-            .get(5, TimeUnit.SECONDS).orElseThrow().state());
-      } catch (Exception e) {
-        throw new AssertionError(e);
-      }
-      return null;
-    });
+    probe.awaitAssert(
+        () -> {
+          try {
+            assertEquals(
+                State.HOLDING,
+                RestartBudgets.get(kit.system())
+                    .status(name)
+                    .toCompletableFuture()
+                    .get(5, TimeUnit.SECONDS)
+                    .orElseThrow()
+                    .state());
+          } catch (Exception e) {
+            throw new AssertionError(e);
+          }
+          return null;
+        });
   }
 
   @Test
   void adaptive_validatesItsSettings_andRejectsThemOnAFixedBudget() {
-    assertEquals("probation must be > 0 but was PT0S", assertThrows(IllegalArgumentException.class,
-        () -> RestartBudget.adaptive("a").withProbation(Duration.ZERO)).getMessage());
-    assertEquals("holdAfter must be >= 1 but was 0", assertThrows(IllegalArgumentException.class,
-        () -> RestartBudget.adaptive("a").withHoldAfter(0)).getMessage());
-    assertEquals("initialRate must be >= 5 per second but was 1.0 per second", assertThrows(IllegalArgumentException.class,
-        () -> RestartBudget.adaptive("a").withInitialRate(1, Duration.ofSeconds(1))).getMessage());
-    assertEquals("probation applies to adaptive budgets only, but db is a fixed budget of 10 per PT1S",
-        assertThrows(IllegalStateException.class,
-            () -> RestartBudget.of("db", 10, Duration.ofSeconds(1)).withProbation(Duration.ofMillis(50))).getMessage());
+    assertEquals(
+        "probation must be > 0 but was PT0S",
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> RestartBudget.adaptive("a").withProbation(Duration.ZERO))
+            .getMessage());
+    assertEquals(
+        "holdAfter must be >= 1 but was 0",
+        assertThrows(
+                IllegalArgumentException.class, () -> RestartBudget.adaptive("a").withHoldAfter(0))
+            .getMessage());
+    assertEquals(
+        "initialRate must be >= 5 per second but was 1.0 per second",
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> RestartBudget.adaptive("a").withInitialRate(1, Duration.ofSeconds(1)))
+            .getMessage());
+    assertEquals(
+        "probation applies to adaptive budgets only, but db is a fixed budget of 10 per PT1S",
+        assertThrows(
+                IllegalStateException.class,
+                () ->
+                    RestartBudget.of("db", 10, Duration.ofSeconds(1))
+                        .withProbation(Duration.ofMillis(50)))
+            .getMessage());
   }
 
   @Test
@@ -189,12 +252,16 @@ final class AdaptiveBudgetTest {
     assertEquals(100.0, a.getInitialRate());
     assertEquals(10, a.getHoldAfter());
     assertTrue(!a.hasMaxRate());
-    assertEquals("RestartBudget{name=db, adaptive, probation=PT0.1S, initialRate=100.0/s, holdAfter=10}", a.toString());
+    assertEquals(
+        "RestartBudget{name=db, adaptive, probation=PT0.1S, initialRate=100.0/s, holdAfter=10}",
+        a.toString());
     RestartBudget capped = a.withMaxRate(500, Duration.ofSeconds(1));
     assertTrue(capped.hasMaxRate());
     assertEquals(500, capped.getPermits());
     assertEquals(capped, RestartBudget.adaptive("db").withMaxRate(500, Duration.ofSeconds(1)));
     assertTrue(!capped.sameLimitsAs(a));
-    assertTrue(!a.sameLimitsAs(RestartBudget.of("db", Integer.MAX_VALUE, Duration.ofSeconds(1)).withBurst(1)));
+    assertTrue(
+        !a.sameLimitsAs(
+            RestartBudget.of("db", Integer.MAX_VALUE, Duration.ofSeconds(1)).withBurst(1)));
   }
 }

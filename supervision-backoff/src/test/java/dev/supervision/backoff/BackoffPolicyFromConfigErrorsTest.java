@@ -17,40 +17,51 @@ import org.junit.jupiter.params.provider.MethodSource;
 final class BackoffPolicyFromConfigErrorsTest {
 
   private static final String PATH = "my-service.worker-backoff";
-  private static final String BUDGET_DB = "supervision-backoff.budgets.db { permits = 1, period = 1s }\n";
+  private static final String BUDGET_DB =
+      "supervision-backoff.budgets.db { permits = 1, period = 1s }\n";
   private static final String USES_DB = PATH + ".budget = db\n";
 
   static Stream<Arguments> badShapes() {
     return Stream.of(
         // a path that runs through a value that is not a block
-        Arguments.of("my-service = 5",
+        Arguments.of(
+            "my-service = 5",
             "my-service.worker-backoff: my-service is 5, not a block { ... },"
                 + " so it cannot hold a backoff policy block { ... }"),
-        Arguments.of("my-service = null",
+        Arguments.of(
+            "my-service = null",
             "my-service.worker-backoff: my-service is null, not a block { ... },"
                 + " so it cannot hold a backoff policy block { ... }"),
         // a budget entry that is not a block
-        Arguments.of("supervision-backoff.budgets.db = null\n" + USES_DB,
+        Arguments.of(
+            "supervision-backoff.budgets.db = null\n" + USES_DB,
             "supervision-backoff.budgets.db: null is not a restart budget block { permits = ..., period = ... }"),
-        Arguments.of("supervision-backoff.budgets.db = 5\n" + USES_DB,
+        Arguments.of(
+            "supervision-backoff.budgets.db = 5\n" + USES_DB,
             "supervision-backoff.budgets.db: 5 is not a restart budget block { permits = ..., period = ... }"),
-        Arguments.of("supervision-backoff.budgets = 5\n" + USES_DB,
+        Arguments.of(
+            "supervision-backoff.budgets = 5\n" + USES_DB,
             "supervision-backoff.budgets.db: supervision-backoff.budgets is 5, not a block { ... },"
                 + " so it cannot hold a restart budget block { permits = ..., period = ... }"),
-        Arguments.of("supervision-backoff.default-budget = 5\n" + BUDGET_DB + USES_DB,
+        Arguments.of(
+            "supervision-backoff.default-budget = 5\n" + BUDGET_DB + USES_DB,
             "supervision-backoff.default-budget: 5 is not a block of restart budget defaults { ... }"),
         // typos in the application's defaults
-        Arguments.of("supervision-backoff.default-policy { max-backof = 1m }\n" + PATH + " {}",
+        Arguments.of(
+            "supervision-backoff.default-policy { max-backof = 1m }\n" + PATH + " {}",
             "supervision-backoff.default-policy.max-backof: unknown setting; a backoff policy block has only"
                 + " min-backoff, max-backoff,"),
-        Arguments.of("supervision-backoff.default-budget { burts = 2 }\n" + BUDGET_DB + USES_DB,
+        Arguments.of(
+            "supervision-backoff.default-budget { burts = 2 }\n" + BUDGET_DB + USES_DB,
             "supervision-backoff.default-budget.burts: unknown setting;"
                 + " a block of restart budget defaults has only mode, permits, period, burst, cluster-wide"),
         // an unknown key with a dot is one quoted key, not a nested path
-        Arguments.of(PATH + " { \"max-backoff.x\" = 1s }",
+        Arguments.of(
+            PATH + " { \"max-backoff.x\" = 1s }",
             "my-service.worker-backoff.\"max-backoff.x\": unknown setting; a backoff policy block has only"
                 + " min-backoff, max-backoff,"),
-        Arguments.of("supervision-backoff.default-policy { \"jitter.kind\" = full }\n" + PATH + " {}",
+        Arguments.of(
+            "supervision-backoff.default-policy { \"jitter.kind\" = full }\n" + PATH + " {}",
             "supervision-backoff.default-policy.\"jitter.kind\": unknown setting;"));
   }
 

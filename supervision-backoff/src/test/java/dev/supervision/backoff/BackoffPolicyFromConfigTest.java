@@ -32,7 +32,8 @@ final class BackoffPolicyFromConfigTest {
   /** Reads the policy block {@code block} next to budget definitions {@code budgets}. */
   private static BackoffPolicy read(String block, String budgets) {
     return BackoffPolicy.fromConfig(
-        ConfigFactory.parseString("supervision-backoff.budgets {\n" + budgets + "\n}").withFallback(root(block)),
+        ConfigFactory.parseString("supervision-backoff.budgets {\n" + budgets + "\n}")
+            .withFallback(root(block)),
         PATH);
   }
 
@@ -81,7 +82,8 @@ final class BackoffPolicyFromConfigTest {
     assertFalse(p.isLoggingEnabled());
     assertTrue(p.isEventStreamPublishing());
     assertEquals(
-        Optional.of(RestartBudget.of("orders-db", 50, Duration.ofSeconds(2)).withBurst(7).clusterWide()),
+        Optional.of(
+            RestartBudget.of("orders-db", 50, Duration.ofSeconds(2)).withBurst(7).clusterWide()),
         p.getBudget());
   }
 
@@ -99,7 +101,14 @@ final class BackoffPolicyFromConfigTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"error, ERROR", "warn, WARN", "info, INFO", "debug, DEBUG", "trace, TRACE", "Debug, DEBUG"})
+  @CsvSource({
+    "error, ERROR",
+    "warn, WARN",
+    "info, INFO",
+    "debug, DEBUG",
+    "trace, TRACE",
+    "Debug, DEBUG"
+  })
   void readsEveryLogLevel(String word, Level level) {
     assertEquals(level, read("log-level = " + word).getLogLevel());
     assertEquals(level, read("critical-log-level = " + word).getCriticalLogLevel());
@@ -108,7 +117,8 @@ final class BackoffPolicyFromConfigTest {
   @Test
   void offMeansUnlimitedUnseededAndNeverCritical() {
     BackoffPolicy p =
-        read("max-restarts = off\nrandom-seed = off\ncritical-log-level-after = off\nbudget = null");
+        read(
+            "max-restarts = off\nrandom-seed = off\ncritical-log-level-after = off\nbudget = null");
     assertEquals(OptionalInt.empty(), p.getMaxRestarts());
     assertEquals(OptionalLong.empty(), p.getRandomSeed());
     assertEquals(Integer.MAX_VALUE, p.getCriticalLogLevelAfter());
@@ -118,18 +128,27 @@ final class BackoffPolicyFromConfigTest {
   @Test
   void budgetDefaultsAreAutoBurstAndLocal() {
     RestartBudget expected = RestartBudget.of("db", 200, Duration.ofSeconds(1));
-    assertEquals(Optional.of(expected), read("budget = db", "db { permits = 200, period = 1s }").getBudget());
+    assertEquals(
+        Optional.of(expected),
+        read("budget = db", "db { permits = 200, period = 1s }").getBudget());
     assertEquals(20, expected.getBurst());
     assertFalse(expected.isClusterWide());
   }
 
   @Test
   void anAdaptiveBudgetTakesItsProbationHoldThresholdAndOptionalCeilingFromConfig() {
-    assertEquals(Optional.of(RestartBudget.adaptive("db")), read("budget = db", "db { mode = adaptive }").getBudget());
     assertEquals(
-        Optional.of(RestartBudget.adaptive("db").withProbation(Duration.ofMillis(250)).withHoldAfter(3)
-            .withMaxRate(500, Duration.ofSeconds(1))),
-        read("budget = db", "db { mode = adaptive, probation = 250ms, hold-after = 3, permits = 500, period = 1s }")
+        Optional.of(RestartBudget.adaptive("db")),
+        read("budget = db", "db { mode = adaptive }").getBudget());
+    assertEquals(
+        Optional.of(
+            RestartBudget.adaptive("db")
+                .withProbation(Duration.ofMillis(250))
+                .withHoldAfter(3)
+                .withMaxRate(500, Duration.ofSeconds(1))),
+        read(
+                "budget = db",
+                "db { mode = adaptive, probation = 250ms, hold-after = 3, permits = 500, period = 1s }")
             .getBudget());
   }
 
@@ -138,7 +157,9 @@ final class BackoffPolicyFromConfigTest {
     assertEquals(
         "orders.db",
         read("budget = \"orders.db\"", "\"orders.db\" { permits = 1, period = 1s }")
-            .getBudget().orElseThrow().getName());
+            .getBudget()
+            .orElseThrow()
+            .getName());
   }
 
   @Test
@@ -185,7 +206,8 @@ final class BackoffPolicyFromConfigTest {
     assertEquals("off", reference.getString("random-seed"));
     assertEquals(reference.getDuration("max-retry-after"), p.getMaxRetryAfter());
     assertEquals(reference.getString("log-level").toUpperCase(), p.getLogLevel().name());
-    assertEquals(reference.getString("critical-log-level").toUpperCase(), p.getCriticalLogLevel().name());
+    assertEquals(
+        reference.getString("critical-log-level").toUpperCase(), p.getCriticalLogLevel().name());
     assertEquals("off", reference.getString("critical-log-level-after"));
     assertEquals(reference.getBoolean("logging-enabled"), p.isLoggingEnabled());
     assertEquals(reference.getBoolean("publish-events"), p.isEventStreamPublishing());
@@ -200,9 +222,11 @@ final class BackoffPolicyFromConfigTest {
         new java.util.TreeSet<>(PolicySetting.KEYS),
         new java.util.TreeSet<>(reference.root().keySet()));
     Config budgetDefaults =
-        ConfigFactory.defaultReference().getConfig(dev.supervision.backoff.internal.policy.PolicyConfig.BUDGET_DEFAULTS_PATH);
+        ConfigFactory.defaultReference()
+            .getConfig(dev.supervision.backoff.internal.policy.PolicyConfig.BUDGET_DEFAULTS_PATH);
     assertTrue(
-        dev.supervision.backoff.internal.policy.PolicyConfig.BUDGET_KEYS.containsAll(budgetDefaults.root().keySet()),
+        dev.supervision.backoff.internal.policy.PolicyConfig.BUDGET_KEYS.containsAll(
+            budgetDefaults.root().keySet()),
         budgetDefaults.root().keySet().toString());
   }
 
@@ -233,7 +257,8 @@ final class BackoffPolicyFromConfigTest {
     Config root =
         ConfigFactory.parseString(
             "supervision-backoff.default-policy { max-restarts = 3, publish-events = on }\n"
-                + PATH + " { min-backoff = 1s }");
+                + PATH
+                + " { min-backoff = 1s }");
     BackoffPolicy p = BackoffPolicy.fromConfig(root, PATH);
     assertEquals(OptionalInt.of(3), p.getMaxRestarts());
     assertTrue(p.isEventStreamPublishing());
@@ -289,16 +314,20 @@ final class BackoffPolicyFromConfigTest {
       })
   void badBudgetValueNamesItsFullPath(String budget, String message) {
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> read("budget = db", "db { " + budget + " }"));
+        assertThrows(
+            IllegalArgumentException.class, () -> read("budget = db", "db { " + budget + " }"));
     assertEquals(message, e.getMessage());
   }
 
   @Test
   void undefinedBudgetIsRejected() {
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> read("budget = orders-db", "other { permits = 1, period = 1s }"));
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> read("budget = orders-db", "other { permits = 1, period = 1s }"));
     assertEquals(
-        PATH + ".budget: \"orders-db\" is not defined: expected supervision-backoff.budgets.orders-db"
+        PATH
+            + ".budget: \"orders-db\" is not defined: expected supervision-backoff.budgets.orders-db"
             + " { permits = ..., period = ... }",
         e.getMessage());
   }
@@ -401,7 +430,8 @@ final class BackoffPolicyFromConfigTest {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> BackoffPolicy.fromConfig(root, PATH));
     assertEquals(
-        "supervision-backoff.default-policy: 5 is not a backoff policy block { ... }", e.getMessage());
+        "supervision-backoff.default-policy: 5 is not a backoff policy block { ... }",
+        e.getMessage());
   }
 
   @Test
@@ -419,7 +449,8 @@ final class BackoffPolicyFromConfigTest {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> BackoffPolicy.fromConfig(block));
     assertEquals(
-        "jitter (String: 2): \"fulll\" is not one of full, equal, decorrelated, none", e.getMessage());
+        "jitter (String: 2): \"fulll\" is not one of full, equal, decorrelated, none",
+        e.getMessage());
   }
 
   @Test
@@ -432,7 +463,8 @@ final class BackoffPolicyFromConfigTest {
     assertEquals("root must not be null", b.getMessage());
     NullPointerException c =
         assertThrows(
-            NullPointerException.class, () -> BackoffPolicy.fromConfig(ConfigFactory.empty(), null));
+            NullPointerException.class,
+            () -> BackoffPolicy.fromConfig(ConfigFactory.empty(), null));
     assertEquals("path must not be null", c.getMessage());
   }
 }

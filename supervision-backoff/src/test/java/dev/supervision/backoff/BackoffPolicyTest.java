@@ -67,7 +67,8 @@ final class BackoffPolicyTest {
             .withResetAfter(Duration.ofSeconds(30))
             .withMaxRestarts(7)
             .withStashCapacity(5)
-            .withStopOn(IllegalArgumentException.class, IOException.class, IllegalArgumentException.class)
+            .withStopOn(
+                IllegalArgumentException.class, IOException.class, IllegalArgumentException.class)
             .withRandomSeed(99)
             .withMaxRetryAfter(Duration.ofMinutes(2))
             .withLogLevel(Level.INFO)
@@ -127,19 +128,27 @@ final class BackoffPolicyTest {
 
   @Test
   void exponential_rejectsZeroAndNegativeDurations() {
-    assertIae("minBackoff must be > 0 but was PT0S", () -> BackoffPolicy.exponential(Duration.ZERO, S1));
-    assertIae("minBackoff must be > 0 but was PT-1S", () -> BackoffPolicy.exponential(Duration.ofSeconds(-1), S1));
-    assertIae("maxBackoff must be > 0 but was PT0S", () -> BackoffPolicy.exponential(MS100, Duration.ZERO));
+    assertIae(
+        "minBackoff must be > 0 but was PT0S", () -> BackoffPolicy.exponential(Duration.ZERO, S1));
+    assertIae(
+        "minBackoff must be > 0 but was PT-1S",
+        () -> BackoffPolicy.exponential(Duration.ofSeconds(-1), S1));
+    assertIae(
+        "maxBackoff must be > 0 but was PT0S",
+        () -> BackoffPolicy.exponential(MS100, Duration.ZERO));
   }
 
   @Test
   void exponential_rejectsMaxBelowMin() {
-    assertIae("maxBackoff must be >= minBackoff (PT1S) but was PT0.1S", () -> BackoffPolicy.exponential(S1, MS100));
+    assertIae(
+        "maxBackoff must be >= minBackoff (PT1S) but was PT0.1S",
+        () -> BackoffPolicy.exponential(S1, MS100));
   }
 
   @Test
   void exponential_rejectsDurationsTheSchedulerCannotHold() {
-    assertIae("maxBackoff must be <= PT4320H but was PT4344H",
+    assertIae(
+        "maxBackoff must be <= PT4320H but was PT4344H",
         () -> BackoffPolicy.exponential(MS100, Duration.ofDays(181)));
   }
 
@@ -150,9 +159,13 @@ final class BackoffPolicyTest {
 
   @Test
   void withMultiplier_rejectsBelowOneNaNAndInfinity() {
-    assertIae("multiplier must be a finite number >= 1.0 but was 0.99", () -> BASE.withMultiplier(0.99));
-    assertIae("multiplier must be a finite number >= 1.0 but was NaN", () -> BASE.withMultiplier(Double.NaN));
-    assertIae("multiplier must be a finite number >= 1.0 but was Infinity",
+    assertIae(
+        "multiplier must be a finite number >= 1.0 but was 0.99", () -> BASE.withMultiplier(0.99));
+    assertIae(
+        "multiplier must be a finite number >= 1.0 but was NaN",
+        () -> BASE.withMultiplier(Double.NaN));
+    assertIae(
+        "multiplier must be a finite number >= 1.0 but was Infinity",
         () -> BASE.withMultiplier(Double.POSITIVE_INFINITY));
     assertEquals(1.0, BASE.withMultiplier(1.0).getMultiplier());
   }
@@ -166,7 +179,9 @@ final class BackoffPolicyTest {
   void withResetAfter_rejectsNullZeroAndNegative() {
     assertNpe("resetAfter must not be null", () -> BASE.withResetAfter(null));
     assertIae("resetAfter must be > 0 but was PT0S", () -> BASE.withResetAfter(Duration.ZERO));
-    assertIae("resetAfter must be > 0 but was PT-0.001S", () -> BASE.withResetAfter(Duration.ofMillis(-1)));
+    assertIae(
+        "resetAfter must be > 0 but was PT-0.001S",
+        () -> BASE.withResetAfter(Duration.ofMillis(-1)));
   }
 
   @Test
@@ -191,16 +206,19 @@ final class BackoffPolicyTest {
   @Test
   @SuppressWarnings("unchecked")
   void withRestartOn_rejectsNullsAndDropsDuplicates() {
-    assertNpe("types must not be null", () -> BASE.withRestartOn((Class<? extends Throwable>[]) null));
+    assertNpe(
+        "types must not be null", () -> BASE.withRestartOn((Class<? extends Throwable>[]) null));
     assertNpe("types[1] must not be null", () -> BASE.withRestartOn(IOException.class, null));
-    assertEquals(List.of(IOException.class),
+    assertEquals(
+        List.of(IOException.class),
         BASE.withRestartOn(IOException.class, IOException.class).getRestartOn());
     assertEquals(List.of(), BASE.withRestartOn(IOException.class).withRestartOn().getRestartOn());
   }
 
   @Test
   void withStopOnPredicate_rejectsNull() {
-    assertNpe("stopOn must not be null",
+    assertNpe(
+        "stopOn must not be null",
         () -> BASE.withStopOn((java.util.function.Predicate<Throwable>) null));
   }
 
@@ -214,14 +232,16 @@ final class BackoffPolicyTest {
   @Test
   void withMaxRetryAfter_rejectsNullZeroAndNegative() {
     assertNpe("maxRetryAfter must not be null", () -> BASE.withMaxRetryAfter(null));
-    assertIae("maxRetryAfter must be > 0 but was PT0S", () -> BASE.withMaxRetryAfter(Duration.ZERO));
+    assertIae(
+        "maxRetryAfter must be > 0 but was PT0S", () -> BASE.withMaxRetryAfter(Duration.ZERO));
   }
 
   @Test
   void logSettings_rejectNullsAndBadCounts() {
     assertNpe("logLevel must not be null", () -> BASE.withLogLevel(null));
     assertNpe("criticalLogLevel must not be null", () -> BASE.withCriticalLogLevel(null, 1));
-    assertIae("afterFailures must be >= 1 but was 0", () -> BASE.withCriticalLogLevel(Level.ERROR, 0));
+    assertIae(
+        "afterFailures must be >= 1 but was 0", () -> BASE.withCriticalLogLevel(Level.ERROR, 0));
     assertEquals(1, BASE.withCriticalLogLevel(Level.ERROR, 1).getCriticalLogLevelAfter());
   }
 
@@ -238,8 +258,11 @@ final class BackoffPolicyTest {
   @Test
   void delays_areTheUnjitteredScheduleForJitterNone() {
     List<Long> millis =
-        BASE.withJitter(Jitter.none()).delays(new SplittableRandom(1)).limit(7)
-            .map(Duration::toMillis).collect(Collectors.toList());
+        BASE.withJitter(Jitter.none())
+            .delays(new SplittableRandom(1))
+            .limit(7)
+            .map(Duration::toMillis)
+            .collect(Collectors.toList());
     assertEquals(List.of(100L, 200L, 400L, 800L, 1000L, 1000L, 1000L), millis);
   }
 
@@ -266,16 +289,37 @@ final class BackoffPolicyTest {
    */
   @Test
   void delays_forSeed7AreTheseLiteralValues() {
-    List<Long> nanos = BASE.delays(new SplittableRandom(7)).limit(8).map(Duration::toNanos).collect(Collectors.toList());
-    assertEquals(List.of(38_982_974L, 3_357_658L, 360_304_272L, 466_344_234L,
-        452_441_895L, 249_431_522L, 467_953_004L, 328_076_739L), nanos);
+    List<Long> nanos =
+        BASE.delays(new SplittableRandom(7))
+            .limit(8)
+            .map(Duration::toNanos)
+            .collect(Collectors.toList());
+    assertEquals(
+        List.of(
+            38_982_974L,
+            3_357_658L,
+            360_304_272L,
+            466_344_234L,
+            452_441_895L,
+            249_431_522L,
+            467_953_004L,
+            328_076_739L),
+        nanos);
   }
 
   @Test
   void delays_neverExceedTheCapWithAnyJitter() {
-    for (Jitter jitter : List.of(Jitter.full(), Jitter.equal(), Jitter.decorrelated(), Jitter.none(),
-        (Jitter) (step, draw) -> step.maxBackoff().multipliedBy(10))) {
-      BASE.withJitter(jitter).withMultiplier(10).delays(new SplittableRandom(3)).limit(10_000)
+    for (Jitter jitter :
+        List.of(
+            Jitter.full(),
+            Jitter.equal(),
+            Jitter.decorrelated(),
+            Jitter.none(),
+            (Jitter) (step, draw) -> step.maxBackoff().multipliedBy(10))) {
+      BASE.withJitter(jitter)
+          .withMultiplier(10)
+          .delays(new SplittableRandom(3))
+          .limit(10_000)
           .forEach(d -> assertTrue(!d.isNegative() && d.compareTo(S1) <= 0, jitter + " gave " + d));
     }
   }

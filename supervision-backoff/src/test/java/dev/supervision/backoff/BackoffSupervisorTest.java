@@ -30,7 +30,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 final class BackoffSupervisorTest {
 
-  // created per class run (not in a static initializer), so that a tool that runs the class again in
+  // created per class run (not in a static initializer), so that a tool that runs the class again
+  // in
   @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
   static final Duration QUIET = Duration.ofMillis(150);
 
@@ -51,7 +52,8 @@ final class BackoffSupervisorTest {
   @Test
   void restartsExactlyAfterEachUnjitteredDelay() {
     TestProbe<String> probe = kit.createTestProbe();
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
     probe.expectMessage("started");
     for (long ms : new long[] {100, 200, 400, 800, 1000, 1000}) {
       actor.tell("fail");
@@ -88,9 +90,11 @@ final class BackoffSupervisorTest {
               probe.ref().tell("started");
               ctx.watch(watched);
               return Behaviors.receive(String.class)
-                  .onSignal(Terminated.class, t -> {
-                    throw new TestChild.Boom("signal");
-                  })
+                  .onSignal(
+                      Terminated.class,
+                      t -> {
+                        throw new TestChild.Boom("signal");
+                      })
                   .build();
             });
     kit.spawn(BackoffSupervisor.wrap(child, unjittered()));
@@ -103,7 +107,8 @@ final class BackoffSupervisorTest {
   void resetsTheCountAfterRunningResetAfterWithoutFailure() {
     TestProbe<String> probe = kit.createTestProbe();
     BackoffPolicy policy = unjittered().withResetAfter(Duration.ofMillis(500));
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("preRestart");
@@ -135,14 +140,21 @@ final class BackoffSupervisorTest {
     Behavior<Void> parent =
         Behaviors.setup(
             ctx -> {
-              ActorRef<String> child = ctx.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "child");
+              ActorRef<String> child =
+                  ctx.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "child");
               ctx.watch(child);
               parentProbe.ref().tell(child);
               return Behaviors.<Void>receive(Void.class)
-                  .onSignal(Terminated.class, t -> {
-                    parentProbe.ref().tell(new SignalSeen(t)); // a Signal sent as a message would arrive as a signal
-                    return Behaviors.same();
-                  })
+                  .onSignal(
+                      Terminated.class,
+                      t -> {
+                        parentProbe
+                            .ref()
+                            .tell(
+                                new SignalSeen(
+                                    t)); // a Signal sent as a message would arrive as a signal
+                        return Behaviors.same();
+                      })
                   .build();
             });
     kit.spawn(parent);
@@ -169,7 +181,8 @@ final class BackoffSupervisorTest {
   void maxRestartsZeroStopsOnTheFirstFailure() {
     TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered().withMaxRestarts(0)));
+        kit.spawn(
+            BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered().withMaxRestarts(0)));
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("postStop");
@@ -180,7 +193,8 @@ final class BackoffSupervisorTest {
   void stopsAtOnceOnAPermanentFailure() {
     TestProbe<String> probe = kit.createTestProbe();
     BackoffPolicy policy = unjittered().withStopOn(IllegalArgumentException.class);
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     actor.tell("fail"); // transient: restarted
     probe.expectMessage("preRestart");
@@ -210,25 +224,35 @@ final class BackoffSupervisorTest {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     Behavior<String> child =
-        Behaviors.setup(ctx -> {
-          probe.ref().tell("started");
-          return Behaviors.receive(String.class)
-              .onMessageEquals("wrapped-transient", () -> {
-                throw new IllegalStateException("wrapper", new TestChild.Boom("transient"));
-              })
-              .onMessageEquals("wrapped-permanent", () -> {
-                throw new IllegalStateException("wrapper", new IllegalArgumentException("permanent"));
-              })
-              .onSignal(PreRestart.class, s -> {
-                probe.ref().tell("preRestart");
-                return Behaviors.same();
-              })
-              .onSignal(PostStop.class, s -> {
-                probe.ref().tell("postStop");
-                return Behaviors.same();
-              })
-              .build();
-        });
+        Behaviors.setup(
+            ctx -> {
+              probe.ref().tell("started");
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "wrapped-transient",
+                      () -> {
+                        throw new IllegalStateException("wrapper", new TestChild.Boom("transient"));
+                      })
+                  .onMessageEquals(
+                      "wrapped-permanent",
+                      () -> {
+                        throw new IllegalStateException(
+                            "wrapper", new IllegalArgumentException("permanent"));
+                      })
+                  .onSignal(
+                      PreRestart.class,
+                      s -> {
+                        probe.ref().tell("preRestart");
+                        return Behaviors.same();
+                      })
+                  .onSignal(
+                      PostStop.class,
+                      s -> {
+                        probe.ref().tell("postStop");
+                        return Behaviors.same();
+                      })
+                  .build();
+            });
     BackoffPolicy policy =
         unjittered().withStopOn(IllegalArgumentException.class).withListener(events.ref()::tell);
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, policy));
@@ -253,7 +277,8 @@ final class BackoffSupervisorTest {
   @Test
   void waitsAtLeastTheRetryAfterHint() {
     TestProbe<String> probe = kit.createTestProbe();
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
     probe.expectMessage("started");
     actor.tell("retry-after:PT3S"); // above the 1 s cap: the hint wins
     probe.expectMessage("preRestart");
@@ -267,7 +292,8 @@ final class BackoffSupervisorTest {
   void limitsTheRetryAfterHintToMaxRetryAfter() {
     TestProbe<String> probe = kit.createTestProbe();
     BackoffPolicy policy = unjittered().withMaxRetryAfter(Duration.ofSeconds(2));
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     actor.tell("retry-after:PT10H");
     probe.expectMessage("preRestart");
@@ -279,22 +305,30 @@ final class BackoffSupervisorTest {
     TestProbe<String> probe = kit.createTestProbe();
     List<BackoffEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
     BackoffPolicy policy = unjittered().withListener(events::add);
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("preRestart");
     kit.testKit().stop(actor);
     kit.time().timePasses(Duration.ofSeconds(5));
-    probe.expectNoMessage(QUIET); // no restart, and the failed behavior got PreRestart, not PostStop
-    assertTrue(events.get(events.size() - 1) instanceof BackoffEvent.StoppedDuringBackoff, events.toString());
+    probe.expectNoMessage(
+        QUIET); // no restart, and the failed behavior got PreRestart, not PostStop
+    assertTrue(
+        events.get(events.size() - 1) instanceof BackoffEvent.StoppedDuringBackoff,
+        events.toString());
   }
 
   @Test
   void nestedSupervisorsEachKeepTheirOwnSchedule() {
     TestProbe<String> probe = kit.createTestProbe();
-    BackoffPolicy outer = BackoffPolicy.exponential(Duration.ofSeconds(5), Duration.ofSeconds(5)).withJitter(Jitter.none());
+    BackoffPolicy outer =
+        BackoffPolicy.exponential(Duration.ofSeconds(5), Duration.ofSeconds(5))
+            .withJitter(Jitter.none());
     ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()), outer));
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()), outer));
     probe.expectMessage("started");
     actor.tell("fail"); // handled by the inner supervisor: 100 ms
     probe.expectMessage("preRestart");
@@ -307,10 +341,14 @@ final class BackoffSupervisorTest {
   void anInnerSupervisorThatGivesUpIsRestartedByTheOuterOne() {
     TestProbe<String> probe = kit.createTestProbe();
     AtomicInteger failStarts = new AtomicInteger(0);
-    BackoffPolicy outer = BackoffPolicy.exponential(Duration.ofSeconds(5), Duration.ofSeconds(5)).withJitter(Jitter.none());
+    BackoffPolicy outer =
+        BackoffPolicy.exponential(Duration.ofSeconds(5), Duration.ofSeconds(5))
+            .withJitter(Jitter.none());
     BackoffPolicy inner = unjittered().withMaxRestarts(1);
     ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(BackoffSupervisor.wrap(TestChild.create(probe.ref(), failStarts), inner), outer));
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                BackoffSupervisor.wrap(TestChild.create(probe.ref(), failStarts), inner), outer));
     probe.expectMessage("started");
     actor.tell("fail"); // the inner supervisor restarts after 100 ms ...
     probe.expectMessage("preRestart");
@@ -327,12 +365,14 @@ final class BackoffSupervisorTest {
   @Test
   void rejectsAnAbstractBehaviorInstance() {
     Behavior<String> instance =
-        Behaviors.setup(ctx -> new AbstractBehavior<String>(ctx) {
-          @Override
-          public Receive<String> createReceive() {
-            return newReceiveBuilder().build();
-          }
-        });
+        Behaviors.setup(
+            ctx ->
+                new AbstractBehavior<String>(ctx) {
+                  @Override
+                  public Receive<String> createReceive() {
+                    return newReceiveBuilder().build();
+                  }
+                });
     // a setup is fine; the instance itself is not
     BackoffSupervisor.wrap(instance, unjittered());
     class Direct extends AbstractBehavior<String> {
@@ -346,18 +386,25 @@ final class BackoffSupervisorTest {
       }
     }
     List<Behavior<String>> direct = new ArrayList<>();
-    kit.spawn(Behaviors.<String>setup(ctx -> {
-      direct.add(new Direct(ctx));
-      return Behaviors.empty();
-    }));
+    kit.spawn(
+        Behaviors.<String>setup(
+            ctx -> {
+              direct.add(new Direct(ctx));
+              return Behaviors.empty();
+            }));
     TestProbe<String> waitForSetup = kit.createTestProbe();
-    waitForSetup.awaitAssert(() -> {
-      assertEquals(1, direct.size());
-      return null;
-    });
+    waitForSetup.awaitAssert(
+        () -> {
+          assertEquals(1, direct.size());
+          return null;
+        });
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> BackoffSupervisor.wrap(direct.get(0), unjittered()));
-    assertTrue(e.getMessage().startsWith("child must not be an AbstractBehavior instance"), e.getMessage());
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> BackoffSupervisor.wrap(direct.get(0), unjittered()));
+    assertTrue(
+        e.getMessage().startsWith("child must not be an AbstractBehavior instance"),
+        e.getMessage());
   }
 
   @Test
@@ -366,7 +413,8 @@ final class BackoffSupervisorTest {
         assertThrows(NullPointerException.class, () -> BackoffSupervisor.wrap(null, unjittered()));
     assertEquals("child must not be null", child.getMessage());
     NullPointerException policy =
-        assertThrows(NullPointerException.class, () -> BackoffSupervisor.wrap(Behaviors.empty(), null));
+        assertThrows(
+            NullPointerException.class, () -> BackoffSupervisor.wrap(Behaviors.empty(), null));
     assertEquals("policy must not be null", policy.getMessage());
   }
 }

@@ -1,6 +1,5 @@
 package dev.supervision.backoff;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,7 +13,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.PoisonPill;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Signal;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -35,12 +33,15 @@ final class BudgetGateRobustnessTest {
 
   /** A requester that forwards its grants to a probe (it lives, unlike a probe, as an ActorRef<Object>). */
   static ActorRef<Object> requester(String who, TestProbe<String> probe) {
-    return kit.spawn(Behaviors.receive(Object.class)
-        .onSignal(Grant.class, g -> {
-          probe.ref().tell(g.who());
-          return Behaviors.same();
-        })
-        .build());
+    return kit.spawn(
+        Behaviors.receive(Object.class)
+            .onSignal(
+                Grant.class,
+                g -> {
+                  probe.ref().tell(g.who());
+                  return Behaviors.same();
+                })
+            .build());
   }
 
   static GateProtocol.Acquire acquire(ActorRef<Object> requester, String who) {
@@ -49,7 +50,8 @@ final class BudgetGateRobustnessTest {
 
   @Test
   void aPermitThatReachedAStoppedActorGoesToTheNextWaiter() {
-    RestartBudget budget = RestartBudget.of(fresh("refund"), 1, Duration.ofSeconds(100)).withBurst(1);
+    RestartBudget budget =
+        RestartBudget.of(fresh("refund"), 1, Duration.ofSeconds(100)).withBurst(1);
     ActorRef<GateProtocol.Command> gate = RestartBudgets.get(kit.system()).gate(budget);
     TestProbe<String> probe = kit.createTestProbe();
     ActorRef<Object> a = requester("a", probe);
@@ -64,7 +66,8 @@ final class BudgetGateRobustnessTest {
 
   @Test
   void aPermitReturnedWithNoOneWaitingGoesBackIntoTheBucket() {
-    RestartBudget budget = RestartBudget.of(fresh("refund-bucket"), 1, Duration.ofSeconds(100)).withBurst(1);
+    RestartBudget budget =
+        RestartBudget.of(fresh("refund-bucket"), 1, Duration.ofSeconds(100)).withBurst(1);
     ActorRef<GateProtocol.Command> gate = RestartBudgets.get(kit.system()).gate(budget);
     TestProbe<String> probe = kit.createTestProbe();
     ActorRef<Object> a = requester("a", probe);
@@ -86,12 +89,14 @@ final class BudgetGateRobustnessTest {
     gate.tell(acquire(requester("b", probe), "b"));
     gate.tell(acquire(requester("c", probe), "c"));
     probe.expectNoMessage(Duration.ofMillis(200));
-    Adapter.toClassic(gate).tell(PoisonPill.getInstance(), org.apache.pekko.actor.ActorRef.noSender());
+    Adapter.toClassic(gate)
+        .tell(PoisonPill.getInstance(), org.apache.pekko.actor.ActorRef.noSender());
     probe.expectTerminated(gate);
-    probe.awaitAssert(() -> {
-      assertNotEquals(gate, budgets.gate(budget));
-      return null;
-    });
+    probe.awaitAssert(
+        () -> {
+          assertNotEquals(gate, budgets.gate(budget));
+          return null;
+        });
     // the new gate starts with a full bucket: b first, then c one second later; no waiter is lost
     probe.expectMessage("b");
     gate.tell(acquire(requester("d", probe), "d")); // sent to the dead gate: re-routed, not lost
@@ -104,7 +109,8 @@ final class BudgetGateRobustnessTest {
 
   @Test
   void aGateThatFailsHandsItsWaitersToANewGate() {
-    RestartBudget budget = RestartBudget.of(fresh("fails"), 1, Duration.ofSeconds(100)).withBurst(1);
+    RestartBudget budget =
+        RestartBudget.of(fresh("fails"), 1, Duration.ofSeconds(100)).withBurst(1);
     RestartBudgets budgets = RestartBudgets.get(kit.system());
     ActorRef<GateProtocol.Command> gate = budgets.gate(budget);
     TestProbe<String> probe = kit.createTestProbe();
@@ -112,7 +118,8 @@ final class BudgetGateRobustnessTest {
     probe.expectMessage("a");
     gate.tell(acquire(requester("b", probe), "b"));
     probe.expectNoMessage(Duration.ofMillis(200)); // b would wait 100 s
-    gate.tell(new GateProtocol.Waiting(null)); // a bug in the gate: it fails with a NullPointerException
+    gate.tell(
+        new GateProtocol.Waiting(null)); // a bug in the gate: it fails with a NullPointerException
     probe.expectTerminated(gate);
     probe.expectMessage("b"); // the new gate starts full
   }
@@ -126,10 +133,11 @@ final class BudgetGateRobustnessTest {
     TestProbe<String> probe = kit.createTestProbe();
     budgets.release(name);
     probe.expectTerminated(gate);
-    probe.awaitAssert(() -> {
-      assertFalse(budgets.names().contains(name));
-      return null;
-    });
+    probe.awaitAssert(
+        () -> {
+          assertFalse(budgets.names().contains(name));
+          return null;
+        });
     ActorRef<GateProtocol.Command> next = budgets.gate(budget);
     assertNotEquals(gate, next);
     next.tell(acquire(requester("a", probe), "a"));
@@ -167,22 +175,27 @@ final class BudgetGateRobustnessTest {
       budgets.release(name);
     }
     gates.forEach(probe::expectTerminated);
-    probe.awaitAssert(() -> {
-      tenants.forEach(t -> assertFalse(budgets.names().contains(t), t));
-      return null;
-    });
+    probe.awaitAssert(
+        () -> {
+          tenants.forEach(t -> assertFalse(budgets.names().contains(t), t));
+          return null;
+        });
   }
 
   /** Grants per ManualTime step to a queue that never runs dry. */
   private static List<Integer> grantsPerStep(RestartBudget budget, Duration step, int steps) {
     ActorRef<GateProtocol.Command> gate = RestartBudgets.get(kit.system()).gate(budget);
     AtomicInteger granted = new AtomicInteger();
-    ActorRef<Object> requester = kit.spawn(Behaviors.receive(Object.class)
-        .onSignal(Grant.class, g -> {
-          granted.incrementAndGet();
-          return Behaviors.same();
-        })
-        .build());
+    ActorRef<Object> requester =
+        kit.spawn(
+            Behaviors.receive(Object.class)
+                .onSignal(
+                    Grant.class,
+                    g -> {
+                      granted.incrementAndGet();
+                      return Behaviors.same();
+                    })
+                .build());
     for (int i = 0; i < 2000; i++) {
       gate.tell(acquire(requester, "r" + i));
     }
@@ -211,14 +224,22 @@ final class BudgetGateRobustnessTest {
   @Test
   void aPeriodOf350msLetsAtMost11GrantsIntoAny350msStep() {
     // 10 per 350 ms: slices of 117 ms (not 116.67, which a millisecond scheduler would shorten)
-    List<Integer> perStep = grantsPerStep(RestartBudget.of(fresh("350ms"), 10, Duration.ofMillis(350)), Duration.ofMillis(350), 20);
+    List<Integer> perStep =
+        grantsPerStep(
+            RestartBudget.of(fresh("350ms"), 10, Duration.ofMillis(350)),
+            Duration.ofMillis(350),
+            20);
     perStep.forEach(n -> assertTrue(n <= 11, perStep.toString()));
-    assertTrue(perStep.stream().mapToInt(Integer::intValue).sum() >= 190, perStep.toString()); // and uses it
+    assertTrue(
+        perStep.stream().mapToInt(Integer::intValue).sum() >= 190,
+        perStep.toString()); // and uses it
   }
 
   @Test
   void sevenPerSecondGrantsAtMost491In70Seconds() {
-    List<Integer> perStep = grantsPerStep(RestartBudget.of(fresh("7per1s"), 7, Duration.ofSeconds(1)), Duration.ofSeconds(10), 7);
+    List<Integer> perStep =
+        grantsPerStep(
+            RestartBudget.of(fresh("7per1s"), 7, Duration.ofSeconds(1)), Duration.ofSeconds(10), 7);
     int total = perStep.stream().mapToInt(Integer::intValue).sum();
     assertTrue(total <= 491 && total >= 485, total + " " + perStep);
   }

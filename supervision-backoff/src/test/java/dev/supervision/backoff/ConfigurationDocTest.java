@@ -27,7 +27,8 @@ final class ConfigurationDocTest {
 
   /** The table as the settings describe it, with the defaults of reference.conf. */
   static String table() {
-    Config reference = ConfigFactory.defaultReference().getConfig("supervision-backoff.default-policy");
+    Config reference =
+        ConfigFactory.defaultReference().getConfig("supervision-backoff.default-policy");
     List<String> rows = new ArrayList<>();
     rows.add("| Key | Default | Allowed | In code | Meaning |");
     rows.add("|---|---|---|---|---|");
@@ -38,7 +39,9 @@ final class ConfigurationDocTest {
               ? "none"
               : reference.getIsNull(s.key) ? "null" : hocon(reference.getValue(s.key));
       String allowed = s.allowed == null ? "" : s.allowed;
-      rows.add("| " + key + " | `" + dflt + "` | " + allowed + " | `" + s.method + "` | " + s.meaning + " |");
+      rows.add(
+          "| " + key + " | `" + dflt + "` | " + allowed + " | `" + s.method + "` | " + s.meaning
+              + " |");
     }
     return String.join("\n", rows);
   }
@@ -61,8 +64,12 @@ final class ConfigurationDocTest {
     int end = doc.indexOf(END);
     assertTrue(begin >= 0 && end > begin, DOC + " must hold the markers " + BEGIN + " and " + END);
     String actual = doc.substring(begin + BEGIN.length(), end).strip();
-    assertEquals(expected, actual,
-        "the settings table of " + DOC + " is out of date: paste target/configuration-settings-table.md"
+    assertEquals(
+        expected,
+        actual,
+        "the settings table of "
+            + DOC
+            + " is out of date: paste target/configuration-settings-table.md"
             + " between its markers");
   }
 
@@ -97,15 +104,19 @@ final class ConfigurationDocTest {
   void docsNameEveryBudgetKey() throws IOException {
     String doc = Files.readString(DOC, StandardCharsets.UTF_8);
     for (String key : dev.supervision.backoff.internal.policy.PolicyConfig.BUDGET_KEYS) {
-      assertTrue(doc.contains("| `" + key + "` |"), "docs/configuration.md lacks the budget key " + key);
+      assertTrue(
+          doc.contains("| `" + key + "` |"), "docs/configuration.md lacks the budget key " + key);
     }
   }
 
   @Test
   void everySettingIsPrintedByItsName() {
-    String printed = BackoffPolicy.exponential(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(2)).toString();
+    String printed =
+        BackoffPolicy.exponential(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(2))
+            .toString();
     for (PolicySetting<?> s : PolicySetting.ALL) {
-      assertTrue(printed.contains(" " + s.name + "=") || printed.contains("{" + s.name + "="), s.name);
+      assertTrue(
+          printed.contains(" " + s.name + "=") || printed.contains("{" + s.name + "="), s.name);
     }
   }
 }

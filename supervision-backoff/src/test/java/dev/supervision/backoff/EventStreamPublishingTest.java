@@ -17,7 +17,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** withEventStreamPublishing: every event of a supervised actor reaches the event stream's subscribers. */
 final class EventStreamPublishingTest {
 
-  // created per class run (not in a static initializer), so that a tool that runs the class again in
+  // created per class run (not in a static initializer), so that a tool that runs the class again
+  // in
   @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
   private static final BackoffPolicy POLICY =
@@ -71,7 +72,8 @@ final class EventStreamPublishingTest {
     probe.expectMessage("started");
     assertEquals(new BackoffEvent.Restarted(actor, 1), events.receiveMessage());
     actor.tell("fail");
-    BackoffEvent.GaveUp gaveUp = assertInstanceOf(BackoffEvent.GaveUp.class, events.receiveMessage());
+    BackoffEvent.GaveUp gaveUp =
+        assertInstanceOf(BackoffEvent.GaveUp.class, events.receiveMessage());
     assertEquals(actor, gaveUp.actor());
     assertEquals(1, gaveUp.restarts());
     assertEquals(BackoffEvent.Reason.MAX_RESTARTS_REACHED, gaveUp.reason());
@@ -84,7 +86,8 @@ final class EventStreamPublishingTest {
     TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> actor =
         kit.spawn(
-            BackoffSupervisor.wrap(TestChild.create(probe.ref()), POLICY.withEventStreamPublishing(true)));
+            BackoffSupervisor.wrap(
+                TestChild.create(probe.ref()), POLICY.withEventStreamPublishing(true)));
     probe.expectMessage("started");
     actor.tell("fail");
     assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
@@ -96,7 +99,9 @@ final class EventStreamPublishingTest {
   @Test
   void subscriberOfOneEventTypeGetsOnlyThatType() {
     TestProbe<BackoffEvent.Restarted> restarts = kit.createTestProbe();
-    kit.system().eventStream().tell(new EventStream.Subscribe<>(BackoffEvent.Restarted.class, restarts.ref()));
+    kit.system()
+        .eventStream()
+        .tell(new EventStream.Subscribe<>(BackoffEvent.Restarted.class, restarts.ref()));
     BackoffEvent.Restarted marker = new BackoffEvent.Restarted(restarts.ref(), -1);
     kit.system().eventStream().tell(new EventStream.Publish<>(marker));
     assertEquals(marker, restarts.receiveMessage());
@@ -104,7 +109,8 @@ final class EventStreamPublishingTest {
     TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> actor =
         kit.spawn(
-            BackoffSupervisor.wrap(TestChild.create(probe.ref()), POLICY.withEventStreamPublishing(true)));
+            BackoffSupervisor.wrap(
+                TestChild.create(probe.ref()), POLICY.withEventStreamPublishing(true)));
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("preRestart"); // the failure is handled before the clock moves
@@ -120,17 +126,21 @@ final class EventStreamPublishingTest {
     TestProbe<BackoffEvent> events = subscriber();
     TestProbe<String> probe = kit.createTestProbe();
     BackoffPolicy policy =
-        POLICY.withBudget(RestartBudget.of("event-stream-db", 10, Duration.ofSeconds(1)))
+        POLICY
+            .withBudget(RestartBudget.of("event-stream-db", 10, Duration.ofSeconds(1)))
             .withEventStreamPublishing(true);
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("preRestart");
     assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
     kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
-    assertEquals(new BackoffEvent.WaitingForPermit(actor, 1, "event-stream-db"), events.receiveMessage());
-    assertEquals(new BackoffEvent.PermitGranted(actor, 1, "event-stream-db"), events.receiveMessage());
+    assertEquals(
+        new BackoffEvent.WaitingForPermit(actor, 1, "event-stream-db"), events.receiveMessage());
+    assertEquals(
+        new BackoffEvent.PermitGranted(actor, 1, "event-stream-db"), events.receiveMessage());
     assertEquals(new BackoffEvent.Restarted(actor, 1), events.receiveMessage());
     kit.testKit().stop(actor);
   }

@@ -19,7 +19,8 @@ import org.slf4j.event.Level;
 /** Behaviour point 10: events to listeners and log lines; and reproducible delays for a seed. */
 final class EventsAndLoggingTest {
 
-  // created per class run (not in a static initializer), so that a tool that runs the class again in
+  // created per class run (not in a static initializer), so that a tool that runs the class again
+  // in
   @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
   static BackoffPolicy unjittered() {
@@ -33,7 +34,8 @@ final class EventsAndLoggingTest {
     TestProbe<String> probe = kit.createTestProbe();
     List<BackoffEvent> events = new CopyOnWriteArrayList<>();
     BackoffPolicy policy = unjittered().withMaxRestarts(1).withListener(events::add);
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("preRestart");
@@ -49,7 +51,13 @@ final class EventsAndLoggingTest {
     probe.expectTerminated(actor);
 
     assertEquals(
-        List.of("RestartScheduled", "Restarted", "BackoffReset", "RestartScheduled", "Restarted", "GaveUp"),
+        List.of(
+            "RestartScheduled",
+            "Restarted",
+            "BackoffReset",
+            "RestartScheduled",
+            "Restarted",
+            "GaveUp"),
         events.stream().map(e -> e.getClass().getSimpleName()).collect(Collectors.toList()));
     BackoffEvent.RestartScheduled first = (BackoffEvent.RestartScheduled) events.get(0);
     assertEquals(actor, first.actor());
@@ -67,13 +75,16 @@ final class EventsAndLoggingTest {
   void aPermanentFailureIsReportedAsGaveUpWithItsReason() {
     TestProbe<String> probe = kit.createTestProbe();
     List<BackoffEvent> events = new CopyOnWriteArrayList<>();
-    BackoffPolicy policy = unjittered().withStopOn(IllegalArgumentException.class).withListener(events::add);
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    BackoffPolicy policy =
+        unjittered().withStopOn(IllegalArgumentException.class).withListener(events::add);
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     actor.tell("illegal");
     probe.expectTerminated(actor);
     assertEquals(1, events.size(), events.toString());
-    assertEquals(BackoffEvent.Reason.PERMANENT_FAILURE, ((BackoffEvent.GaveUp) events.get(0)).reason());
+    assertEquals(
+        BackoffEvent.Reason.PERMANENT_FAILURE, ((BackoffEvent.GaveUp) events.get(0)).reason());
   }
 
   @Test
@@ -82,19 +93,23 @@ final class EventsAndLoggingTest {
     List<BackoffEvent> events = new CopyOnWriteArrayList<>();
     BackoffPolicy policy =
         unjittered()
-            .withListener(e -> {
-              throw new IllegalStateException("listener bug");
-            })
+            .withListener(
+                e -> {
+                  throw new IllegalStateException("listener bug");
+                })
             .withListener(events::add);
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     LoggingTestKit.warn("BackoffListener")
         .withCause(IllegalStateException.class)
-        .expect(kit.system(), () -> {
-          actor.tell("fail");
-          probe.expectMessage("preRestart");
-          return null;
-        });
+        .expect(
+            kit.system(),
+            () -> {
+              actor.tell("fail");
+              probe.expectMessage("preRestart");
+              return null;
+            });
     kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     actor.tell("ping");
@@ -108,14 +123,17 @@ final class EventsAndLoggingTest {
     ActorRef<String> actor =
         kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()), "logged");
     probe.expectMessage("started");
-    LoggingTestKit.warn("Supervised actor [pekko://EventsAndLoggingTest/user/logged] failed (attempt 1), restarting in 100 ms")
+    LoggingTestKit.warn(
+            "Supervised actor [pekko://EventsAndLoggingTest/user/logged] failed (attempt 1), restarting in 100 ms")
         .withCause(TestChild.Boom.class)
         .withLoggerName("dev.supervision.backoff.BackoffSupervisor")
-        .expect(kit.system(), () -> {
-          actor.tell("fail");
-          probe.expectMessage("preRestart");
-          return null;
-        });
+        .expect(
+            kit.system(),
+            () -> {
+              actor.tell("fail");
+              probe.expectMessage("preRestart");
+              return null;
+            });
     kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
   }
@@ -128,20 +146,24 @@ final class EventsAndLoggingTest {
         kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "turned-down");
     probe.expectMessage("started");
     LoggingTestKit.debug("[pekko://EventsAndLoggingTest/user/turned-down] failed (attempt 1)")
-        .expect(kit.system(), () -> {
-          actor.tell("fail");
-          probe.expectMessage("preRestart");
-          return null;
-        });
+        .expect(
+            kit.system(),
+            () -> {
+              actor.tell("fail");
+              probe.expectMessage("preRestart");
+              return null;
+            });
     LoggingTestKit.warn("[pekko://EventsAndLoggingTest/user/turned-down] failed (attempt 2)")
         .withOccurrences(0)
-        .expect(kit.system(), () -> {
-          kit.time().timePasses(Duration.ofMillis(100));
-          probe.expectMessage("started");
-          actor.tell("fail");
-          probe.expectMessage("preRestart");
-          return null;
-        });
+        .expect(
+            kit.system(),
+            () -> {
+              kit.time().timePasses(Duration.ofMillis(100));
+              probe.expectMessage("started");
+              actor.tell("fail");
+              probe.expectMessage("preRestart");
+              return null;
+            });
   }
 
   @Test
@@ -155,21 +177,27 @@ final class EventsAndLoggingTest {
     probe.expectMessage("preRestart");
     kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
-    LoggingTestKit.debug("[pekko://EventsAndLoggingTest/user/reset-logged] ran PT0.5S without failing: backoff reset after 1 restarts")
-        .expect(kit.system(), () -> {
-          kit.time().timePasses(Duration.ofMillis(500));
-          return null;
-        });
+    LoggingTestKit.debug(
+            "[pekko://EventsAndLoggingTest/user/reset-logged] ran PT0.5S without failing: backoff reset after 1 restarts")
+        .expect(
+            kit.system(),
+            () -> {
+              kit.time().timePasses(Duration.ofMillis(500));
+              return null;
+            });
     actor.tell("fail");
     probe.expectMessage("preRestart");
     kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
-    LoggingTestKit.error("[pekko://EventsAndLoggingTest/user/reset-logged] stopped after 1 restarts (MAX_RESTARTS_REACHED)")
-        .expect(kit.system(), () -> {
-          actor.tell("fail");
-          probe.expectTerminated(actor);
-          return null;
-        });
+    LoggingTestKit.error(
+            "[pekko://EventsAndLoggingTest/user/reset-logged] stopped after 1 restarts (MAX_RESTARTS_REACHED)")
+        .expect(
+            kit.system(),
+            () -> {
+              actor.tell("fail");
+              probe.expectTerminated(actor);
+              return null;
+            });
   }
 
   @Test
@@ -198,7 +226,11 @@ final class EventsAndLoggingTest {
         BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(10))
             .withResetAfter(Duration.ofHours(1))
             .withRandomSeed(42);
-    assertEquals(List.of(Duration.ofNanos(88_061_605L), Duration.ofNanos(76_199_686L), Duration.ofNanos(25_610_945L)),
+    assertEquals(
+        List.of(
+            Duration.ofNanos(88_061_605L),
+            Duration.ofNanos(76_199_686L),
+            Duration.ofNanos(25_610_945L)),
         delaysOf(policy, "seeded-literal"));
   }
 
@@ -207,7 +239,9 @@ final class EventsAndLoggingTest {
     TestProbe<String> probe = kit.createTestProbe();
     List<BackoffEvent> events = new CopyOnWriteArrayList<>();
     ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy.withListener(events::add)), name);
+        kit.spawn(
+            BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy.withListener(events::add)),
+            name);
     probe.expectMessage("started");
     for (int i = 0; i < 3; i++) {
       actor.tell("fail");

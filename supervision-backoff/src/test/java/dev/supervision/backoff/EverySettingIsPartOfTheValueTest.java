@@ -56,7 +56,8 @@ final class EverySettingIsPartOfTheValueTest {
   @SuppressWarnings("unchecked")
   private static <T> BackoffPolicy changed(PolicySetting<T> setting) {
     Object sample = SAMPLES.get(setting.name);
-    assertNotNull(sample, "no sample value for the setting " + setting.name + ": add one to SAMPLES");
+    assertNotNull(
+        sample, "no sample value for the setting " + setting.name + ": add one to SAMPLES");
     return BASE.with(setting, (T) sample);
   }
 

@@ -67,7 +67,9 @@ final class FailureClassificationTest {
 
   @Test
   void stopOnClassesAndPredicateBothApply() {
-    BackoffPolicy p = BASE.withStopOn(IllegalArgumentException.class).withStopOn(t -> t instanceof TimeoutException);
+    BackoffPolicy p =
+        BASE.withStopOn(IllegalArgumentException.class)
+            .withStopOn(t -> t instanceof TimeoutException);
     assertTrue(p.isPermanent(new IllegalArgumentException()));
     assertTrue(p.isPermanent(new TimeoutException()));
     assertFalse(p.isPermanent(new IOException()));
@@ -76,9 +78,11 @@ final class FailureClassificationTest {
   @Test
   void aThrowingPredicateMakesTheFailurePermanentAndIsKeptAsSuppressed() {
     IllegalStateException bug = new IllegalStateException("bug in the rule");
-    BackoffPolicy p = BASE.withStopOn(t -> {
-      throw bug;
-    });
+    BackoffPolicy p =
+        BASE.withStopOn(
+            t -> {
+              throw bug;
+            });
     IOException failure = new IOException();
     assertTrue(p.isPermanent(failure));
     assertEquals(1, failure.getSuppressed().length);

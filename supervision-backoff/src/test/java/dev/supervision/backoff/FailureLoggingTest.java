@@ -12,7 +12,8 @@ import org.slf4j.event.Level;
 /** Log lines of restarted failures: their level, the critical level, and what each line names. */
 final class FailureLoggingTest {
 
-  // created per class run (not in a static initializer), so that a tool that runs the class again in
+  // created per class run (not in a static initializer), so that a tool that runs the class again
+  // in
   @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
   private static final BackoffPolicy POLICY =
@@ -22,28 +23,37 @@ final class FailureLoggingTest {
 
   /** The exact wording: actor path, attempt, delay, cause. */
   private static String line(ActorRef<?> actor, int attempt, long delayMs) {
-    return "Supervised actor \\[" + java.util.regex.Pattern.quote(actor.path().toString())
-        + "\\] failed \\(attempt " + attempt + "\\), restarting in " + delayMs + " ms: "
+    return "Supervised actor \\["
+        + java.util.regex.Pattern.quote(actor.path().toString())
+        + "\\] failed \\(attempt "
+        + attempt
+        + "\\), restarting in "
+        + delayMs
+        + " ms: "
         + java.util.regex.Pattern.quote(TestChild.Boom.class.getName() + ": fail");
   }
 
   private ActorRef<String> spawn(TestProbe<String> probe, BackoffPolicy policy) {
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     return actor;
   }
 
   /** Fails, checks the log line at {@code level}, then lets the restart happen. */
-  private void failAndExpect(ActorRef<String> actor, TestProbe<String> probe, Level level, int attempt, long delayMs) {
+  private void failAndExpect(
+      ActorRef<String> actor, TestProbe<String> probe, Level level, int attempt, long delayMs) {
     LoggingTestKit.empty()
         .withLogLevel(level)
         .withMessageRegex(line(actor, attempt, delayMs))
         .withCause(TestChild.Boom.class)
-        .expect(kit.system(), () -> {
-          actor.tell("fail");
-          probe.expectMessage("preRestart");
-          return null;
-        });
+        .expect(
+            kit.system(),
+            () -> {
+              actor.tell("fail");
+              probe.expectMessage("preRestart");
+              return null;
+            });
     kit.time().timePasses(Duration.ofMillis(delayMs));
     probe.expectMessage("started");
   }
@@ -80,10 +90,10 @@ final class FailureLoggingTest {
   void criticalLevelFromConfig() {
     BackoffPolicy policy =
         BackoffPolicy.fromConfig(
-                com.typesafe.config.ConfigFactory.parseString(
-                    "w { min-backoff = 100ms, max-backoff = 1s, jitter = none, reset-after = 1h,"
-                        + " log-level = info, critical-log-level = error, critical-log-level-after = 1 }"),
-                "w");
+            com.typesafe.config.ConfigFactory.parseString(
+                "w { min-backoff = 100ms, max-backoff = 1s, jitter = none, reset-after = 1h,"
+                    + " log-level = info, critical-log-level = error, critical-log-level-after = 1 }"),
+            "w");
     TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> actor = spawn(probe, policy);
     failAndExpect(actor, probe, Level.INFO, 1, 100);
@@ -97,13 +107,15 @@ final class FailureLoggingTest {
     ActorRef<String> actor = spawn(probe, POLICY.withLoggingEnabled(false));
     LoggingTestKit.messageContains("Supervised actor")
         .withOccurrences(0)
-        .expect(kit.system(), () -> {
-          actor.tell("fail");
-          probe.expectMessage("preRestart");
-          kit.time().timePasses(Duration.ofMillis(100));
-          probe.expectMessage("started");
-          return null;
-        });
+        .expect(
+            kit.system(),
+            () -> {
+              actor.tell("fail");
+              probe.expectMessage("preRestart");
+              kit.time().timePasses(Duration.ofMillis(100));
+              probe.expectMessage("started");
+              return null;
+            });
     kit.testKit().stop(actor);
   }
 }

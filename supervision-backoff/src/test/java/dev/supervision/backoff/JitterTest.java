@@ -13,7 +13,8 @@ final class JitterTest {
   static final Duration MAX = Duration.ofSeconds(10);
 
   static Jitter.Step step(int attempt, long boundMs, long previousMs) {
-    return new Jitter.Step(attempt, MIN, MAX, Duration.ofMillis(boundMs), Duration.ofMillis(previousMs));
+    return new Jitter.Step(
+        attempt, MIN, MAX, Duration.ofMillis(boundMs), Duration.ofMillis(previousMs));
   }
 
   @Test

@@ -23,14 +23,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** Behaviour points 5 and 6: what a restart does to the failed incarnation, and the stash. */
 final class LifecycleTest {
 
-  // created per class run (not in a static initializer), so that a tool that runs the class again in
+  // created per class run (not in a static initializer), so that a tool that runs the class again
+  // in
   @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
   static final Duration QUIET = Duration.ofMillis(150);
 
   /** A probe subscribed to Dropped before this returns (the typed Subscribe message is asynchronous). */
   static TestProbe<Dropped> droppedProbe() {
     TestProbe<Dropped> probe = kit.createTestProbe();
-    Adapter.toClassic(kit.system()).getEventStream().subscribe(Adapter.toClassic(probe.ref()), Dropped.class);
+    Adapter.toClassic(kit.system())
+        .getEventStream()
+        .subscribe(Adapter.toClassic(probe.ref()), Dropped.class);
     return probe;
   }
 
@@ -56,7 +59,8 @@ final class LifecycleTest {
   @Test
   void theFailedBehaviorGetsPreRestartBeforeTheNewIncarnationStarts() {
     TestProbe<String> probe = kit.createTestProbe();
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
     probe.expectMessage("started");
     actor.tell("fail");
     probe.expectMessage("preRestart"); // delivered at the failure, before the backoff
@@ -70,24 +74,30 @@ final class LifecycleTest {
     AtomicInteger incarnation = new AtomicInteger();
     Behavior<String> kid =
         Behaviors.receive(String.class)
-            .onSignal(PostStop.class, s -> {
-              probe.ref().tell("kid-stopped");
-              return Behaviors.same();
-            })
+            .onSignal(
+                PostStop.class,
+                s -> {
+                  probe.ref().tell("kid-stopped");
+                  return Behaviors.same();
+                })
             .build();
     Behavior<String> parent =
-        Behaviors.setup(ctx -> {
-          ctx.spawn(kid, "kid"); // throws InvalidActorNameException if the old kid still lived
-          probe.ref().tell("started-" + incarnation.incrementAndGet());
-          return Behaviors.receive(String.class)
-              .onMessageEquals("fail", () -> {
-                throw new TestChild.Boom("fail");
-              })
-              .build();
-        });
+        Behaviors.setup(
+            ctx -> {
+              ctx.spawn(kid, "kid"); // throws InvalidActorNameException if the old kid still lived
+              probe.ref().tell("started-" + incarnation.incrementAndGet());
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new TestChild.Boom("fail");
+                      })
+                  .build();
+            });
     // max restarts 1: a start failure caused by the name would end in a stop, not in started-2
     TestProbe<BackoffEvent> events = kit.createTestProbe();
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(parent, reporting(events).withMaxRestarts(1)));
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(parent, reporting(events).withMaxRestarts(1)));
     probe.expectMessage("started-1");
     actor.tell("fail");
     probe.expectMessage("kid-stopped");
@@ -110,25 +120,30 @@ final class LifecycleTest {
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
     Behavior<String> slowKid =
         Behaviors.receive(String.class)
-            .onSignal(PostStop.class, s -> {
-              probe.ref().tell("kid-stopping");
-              // bounded, so that a broken test cannot hang a dispatcher thread forever
-              boolean released = release.await(30, java.util.concurrent.TimeUnit.SECONDS);
-              probe.ref().tell(released ? "kid-stopped" : "kid-never-released");
-              return Behaviors.same();
-            })
+            .onSignal(
+                PostStop.class,
+                s -> {
+                  probe.ref().tell("kid-stopping");
+                  // bounded, so that a broken test cannot hang a dispatcher thread forever
+                  boolean released = release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                  probe.ref().tell(released ? "kid-stopped" : "kid-never-released");
+                  return Behaviors.same();
+                })
             .build();
     Behavior<String> parent =
-        Behaviors.setup(ctx -> {
-          int n = incarnation.incrementAndGet();
-          ctx.spawn(slowKid, "slow-kid-" + n);
-          probe.ref().tell("started-" + n);
-          return Behaviors.receive(String.class)
-              .onMessageEquals("fail", () -> {
-                throw new TestChild.Boom("fail");
-              })
-              .build();
-        });
+        Behaviors.setup(
+            ctx -> {
+              int n = incarnation.incrementAndGet();
+              ctx.spawn(slowKid, "slow-kid-" + n);
+              probe.ref().tell("started-" + n);
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new TestChild.Boom("fail");
+                      })
+                  .build();
+            });
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(parent, unjittered()));
     probe.expectMessage("started-1");
     actor.tell("fail");
@@ -148,21 +163,28 @@ final class LifecycleTest {
     TestProbe<String> probe = kit.createTestProbe();
     AtomicInteger incarnation = new AtomicInteger();
     Behavior<String> child =
-        Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
-          if (incarnation.incrementAndGet() == 1) {
-            timers.startSingleTimer("tick", "tick", Duration.ofMillis(500));
-          }
-          probe.ref().tell("started");
-          return Behaviors.receive(String.class)
-              .onMessageEquals("fail", () -> {
-                throw new TestChild.Boom("fail");
-              })
-              .onMessage(String.class, m -> {
-                probe.ref().tell("got:" + m);
-                return Behaviors.same();
-              })
-              .build();
-        }));
+        Behaviors.setup(
+            ctx ->
+                Behaviors.withTimers(
+                    timers -> {
+                      if (incarnation.incrementAndGet() == 1) {
+                        timers.startSingleTimer("tick", "tick", Duration.ofMillis(500));
+                      }
+                      probe.ref().tell("started");
+                      return Behaviors.receive(String.class)
+                          .onMessageEquals(
+                              "fail",
+                              () -> {
+                                throw new TestChild.Boom("fail");
+                              })
+                          .onMessage(
+                              String.class,
+                              m -> {
+                                probe.ref().tell("got:" + m);
+                                return Behaviors.same();
+                              })
+                          .build();
+                    }));
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
     probe.expectMessage("started");
@@ -182,7 +204,8 @@ final class LifecycleTest {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<Dropped> dropped = droppedProbe();
     BackoffPolicy policy = unjittered().withStashCapacity(3);
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
     probe.expectMessage("started");
     actor.tell("fail");
     for (int i = 1; i <= 5; i++) {
@@ -207,11 +230,13 @@ final class LifecycleTest {
   @Test
   void aStashedMessageThatFailsAgainRestartsAndTheRestIsKept() {
     TestProbe<String> probe = kit.createTestProbe();
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
     probe.expectMessage("started");
     actor.tell("fail");
     actor.tell("a");
-    actor.tell("fail"); // replayed after the restart: fails again, PreRestart to the new incarnation
+    actor.tell(
+        "fail"); // replayed after the restart: fails again, PreRestart to the new incarnation
     actor.tell("b");
     probe.expectMessage("preRestart");
     kit.time().timePasses(Duration.ofMillis(100));
@@ -230,12 +255,15 @@ final class LifecycleTest {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<Dropped> dropped = droppedProbe();
     ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered().withStashCapacity(0)));
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                TestChild.create(probe.ref()), unjittered().withStashCapacity(0)));
     probe.expectMessage("started");
     actor.tell("fail");
     actor.tell("lost");
     probe.expectMessage("preRestart");
-    assertEquals("lost", dropped.receiveMessage().message()); // dropped after the restart was scheduled
+    assertEquals(
+        "lost", dropped.receiveMessage().message()); // dropped after the restart was scheduled
     kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     probe.expectNoMessage(QUIET);
@@ -246,8 +274,11 @@ final class LifecycleTest {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<Dropped> dropped = droppedProbe();
     java.util.List<BackoffEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(
-        TestChild.create(probe.ref()), unjittered().withStashCapacity(2).withListener(events::add)));
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                TestChild.create(probe.ref()),
+                unjittered().withStashCapacity(2).withListener(events::add)));
     probe.expectMessage("started");
     actor.tell("fail");
     actor.tell("kept-1");
@@ -255,7 +286,8 @@ final class LifecycleTest {
     actor.tell("overflow"); // dropped at once: proves the two before it are in the stash
     probe.expectMessage("preRestart");
     assertEquals("overflow", dropped.receiveMessage().message());
-    kit.testKit().stop(actor); // a stop overtakes messages still in the mailbox, hence the proof above
+    kit.testKit()
+        .stop(actor); // a stop overtakes messages still in the mailbox, hence the proof above
     assertEquals("kept-1", dropped.receiveMessage().message());
     assertEquals("kept-2", dropped.receiveMessage().message());
     assertEquals(new BackoffEvent.StoppedDuringBackoff(actor, 1, 2), events.get(events.size() - 1));
@@ -265,17 +297,22 @@ final class LifecycleTest {
   void preRestartThatThrowsDoesNotPreventTheRestart() {
     TestProbe<String> probe = kit.createTestProbe();
     Behavior<String> child =
-        Behaviors.setup(ctx -> {
-          probe.ref().tell("started");
-          return Behaviors.receive(String.class)
-              .onMessageEquals("fail", () -> {
-                throw new TestChild.Boom("fail");
-              })
-              .onSignal(PreRestart.class, s -> {
-                throw new TestChild.Boom("in PreRestart");
-              })
-              .build();
-        });
+        Behaviors.setup(
+            ctx -> {
+              probe.ref().tell("started");
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new TestChild.Boom("fail");
+                      })
+                  .onSignal(
+                      PreRestart.class,
+                      s -> {
+                        throw new TestChild.Boom("in PreRestart");
+                      })
+                  .build();
+            });
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
     probe.expectMessage("started");
@@ -288,7 +325,8 @@ final class LifecycleTest {
   @Test
   void aStashedMessageThatStopsTheActorGivesPostStopToTheBehaviorThatStopped() {
     TestProbe<String> probe = kit.createTestProbe();
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
     probe.expectMessage("started");
     actor.tell("fail");
     actor.tell("a");
@@ -306,19 +344,24 @@ final class LifecycleTest {
     TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> watched = kit.spawn(Behaviors.<String>empty());
     Behavior<String> child =
-        Behaviors.setup(ctx -> {
-          ctx.watch(watched);
-          probe.ref().tell("started");
-          return Behaviors.receive(String.class)
-              .onMessageEquals("fail", () -> {
-                throw new TestChild.Boom("fail");
-              })
-              .onSignal(org.apache.pekko.actor.typed.Terminated.class, t -> {
-                probe.ref().tell("saw-terminated");
-                return Behaviors.same();
-              })
-              .build();
-        });
+        Behaviors.setup(
+            ctx -> {
+              ctx.watch(watched);
+              probe.ref().tell("started");
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new TestChild.Boom("fail");
+                      })
+                  .onSignal(
+                      org.apache.pekko.actor.typed.Terminated.class,
+                      t -> {
+                        probe.ref().tell("saw-terminated");
+                        return Behaviors.same();
+                      })
+                  .build();
+            });
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
     probe.expectMessage("started");
@@ -336,22 +379,28 @@ final class LifecycleTest {
     TestProbe<String> probe = kit.createTestProbe();
     AtomicInteger incarnation = new AtomicInteger();
     Behavior<String> parent =
-        Behaviors.setup(ctx -> {
-          ActorRef<String> kid = ctx.spawn(Behaviors.<String>empty(), "kid");
-          ctx.watchWith(kid, "kid-died"); // the supervisor must unwatch before it watches
-          probe.ref().tell("started-" + incarnation.incrementAndGet());
-          return Behaviors.receive(String.class)
-              .onMessageEquals("fail", () -> {
-                throw new TestChild.Boom("fail");
-              })
-              .onMessage(String.class, m -> {
-                probe.ref().tell("got:" + m);
-                return Behaviors.same();
-              })
-              .build();
-        });
+        Behaviors.setup(
+            ctx -> {
+              ActorRef<String> kid = ctx.spawn(Behaviors.<String>empty(), "kid");
+              ctx.watchWith(kid, "kid-died"); // the supervisor must unwatch before it watches
+              probe.ref().tell("started-" + incarnation.incrementAndGet());
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new TestChild.Boom("fail");
+                      })
+                  .onMessage(
+                      String.class,
+                      m -> {
+                        probe.ref().tell("got:" + m);
+                        return Behaviors.same();
+                      })
+                  .build();
+            });
     TestProbe<BackoffEvent> events = kit.createTestProbe();
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(parent, reporting(events).withMaxRestarts(1)));
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(parent, reporting(events).withMaxRestarts(1)));
     probe.expectMessage("started-1");
     actor.tell("fail");
     awaitScheduled(events);
@@ -366,43 +415,59 @@ final class LifecycleTest {
    * UnstashException}.
    */
   static Behavior<String> stashingChild(ActorRef<String> probe) {
-    return Behaviors.withStash(10, stash -> {
-      probe.tell("waiting");
-      return Behaviors.receive(String.class)
-          .onMessageEquals("open", () -> stash.unstashAll(active(probe)))
-          .onMessage(String.class, m -> {
-            stash.stash(m);
-            return Behaviors.same();
-          })
-          .onSignal(PreRestart.class, s -> {
-            probe.tell("waiting-preRestart");
-            return Behaviors.same();
-          })
-          .onSignal(PostStop.class, s -> {
-            probe.tell("waiting-postStop");
-            return Behaviors.same();
-          })
-          .build();
-    });
+    return Behaviors.withStash(
+        10,
+        stash -> {
+          probe.tell("waiting");
+          return Behaviors.receive(String.class)
+              .onMessageEquals("open", () -> stash.unstashAll(active(probe)))
+              .onMessage(
+                  String.class,
+                  m -> {
+                    stash.stash(m);
+                    return Behaviors.same();
+                  })
+              .onSignal(
+                  PreRestart.class,
+                  s -> {
+                    probe.tell("waiting-preRestart");
+                    return Behaviors.same();
+                  })
+              .onSignal(
+                  PostStop.class,
+                  s -> {
+                    probe.tell("waiting-postStop");
+                    return Behaviors.same();
+                  })
+              .build();
+        });
   }
 
   static Behavior<String> active(ActorRef<String> probe) {
     return Behaviors.receive(String.class)
-        .onMessageEquals("boom", () -> {
-          throw new TestChild.Boom("boom");
-        })
-        .onMessage(String.class, m -> {
-          probe.tell("active:" + m);
-          return Behaviors.same();
-        })
-        .onSignal(PreRestart.class, s -> {
-          probe.tell("active-preRestart");
-          return Behaviors.same();
-        })
-        .onSignal(PostStop.class, s -> {
-          probe.tell("active-postStop");
-          return Behaviors.same();
-        })
+        .onMessageEquals(
+            "boom",
+            () -> {
+              throw new TestChild.Boom("boom");
+            })
+        .onMessage(
+            String.class,
+            m -> {
+              probe.tell("active:" + m);
+              return Behaviors.same();
+            })
+        .onSignal(
+            PreRestart.class,
+            s -> {
+              probe.tell("active-preRestart");
+              return Behaviors.same();
+            })
+        .onSignal(
+            PostStop.class,
+            s -> {
+              probe.tell("active-postStop");
+              return Behaviors.same();
+            })
         .build();
   }
 
@@ -411,15 +476,20 @@ final class LifecycleTest {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(stashingChild(probe.ref()), unjittered().withListener(events.ref()::tell)));
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                stashingChild(probe.ref()), unjittered().withListener(events.ref()::tell)));
     probe.expectMessage("waiting");
     actor.tell("a");
     actor.tell("boom");
     actor.tell("open");
     probe.expectMessage("active:a");
     probe.expectMessage("active-preRestart"); // not the waiting behavior, which did not throw
-    BackoffEvent.RestartScheduled scheduled = events.expectMessageClass(BackoffEvent.RestartScheduled.class);
-    assertInstanceOf(TestChild.Boom.class, scheduled.cause(),
+    BackoffEvent.RestartScheduled scheduled =
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    assertInstanceOf(
+        TestChild.Boom.class,
+        scheduled.cause(),
         "the failure is the child's exception, not Pekko's UnstashException around it");
     kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("waiting");
@@ -447,10 +517,12 @@ final class LifecycleTest {
     Behavior<String> child =
         Behaviors.receive(String.class)
             .onMessageEquals("stop", () -> Behaviors.stopped(() -> probe.ref().tell("callback")))
-            .onSignal(PostStop.class, s -> {
-              probe.ref().tell("postStop");
-              return Behaviors.same();
-            })
+            .onSignal(
+                PostStop.class,
+                s -> {
+                  probe.ref().tell("postStop");
+                  return Behaviors.same();
+                })
             .build();
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, unjittered()));
     actor.tell("stop");
@@ -465,21 +537,27 @@ final class LifecycleTest {
     TestProbe<String> probe = kit.createTestProbe();
     Behavior<String> second =
         Behaviors.receive(String.class)
-            .onMessageEquals("fail", () -> {
-              throw new TestChild.Boom("fail");
-            })
-            .onMessage(String.class, m -> {
-              probe.ref().tell("second:" + m);
-              return Behaviors.same();
-            })
+            .onMessageEquals(
+                "fail",
+                () -> {
+                  throw new TestChild.Boom("fail");
+                })
+            .onMessage(
+                String.class,
+                m -> {
+                  probe.ref().tell("second:" + m);
+                  return Behaviors.same();
+                })
             .build();
     Behavior<String> first =
         Behaviors.receive(String.class)
             .onMessageEquals("become", () -> second)
-            .onMessage(String.class, m -> {
-              probe.ref().tell("first:" + m);
-              return Behaviors.same();
-            })
+            .onMessage(
+                String.class,
+                m -> {
+                  probe.ref().tell("first:" + m);
+                  return Behaviors.same();
+                })
             .build();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(first, reporting(events)));
@@ -499,14 +577,17 @@ final class LifecycleTest {
   void aSetupReturnedByTheChildIsStartedBeforeItHandlesTheNextMessage() {
     TestProbe<String> probe = kit.createTestProbe();
     Behavior<String> later =
-        Behaviors.setup(ctx -> {
-          probe.ref().tell("later-started");
-          return Behaviors.receiveMessage(m -> {
-            probe.ref().tell("later:" + m);
-            return Behaviors.same();
-          });
-        });
-    Behavior<String> first = Behaviors.receive(String.class).onMessageEquals("become", () -> later).build();
+        Behaviors.setup(
+            ctx -> {
+              probe.ref().tell("later-started");
+              return Behaviors.receiveMessage(
+                  m -> {
+                    probe.ref().tell("later:" + m);
+                    return Behaviors.same();
+                  });
+            });
+    Behavior<String> first =
+        Behaviors.receive(String.class).onMessageEquals("become", () -> later).build();
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(first, unjittered()));
     actor.tell("become");
     probe.expectMessage("later-started");
@@ -518,17 +599,22 @@ final class LifecycleTest {
   void aStashedMessageTheRestartedChildDoesNotHandleIsPublishedAsUnhandled() {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<UnhandledMessage> unhandled = kit.createTestProbe();
-    Adapter.toClassic(kit.system()).getEventStream()
+    Adapter.toClassic(kit.system())
+        .getEventStream()
         .subscribe(Adapter.toClassic(unhandled.ref()), UnhandledMessage.class);
     Behavior<String> child =
         Behaviors.receive(String.class)
-            .onMessageEquals("fail", () -> {
-              throw new TestChild.Boom("fail");
-            })
-            .onMessageEquals("known", () -> {
-              probe.ref().tell("got:known");
-              return Behaviors.same();
-            })
+            .onMessageEquals(
+                "fail",
+                () -> {
+                  throw new TestChild.Boom("fail");
+                })
+            .onMessageEquals(
+                "known",
+                () -> {
+                  probe.ref().tell("got:known");
+                  return Behaviors.same();
+                })
             .build(); // anything else is unhandled
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, reporting(events)));

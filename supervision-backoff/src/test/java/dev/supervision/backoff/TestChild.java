@@ -66,7 +66,8 @@ final class TestChild {
                         return Behaviors.stopped();
                       default:
                         if (m.startsWith("retry-after:")) {
-                          throw new TooManyRequests(Duration.parse(m.substring("retry-after:".length())));
+                          throw new TooManyRequests(
+                              Duration.parse(m.substring("retry-after:".length())));
                         }
                         probe.tell("got:" + m);
                         return Behaviors.same();

@@ -24,8 +24,10 @@ final class ValidationErrorsCarryTheirParameterTest {
   static Stream<Arguments> rejections() {
     return Stream.of(
         Arguments.of("minBackoff", (Executable) () -> BackoffPolicy.exponential(Duration.ZERO, S1)),
-        Arguments.of("maxBackoff", (Executable) () -> BackoffPolicy.exponential(S1, Duration.ofMillis(1))),
-        Arguments.of("maxBackoff", (Executable) () -> BackoffPolicy.exponential(S1, Duration.ofDays(181))),
+        Arguments.of(
+            "maxBackoff", (Executable) () -> BackoffPolicy.exponential(S1, Duration.ofMillis(1))),
+        Arguments.of(
+            "maxBackoff", (Executable) () -> BackoffPolicy.exponential(S1, Duration.ofDays(181))),
         Arguments.of("multiplier", (Executable) () -> BASE.withMultiplier(0.5)),
         Arguments.of("resetAfter", (Executable) () -> BASE.withResetAfter(Duration.ZERO)),
         Arguments.of("maxRestarts", (Executable) () -> BASE.withMaxRestarts(-1)),

@@ -35,25 +35,32 @@ public final class MembershipShareProvider implements ClusterBudgetProvider {
   @Override
   public Behavior<GateProtocol.Command> gate(
       String budgetName, IntFunction<Behavior<GateProtocol.Command>> localGate) {
-    return Behaviors.setup(ctx -> {
-      Cluster cluster = Cluster.get(ctx.getSystem());
-      // The snapshot sets the share the gate starts with. The set that follows the changes is built
-      // from the subscription's events only (its initial state arrives as events): a member removed
-      // between the snapshot and the subscription would otherwise stay counted for ever.
-      int initial = 0;
-      boolean selfKnown = false;
-      for (Member member : cluster.state().getMembers()) {
-        initial++;
-        selfKnown |= member.uniqueAddress().equals(cluster.selfMember().uniqueAddress());
-      }
-      Membership membership = new Membership(cluster.selfMember().uniqueAddress());
-      ActorRef<ClusterEvent.MemberEvent> adapter = ctx.messageAdapter(
-          ClusterEvent.MemberEvent.class,
-          event -> new GateProtocol.SetShare(membership.update(
-              event.member().uniqueAddress(), event instanceof ClusterEvent.MemberRemoved)));
-      // initial state as events: the current members arrive first, then every change
-      cluster.subscriptions().tell(Subscribe.create(adapter, ClusterEvent.MemberEvent.class));
-      return localGate.apply(selfKnown ? initial : initial + 1);
-    });
+    return Behaviors.setup(
+        ctx -> {
+          Cluster cluster = Cluster.get(ctx.getSystem());
+          // The snapshot sets the share the gate starts with. The set that follows the changes is
+          // built
+          // from the subscription's events only (its initial state arrives as events): a member
+          // removed
+          // between the snapshot and the subscription would otherwise stay counted for ever.
+          int initial = 0;
+          boolean selfKnown = false;
+          for (Member member : cluster.state().getMembers()) {
+            initial++;
+            selfKnown |= member.uniqueAddress().equals(cluster.selfMember().uniqueAddress());
+          }
+          Membership membership = new Membership(cluster.selfMember().uniqueAddress());
+          ActorRef<ClusterEvent.MemberEvent> adapter =
+              ctx.messageAdapter(
+                  ClusterEvent.MemberEvent.class,
+                  event ->
+                      new GateProtocol.SetShare(
+                          membership.update(
+                              event.member().uniqueAddress(),
+                              event instanceof ClusterEvent.MemberRemoved)));
+          // initial state as events: the current members arrive first, then every change
+          cluster.subscriptions().tell(Subscribe.create(adapter, ClusterEvent.MemberEvent.class));
+          return localGate.apply(selfKnown ? initial : initial + 1);
+        });
   }
 }

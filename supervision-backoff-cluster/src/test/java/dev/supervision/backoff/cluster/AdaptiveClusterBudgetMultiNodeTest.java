@@ -65,16 +65,18 @@ final class AdaptiveClusterBudgetMultiNodeTest {
   static long recoveredAt;
 
   static Config config() {
-    return ConfigFactory.parseString(String.join("\n",
-            "pekko.actor.provider = cluster",
-            "pekko.remote.artery.canonical.hostname = 127.0.0.1",
-            "pekko.remote.artery.canonical.port = 0",
-            "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
-            "pekko.cluster.gossip-interval = 200ms",
-            "pekko.cluster.leader-actions-interval = 200ms",
-            "pekko.cluster.periodic-tasks-initial-delay = 100ms",
-            "pekko.coordinated-shutdown.run-by-actor-system-terminate = off",
-            "pekko.log-dead-letters = off"))
+    return ConfigFactory.parseString(
+            String.join(
+                "\n",
+                "pekko.actor.provider = cluster",
+                "pekko.remote.artery.canonical.hostname = 127.0.0.1",
+                "pekko.remote.artery.canonical.port = 0",
+                "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
+                "pekko.cluster.gossip-interval = 200ms",
+                "pekko.cluster.leader-actions-interval = 200ms",
+                "pekko.cluster.periodic-tasks-initial-delay = 100ms",
+                "pekko.coordinated-shutdown.run-by-actor-system-terminate = off",
+                "pekko.log-dead-letters = off"))
         .withFallback(ConfigFactory.load());
   }
 
@@ -94,23 +96,25 @@ final class AdaptiveClusterBudgetMultiNodeTest {
   }
 
   static Behavior<Void> cell() {
-    return Behaviors.setup(ctx -> {
-      if (!call()) {
-        throw new IllegalStateException("database unavailable");
-      }
-      if (recovered.incrementAndGet() == NODES * PER_NODE) {
-        recoveredAt = System.nanoTime();
-      }
-      return Behaviors.empty();
-    });
+    return Behaviors.setup(
+        ctx -> {
+          if (!call()) {
+            throw new IllegalStateException("database unavailable");
+          }
+          if (recovered.incrementAndGet() == NODES * PER_NODE) {
+            recoveredAt = System.nanoTime();
+          }
+          return Behaviors.empty();
+        });
   }
 
   @BeforeAll
   static void runScenario() throws Exception {
     List<CompletableFuture<ActorSystem<Void>>> starting = new ArrayList<>();
     for (int i = 0; i < NODES; i++) {
-      starting.add(CompletableFuture.supplyAsync(
-          () -> ActorSystem.create(Behaviors.<Void>empty(), "adaptive-cluster", config())));
+      starting.add(
+          CompletableFuture.supplyAsync(
+              () -> ActorSystem.create(Behaviors.<Void>empty(), "adaptive-cluster", config())));
     }
     for (CompletableFuture<ActorSystem<Void>> node : starting) {
       nodes.add(node.get(60, TimeUnit.SECONDS));
@@ -121,20 +125,26 @@ final class AdaptiveClusterBudgetMultiNodeTest {
     }
     await(Duration.ofSeconds(30), () -> nodes.stream().allMatch(n -> upMembers(n) == NODES));
     for (ActorSystem<Void> node : nodes) {
-      ActorRef<BudgetEvent> collector = node.systemActorOf(Behaviors.receive(BudgetEvent.class)
-          .onAnyMessage(e -> {
-            events.add(e);
-            return Behaviors.same();
-          })
-          .build(), "budget-events", Props.empty());
+      ActorRef<BudgetEvent> collector =
+          node.systemActorOf(
+              Behaviors.receive(BudgetEvent.class)
+                  .onAnyMessage(
+                      e -> {
+                        events.add(e);
+                        return Behaviors.same();
+                      })
+                  .build(),
+              "budget-events",
+              Props.empty());
       node.eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, collector));
       // the gate exists and knows the membership before the herd fails
       RestartBudgets.get(node).gate(BUDGET);
     }
     Thread.sleep(500);
-    BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2))
-        .withBudget(BUDGET)
-        .withLoggingEnabled(false);
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2))
+            .withBudget(BUDGET)
+            .withLoggingEnabled(false);
     t0 = System.nanoTime();
     for (ActorSystem<Void> node : nodes) {
       for (int i = 0; i < PER_NODE; i++) {
@@ -143,8 +153,13 @@ final class AdaptiveClusterBudgetMultiNodeTest {
     }
     Thread.sleep(1500);
     for (ActorSystem<Void> node : nodes) {
-      statesDuringOutage.add(RestartBudgets.get(node).status(BUDGET.getName()).toCompletableFuture()
-          .get(10, TimeUnit.SECONDS).orElseThrow().state());
+      statesDuringOutage.add(
+          RestartBudgets.get(node)
+              .status(BUDGET.getName())
+              .toCompletableFuture()
+              .get(10, TimeUnit.SECONDS)
+              .orElseThrow()
+              .state());
     }
     Thread.sleep(500);
     up.set(true);
@@ -167,21 +182,33 @@ final class AdaptiveClusterBudgetMultiNodeTest {
     assertEquals(List.of(State.HOLDING, State.HOLDING, State.HOLDING), statesDuringOutage);
     int probes = (int) events.stream().filter(e -> e instanceof BudgetEvent.Probe).count();
     // the first failures are the 120 starts; after them only probes, spread over the three nodes
-    assertTrue(callsWhileDown.get() - NODES * PER_NODE <= 10,
-        "calls while down after the first failures: " + (callsWhileDown.get() - NODES * PER_NODE) + ", probes " + probes);
+    assertTrue(
+        callsWhileDown.get() - NODES * PER_NODE <= 10,
+        "calls while down after the first failures: "
+            + (callsWhileDown.get() - NODES * PER_NODE)
+            + ", probes "
+            + probes);
   }
 
   @Test
   void everyActorRecovers_neverOfferingAWindowMoreThanThreeTimesItsCapacity() {
     assertEquals(NODES * PER_NODE, recovered.get());
     long outageWindow = (outageEnd - t0) / WINDOW_NANOS;
-    int busiest = offered.entrySet().stream().filter(e -> e.getKey() > outageWindow)
-        .mapToInt(e -> e.getValue().get()).max().orElse(0);
-    assertTrue(busiest <= 3 * WINDOW_CAPACITY, "busiest window after the outage offered " + busiest);
+    int busiest =
+        offered.entrySet().stream()
+            .filter(e -> e.getKey() > outageWindow)
+            .mapToInt(e -> e.getValue().get())
+            .max()
+            .orElse(0);
+    assertTrue(
+        busiest <= 3 * WINDOW_CAPACITY, "busiest window after the outage offered " + busiest);
     double seconds = (recoveredAt - outageEnd) / 1e9;
-    System.out.printf("adaptive cluster: recovered in %.2f s (physical limit 0.6 s), busiest window %d, %d failed calls after the outage%n",
+    System.out.printf(
+        "adaptive cluster: recovered in %.2f s (physical limit 0.6 s), busiest window %d, %d failed calls after the outage%n",
         seconds, busiest, failedAfterOutage.get());
-    assertTrue(failedAfterOutage.get() <= NODES * PER_NODE, "failed after the outage: " + failedAfterOutage.get());
+    assertTrue(
+        failedAfterOutage.get() <= NODES * PER_NODE,
+        "failed after the outage: " + failedAfterOutage.get());
     // small herd: the time is mostly the nodes' probe intervals and slow start, not the capacity
     assertTrue(seconds <= 6, "recovered in " + seconds + " s");
   }

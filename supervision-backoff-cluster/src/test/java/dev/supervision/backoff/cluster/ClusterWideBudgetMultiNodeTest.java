@@ -69,8 +69,10 @@ final class ClusterWideBudgetMultiNodeTest {
   static final EntityTypeKey<Ping> ACCOUNT = EntityTypeKey.create(Ping.class, "Account");
   static final Duration OUTAGE = Duration.ofSeconds(4);
   static final Duration CRASH_AFTER = Duration.ofSeconds(2);
+
   /** How long the survivors are measured with their new share: a few hundred ms more than the window. */
   static final Duration SURVIVOR_WINDOW = Duration.ofSeconds(4);
+
   static final Duration AFTER_REMOVAL = SURVIVOR_WINDOW.plusMillis(500);
   static final int CRASHED = 2; // not node 0, the oldest, which holds the shard coordinator
 
@@ -104,39 +106,44 @@ final class ClusterWideBudgetMultiNodeTest {
   }
 
   static Config config() {
-    return ConfigFactory.parseString(String.join("\n",
-            "pekko.actor.provider = cluster",
-            "pekko.remote.artery.canonical.hostname = 127.0.0.1",
-            "pekko.remote.artery.canonical.port = 0",
-            "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
-            "pekko.cluster.gossip-interval = 200ms",
-            "pekko.cluster.leader-actions-interval = 200ms",
-            "pekko.cluster.periodic-tasks-initial-delay = 100ms",
-            "pekko.cluster.retry-unsuccessful-join-after = 1s",
-            // the crashed node is found unreachable sooner (convergence, and so its removal, waits for it)
-            "pekko.cluster.failure-detector.heartbeat-interval = 200ms",
-            "pekko.cluster.failure-detector.acceptable-heartbeat-pause = 1500ms",
-            "pekko.cluster.sharding.number-of-shards = 30",
-            "pekko.cluster.sharding.retry-interval = 200ms",
-            // terminate() stops a node at once, without leaving: a crash, and a quick @AfterAll
-            "pekko.coordinated-shutdown.run-by-actor-system-terminate = off",
-            "pekko.log-dead-letters = off",
-            "pekko.actor.serialization-bindings {",
-            "  \"dev.supervision.backoff.cluster.CborSerializable\" = jackson-cbor",
-            "}"))
+    return ConfigFactory.parseString(
+            String.join(
+                "\n",
+                "pekko.actor.provider = cluster",
+                "pekko.remote.artery.canonical.hostname = 127.0.0.1",
+                "pekko.remote.artery.canonical.port = 0",
+                "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
+                "pekko.cluster.gossip-interval = 200ms",
+                "pekko.cluster.leader-actions-interval = 200ms",
+                "pekko.cluster.periodic-tasks-initial-delay = 100ms",
+                "pekko.cluster.retry-unsuccessful-join-after = 1s",
+                // the crashed node is found unreachable sooner (convergence, and so its removal,
+                // waits for it)
+                "pekko.cluster.failure-detector.heartbeat-interval = 200ms",
+                "pekko.cluster.failure-detector.acceptable-heartbeat-pause = 1500ms",
+                "pekko.cluster.sharding.number-of-shards = 30",
+                "pekko.cluster.sharding.retry-interval = 200ms",
+                // terminate() stops a node at once, without leaving: a crash, and a quick @AfterAll
+                "pekko.coordinated-shutdown.run-by-actor-system-terminate = off",
+                "pekko.log-dead-letters = off",
+                "pekko.actor.serialization-bindings {",
+                "  \"dev.supervision.backoff.cluster.CborSerializable\" = jackson-cbor",
+                "}"))
         .withFallback(ConfigFactory.load());
   }
 
   /** An entity that opens a connection when it starts and uses it for every message. */
   static Behavior<Ping> account(String entityId, String node) {
-    return Behaviors.setup(ctx -> {
-      connect();
-      return Behaviors.receiveMessage(ping -> {
-        connect();
-        ping.replyTo().tell(new Pong(entityId, node));
-        return Behaviors.same();
-      });
-    });
+    return Behaviors.setup(
+        ctx -> {
+          connect();
+          return Behaviors.receiveMessage(
+              ping -> {
+                connect();
+                ping.replyTo().tell(new Pong(entityId, node));
+                return Behaviors.same();
+              });
+        });
   }
 
   static void connect() {
@@ -150,11 +157,12 @@ final class ClusterWideBudgetMultiNodeTest {
         .withJitter(Jitter.full())
         .withBudget(BUDGET)
         .withLoggingEnabled(false)
-        .withListener(event -> {
-          if (event instanceof BackoffEvent.PermitGranted) {
-            grants.add(new Grant(System.nanoTime(), node));
-          }
-        });
+        .withListener(
+            event -> {
+              if (event instanceof BackoffEvent.PermitGranted) {
+                grants.add(new Grant(System.nanoTime(), node));
+              }
+            });
   }
 
   static String name(ActorSystem<?> node) {
@@ -164,28 +172,47 @@ final class ClusterWideBudgetMultiNodeTest {
   @BeforeAll
   static void runScenario() throws Exception {
     List<CompletableFuture<ActorSystem<Void>>> starting = new ArrayList<>();
-    for (int i = 0; i < NODES; i++) { // in parallel: a node takes seconds to start on a busy machine
-      starting.add(CompletableFuture.supplyAsync(
-          () -> ActorSystem.create(Behaviors.<Void>empty(), "budget-cluster", config())));
+    for (int i = 0;
+        i < NODES;
+        i++) { // in parallel: a node takes seconds to start on a busy machine
+      starting.add(
+          CompletableFuture.supplyAsync(
+              () -> ActorSystem.create(Behaviors.<Void>empty(), "budget-cluster", config())));
     }
     for (CompletableFuture<ActorSystem<Void>> node : starting) {
       nodes.add(node.get(60, TimeUnit.SECONDS));
     }
     phase("start");
     Address first = Cluster.get(nodes.get(0)).selfMember().address();
-    Cluster.get(nodes.get(0)).manager().tell(Join.create(first)); // the first node forms the cluster
+    Cluster.get(nodes.get(0))
+        .manager()
+        .tell(Join.create(first)); // the first node forms the cluster
     await(Duration.ofSeconds(30), () -> upMembers(nodes.get(0)) == 1);
     phase("first node up");
-    // node 0 uses the budget while it is alone: its gate starts with the whole budget and must lower
+    // node 0 uses the budget while it is alone: its gate starts with the whole budget and must
+    // lower
     // its share as the others join (checked by eachNodeTakesItsShare...)
     java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
-    nodes.get(0).systemActorOf(BackoffSupervisor.wrap(Behaviors.<Void>setup(ctx -> {
-      started.countDown(); // the supervisor has registered the budget before it starts the child
-      return Behaviors.empty();
-    }), policy(0)), "early-user", Props.empty());
+    nodes
+        .get(0)
+        .systemActorOf(
+            BackoffSupervisor.wrap(
+                Behaviors.<Void>setup(
+                    ctx -> {
+                      started
+                          .countDown(); // the supervisor has registered the budget before it starts
+                      // the child
+                      return Behaviors.empty();
+                    }),
+                policy(0)),
+            "early-user",
+            Props.empty());
     assertTrue(started.await(30, TimeUnit.SECONDS));
     // a round trip through the gate: it has run its setup and read the membership (node 0 alone)
-    RestartBudgets.get(nodes.get(0)).waiting(BUDGET.getName()).toCompletableFuture().get(30, TimeUnit.SECONDS);
+    RestartBudgets.get(nodes.get(0))
+        .waiting(BUDGET.getName())
+        .toCompletableFuture()
+        .get(30, TimeUnit.SECONDS);
     for (ActorSystem<Void> node : nodes.subList(1, NODES)) {
       Cluster.get(node).manager().tell(Join.create(first));
     }
@@ -194,8 +221,12 @@ final class ClusterWideBudgetMultiNodeTest {
     for (int i = 0; i < NODES; i++) {
       int node = i;
       String nodeName = name(nodes.get(i));
-      ClusterSharding.get(nodes.get(i)).init(Entity.of(ACCOUNT,
-          ctx -> BackoffSupervisor.wrap(account(ctx.getEntityId(), nodeName), policy(node))));
+      ClusterSharding.get(nodes.get(i))
+          .init(
+              Entity.of(
+                  ACCOUNT,
+                  ctx ->
+                      BackoffSupervisor.wrap(account(ctx.getEntityId(), nodeName), policy(node))));
     }
     await(Duration.ofSeconds(30), () -> shardRegions(nodes.get(0)) == NODES);
     phase("sharding on every node");
@@ -205,7 +236,9 @@ final class ClusterWideBudgetMultiNodeTest {
     ActorRef<Pong> sink = nodes.get(0).systemActorOf(Behaviors.ignore(), "sink", Props.empty());
     outageStart = System.nanoTime();
     databaseUp.set(false);
-    for (int e = 0; e < ENTITIES; e++) { // every entity fails on this message, then on every restart
+    for (int e = 0;
+        e < ENTITIES;
+        e++) { // every entity fails on this message, then on every restart
       ClusterSharding.get(nodes.get(0)).entityRefFor(ACCOUNT, "account-" + e).tell(new Ping(sink));
     }
     Thread.sleep(CRASH_AFTER.toMillis());
@@ -218,13 +251,14 @@ final class ClusterWideBudgetMultiNodeTest {
     victim.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
     Cluster.get(nodes.get(0)).manager().tell(new Down(victimAddress));
     List<ActorSystem<Void>> survivors = nodes.stream().filter(n -> n != victim).toList();
-    await(Duration.ofSeconds(30),
-        () -> survivors.stream().allMatch(n -> members(n) == NODES - 1));
+    await(Duration.ofSeconds(30), () -> survivors.stream().allMatch(n -> members(n) == NODES - 1));
     removedAt = System.nanoTime();
     phase("outage until the crashed node is removed");
 
     // the outage lasts long enough for the survivors to work with their new share for a while
-    long left = Math.max(outageStart + OUTAGE.toNanos(), removedAt + AFTER_REMOVAL.toNanos()) - System.nanoTime();
+    long left =
+        Math.max(outageStart + OUTAGE.toNanos(), removedAt + AFTER_REMOVAL.toNanos())
+            - System.nanoTime();
     if (left > 0) {
       Thread.sleep(TimeUnit.NANOSECONDS.toMillis(left));
     }
@@ -236,27 +270,49 @@ final class ClusterWideBudgetMultiNodeTest {
     phase("recovery");
     for (int node = 0; node < NODES; node++) {
       int n = node;
-      System.out.printf("multi-node: node %d busiest 1 s window while 3 nodes were members: %d%n", node,
-          busiestWindow(grants.stream().filter(g -> g.node() == n && g.nanos() < crashAt).map(Grant::nanos).toList(), PERIOD));
+      System.out.printf(
+          "multi-node: node %d busiest 1 s window while 3 nodes were members: %d%n",
+          node,
+          busiestWindow(
+              grants.stream()
+                  .filter(g -> g.node() == n && g.nanos() < crashAt)
+                  .map(Grant::nanos)
+                  .toList(),
+              PERIOD));
     }
     for (int node = 0; node < NODES; node++) {
       int n = node;
-      System.out.printf("multi-node: node %d busiest 1 s window after the removal: %d%n", node,
-          busiestWindow(grants.stream().filter(g -> g.node() == n && g.nanos() > removedAt).map(Grant::nanos).toList(), PERIOD));
+      System.out.printf(
+          "multi-node: node %d busiest 1 s window after the removal: %d%n",
+          node,
+          busiestWindow(
+              grants.stream()
+                  .filter(g -> g.node() == n && g.nanos() > removedAt)
+                  .map(Grant::nanos)
+                  .toList(),
+              PERIOD));
     }
-    long betweenCrashAndRemoval = grants.stream().filter(g -> g.nanos() >= crashAt && g.nanos() < removedAt).count();
-    System.out.printf("multi-node: %d permits in the %d ms from the crash to the removal (2 survivors, a third each)%n",
+    long betweenCrashAndRemoval =
+        grants.stream().filter(g -> g.nanos() >= crashAt && g.nanos() < removedAt).count();
+    System.out.printf(
+        "multi-node: %d permits in the %d ms from the crash to the removal (2 survivors, a third each)%n",
         betweenCrashAndRemoval, TimeUnit.NANOSECONDS.toMillis(removedAt - crashAt));
     for (int node = 0; node < NODES; node++) {
       int n = node;
-      System.out.printf("multi-node: node %d granted %d permits in the %d ms before the crash%n", node,
+      System.out.printf(
+          "multi-node: node %d granted %d permits in the %d ms before the crash%n",
+          node,
           grants.stream().filter(g -> g.node() == n && g.nanos() < crashAt).count(),
           TimeUnit.NANOSECONDS.toMillis(crashAt - outageStart));
     }
-    System.out.printf("multi-node: survivors' busiest %d s window after the removal: %d (bounds %d..%d)%n",
+    System.out.printf(
+        "multi-node: survivors' busiest %d s window after the removal: %d (bounds %d..%d)%n",
         SURVIVOR_WINDOW.toSeconds(),
-        busiestWindow(grants.stream().filter(g -> g.nanos() > removedAt).map(Grant::nanos).toList(), SURVIVOR_WINDOW),
-        survivorsLowerBound(), survivorsUpperBound());
+        busiestWindow(
+            grants.stream().filter(g -> g.nanos() > removedAt).map(Grant::nanos).toList(),
+            SURVIVOR_WINDOW),
+        survivorsLowerBound(),
+        survivorsUpperBound());
     System.out.println("multi-node: phases (ms) " + phaseMillis);
     System.out.printf(
         "multi-node: %d permits granted (per node %s); busiest 1 s window %d; recovered %d ms after the outage%n",
@@ -290,16 +346,19 @@ final class ClusterWideBudgetMultiNodeTest {
   void theClusterWideBudgetHoldsForTheSumOfAllNodes() {
     List<Long> times = grants.stream().map(Grant::nanos).sorted().toList();
     int busiest = busiestWindow(times, PERIOD);
-    // Derived in the README (cluster section): at most permits + max(N, burst) per period in steady state, plus one
+    // Derived in the README (cluster section): at most permits + max(N, burst) per period in steady
+    // state, plus one
     // node's share (permits / N + 1) while the membership changes. With 3 nodes that is <= 30;
     // without the cluster-wide share each node would grant the whole budget: up to 3 x 22 = 66.
     int bound = PERMITS + BURST + (int) Math.ceil(PERMITS / (double) NODES) + 1;
-    assertTrue(busiest <= bound, "busiest 1 s window granted " + busiest + " permits, bound " + bound);
+    assertTrue(
+        busiest <= bound, "busiest 1 s window granted " + busiest + " permits, bound " + bound);
     // not vacuous: the entities asked for more than the budget, so the budget set the pace
     assertTrue(busiest >= PERMITS / 2, "the budget was saturated: busiest window " + busiest);
     for (int node = 0; node < NODES; node++) {
       int n = node;
-      assertTrue(grants.stream().anyMatch(g -> g.node() == n && g.nanos() < crashAt),
+      assertTrue(
+          grants.stream().anyMatch(g -> g.node() == n && g.nanos() < crashAt),
           "node " + node + " granted permits before the crash");
     }
   }
@@ -311,19 +370,36 @@ final class ClusterWideBudgetMultiNodeTest {
     // three refill slices of slack (0.33 each: a tick at each end of the interval, timer catch-up,
     // timestamps taken when the entity gets the permit); a node that counted 2 members would grant
     // 1 + 10 per second, 21 in 2 s against a bound of about 16.3
-    double shareBound = Math.max(1, BURST / (double) NODES) + PERMITS / (double) NODES * seconds + 3;
+    double shareBound =
+        Math.max(1, BURST / (double) NODES) + PERMITS / (double) NODES * seconds + 3;
     for (int node = 0; node < NODES; node++) {
       int n = node;
       long granted = grants.stream().filter(g -> g.node() == n && g.nanos() < crashAt).count();
-      assertTrue(granted <= shareBound, "node " + node + " granted " + granted + " in " + seconds
-          + " s with 3 members, share bound " + shareBound);
+      assertTrue(
+          granted <= shareBound,
+          "node "
+              + node
+              + " granted "
+              + granted
+              + " in "
+              + seconds
+              + " s with 3 members, share bound "
+              + shareBound);
     }
     // after the removal the 2 survivors share the whole budget (see survivorsLowerBound)
-    List<Long> afterRemoval = grants.stream().filter(g -> g.nanos() > removedAt).map(Grant::nanos).toList();
+    List<Long> afterRemoval =
+        grants.stream().filter(g -> g.nanos() > removedAt).map(Grant::nanos).toList();
     int busiest = busiestWindow(afterRemoval, SURVIVOR_WINDOW);
-    assertTrue(busiest >= survivorsLowerBound(), "the survivors granted " + busiest + " permits in their busiest "
-        + SURVIVOR_WINDOW.toSeconds() + " s window, more than a third each can give only from " + survivorsLowerBound());
-    assertTrue(busiest <= survivorsUpperBound(), "and no more than their budget plus slack: " + busiest);
+    assertTrue(
+        busiest >= survivorsLowerBound(),
+        "the survivors granted "
+            + busiest
+            + " permits in their busiest "
+            + SURVIVOR_WINDOW.toSeconds()
+            + " s window, more than a third each can give only from "
+            + survivorsLowerBound());
+    assertTrue(
+        busiest <= survivorsUpperBound(), "and no more than their budget plus slack: " + busiest);
   }
 
   /**
@@ -344,7 +420,9 @@ final class ClusterWideBudgetMultiNodeTest {
   static int survivorsLowerBound() {
     int survivors = NODES - 1;
     long slices = sliceTicksAtMost(SURVIVOR_WINDOW);
-    double oldShareMax = survivors * (Math.max(1.0, BURST / (double) NODES) + PERMITS / (double) SLICES / NODES * slices);
+    double oldShareMax =
+        survivors
+            * (Math.max(1.0, BURST / (double) NODES) + PERMITS / (double) SLICES / NODES * slices);
     return (int) Math.floor(oldShareMax) + 1;
   }
 
@@ -357,7 +435,11 @@ final class ClusterWideBudgetMultiNodeTest {
   static int survivorsUpperBound() {
     int survivors = NODES - 1;
     long slices = sliceTicksAtMost(SURVIVOR_WINDOW) + 2;
-    return (int) Math.ceil(survivors * (Math.max(1.0, BURST / (double) survivors) + PERMITS / (double) SLICES / survivors * slices));
+    return (int)
+        Math.ceil(
+            survivors
+                * (Math.max(1.0, BURST / (double) survivors)
+                    + PERMITS / (double) SLICES / survivors * slices));
   }
 
   /** The gate's refill slices per period: {@code min(permits, period / 100 ms)}, as BudgetGate cuts it. */
@@ -370,9 +452,15 @@ final class ClusterWideBudgetMultiNodeTest {
 
   @Test
   void aNodeCrashedDuringTheRecoveryLosesNoEntity() {
-    List<String> movedEntities = placementBefore.entrySet().stream()
-        .filter(e -> e.getValue().equals(victimName)).map(Map.Entry::getKey).toList();
-    assertEquals(NODES, new java.util.HashSet<>(placementBefore.values()).size(), "entities ran on every node");
+    List<String> movedEntities =
+        placementBefore.entrySet().stream()
+            .filter(e -> e.getValue().equals(victimName))
+            .map(Map.Entry::getKey)
+            .toList();
+    assertEquals(
+        NODES,
+        new java.util.HashSet<>(placementBefore.values()).size(),
+        "entities ran on every node");
     assertFalse(movedEntities.isEmpty(), "the crashed node hosted entities");
     for (String entity : movedEntities) {
       assertTrue(placementAfter.containsKey(entity), entity + " answers again");
@@ -397,7 +485,8 @@ final class ClusterWideBudgetMultiNodeTest {
   }
 
   /** Pings every entity, through the given nodes in turn, until each answered once. */
-  static Map<String, String> pingUntilAllAnswer(List<ActorSystem<Void>> via, Duration deadline) throws Exception {
+  static Map<String, String> pingUntilAllAnswer(List<ActorSystem<Void>> via, Duration deadline)
+      throws Exception {
     Map<String, String> placement = new HashMap<>();
     long until = System.nanoTime() + deadline.toNanos();
     int round = 0;
@@ -409,8 +498,11 @@ final class ClusterWideBudgetMultiNodeTest {
           continue;
         }
         ActorSystem<Void> node = via.get((e + round) % via.size());
-        answers.add(ClusterSharding.get(node).entityRefFor(ACCOUNT, id)
-            .<Pong>ask(Ping::new, Duration.ofSeconds(1)).toCompletableFuture());
+        answers.add(
+            ClusterSharding.get(node)
+                .entityRefFor(ACCOUNT, id)
+                .<Pong>ask(Ping::new, Duration.ofSeconds(1))
+                .toCompletableFuture());
       }
       for (CompletableFuture<Pong> answer : answers) {
         try {
@@ -426,24 +518,32 @@ final class ClusterWideBudgetMultiNodeTest {
   }
 
   static long members(ActorSystem<?> node) {
-    return java.util.stream.StreamSupport.stream(Cluster.get(node).state().getMembers().spliterator(), false).count();
+    return java.util.stream.StreamSupport.stream(
+            Cluster.get(node).state().getMembers().spliterator(), false)
+        .count();
   }
 
   static long upMembers(ActorSystem<?> node) {
-    return java.util.stream.StreamSupport.stream(Cluster.get(node).state().getMembers().spliterator(), false)
+    return java.util.stream.StreamSupport.stream(
+            Cluster.get(node).state().getMembers().spliterator(), false)
         .filter(m -> m.status() == MemberStatus.up())
         .count();
   }
 
   static int shardRegions(ActorSystem<Void> node) {
     try {
-      ShardRegion.ClusterShardingStats stats = AskPattern.<org.apache.pekko.cluster.sharding.typed.ClusterShardingQuery,
-              ShardRegion.ClusterShardingStats>ask(
-              ClusterSharding.get(node).shardState(),
-              replyTo -> new GetClusterShardingStats(ACCOUNT, Duration.ofSeconds(1), replyTo),
-              Duration.ofSeconds(2),
-              node.scheduler())
-          .toCompletableFuture().get(3, TimeUnit.SECONDS);
+      ShardRegion.ClusterShardingStats stats =
+          AskPattern
+              .<org.apache.pekko.cluster.sharding.typed.ClusterShardingQuery,
+                  ShardRegion.ClusterShardingStats>
+                  ask(
+                      ClusterSharding.get(node).shardState(),
+                      replyTo ->
+                          new GetClusterShardingStats(ACCOUNT, Duration.ofSeconds(1), replyTo),
+                      Duration.ofSeconds(2),
+                      node.scheduler())
+              .toCompletableFuture()
+              .get(3, TimeUnit.SECONDS);
       return stats.getRegions().size();
     } catch (Exception notYet) {
       return 0;

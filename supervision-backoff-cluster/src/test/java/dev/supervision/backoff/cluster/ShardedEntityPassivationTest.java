@@ -30,13 +30,18 @@ import org.junit.jupiter.api.Test;
  */
 final class ShardedEntityPassivationTest {
 
-  static final ActorTestKit testKit = ActorTestKit.create("passivation", ConfigFactory.parseString(String.join("\n",
-          "pekko.actor.provider = cluster",
-          "pekko.remote.artery.canonical.hostname = 127.0.0.1",
-          "pekko.remote.artery.canonical.port = 0",
-          "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
-          "pekko.cluster.sharding.passivation.default-idle-strategy.idle-entity.timeout = 1s"))
-      .withFallback(ConfigFactory.load()));
+  static final ActorTestKit testKit =
+      ActorTestKit.create(
+          "passivation",
+          ConfigFactory.parseString(
+                  String.join(
+                      "\n",
+                      "pekko.actor.provider = cluster",
+                      "pekko.remote.artery.canonical.hostname = 127.0.0.1",
+                      "pekko.remote.artery.canonical.port = 0",
+                      "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
+                      "pekko.cluster.sharding.passivation.default-idle-strategy.idle-entity.timeout = 1s"))
+              .withFallback(ConfigFactory.load()));
 
   static {
     Cluster cluster = Cluster.get(testKit.system());
@@ -56,23 +61,30 @@ final class ShardedEntityPassivationTest {
   }
 
   static Behavior<Command> entity(ActorRef<String> lifecycle) {
-    return Behaviors.setup(ctx -> {
-      lifecycle.tell("started");
-      return Behaviors.receive(Command.class)
-          .onMessageEquals(Command.FAIL, () -> {
-            throw new IllegalStateException("database unavailable");
-          })
-          .onMessageEquals(Command.PING, Behaviors::same)
-          .onMessageEquals(Command.STOP, () -> {
-            lifecycle.tell("got STOP");
-            return Behaviors.stopped();
-          })
-          .onSignal(PostStop.class, s -> {
-            lifecycle.tell("stopped");
-            return Behaviors.same();
-          })
-          .build();
-    });
+    return Behaviors.setup(
+        ctx -> {
+          lifecycle.tell("started");
+          return Behaviors.receive(Command.class)
+              .onMessageEquals(
+                  Command.FAIL,
+                  () -> {
+                    throw new IllegalStateException("database unavailable");
+                  })
+              .onMessageEquals(Command.PING, Behaviors::same)
+              .onMessageEquals(
+                  Command.STOP,
+                  () -> {
+                    lifecycle.tell("got STOP");
+                    return Behaviors.stopped();
+                  })
+              .onSignal(
+                  PostStop.class,
+                  s -> {
+                    lifecycle.tell("stopped");
+                    return Behaviors.same();
+                  })
+              .build();
+        });
   }
 
   static BackoffPolicy policy(TestProbe<BackoffEvent> events) {
@@ -87,15 +99,19 @@ final class ShardedEntityPassivationTest {
     TestProbe<BackoffEvent> events = testKit.createTestProbe();
     TestProbe<String> lifecycle = testKit.createTestProbe();
     EntityTypeKey<Command> key = EntityTypeKey.create(Command.class, "no-stop-message");
-    ClusterSharding.get(testKit.system()).init(
-        Entity.of(key, ctx -> BackoffSupervisor.wrap(entity(lifecycle.ref()), policy(events))));
+    ClusterSharding.get(testKit.system())
+        .init(
+            Entity.of(key, ctx -> BackoffSupervisor.wrap(entity(lifecycle.ref()), policy(events))));
 
     ClusterSharding.get(testKit.system()).entityRefFor(key, "a").tell(Command.FAIL);
     lifecycle.expectMessage(Duration.ofSeconds(20), "started"); // the node joins, the entity starts
-    assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage(Duration.ofSeconds(5)));
+    assertInstanceOf(
+        BackoffEvent.RestartScheduled.class, events.receiveMessage(Duration.ofSeconds(5)));
     // idle for 1 s: the shard stops the entity before its restart is due (3 s)
-    assertInstanceOf(BackoffEvent.StoppedDuringBackoff.class, events.receiveMessage(Duration.ofMillis(2500)));
-    lifecycle.expectNoMessage(Duration.ofMillis(200)); // no PostStop: the failed behavior got PreRestart
+    assertInstanceOf(
+        BackoffEvent.StoppedDuringBackoff.class, events.receiveMessage(Duration.ofMillis(2500)));
+    lifecycle.expectNoMessage(
+        Duration.ofMillis(200)); // no PostStop: the failed behavior got PreRestart
     // the entity is gone for good: the next message starts a new one (a zombie would never get it)
     ClusterSharding.get(testKit.system()).entityRefFor(key, "a").tell(Command.PING);
     lifecycle.expectMessage(Duration.ofSeconds(5), "started");
@@ -107,21 +123,26 @@ final class ShardedEntityPassivationTest {
     TestProbe<BackoffEvent> events = testKit.createTestProbe();
     TestProbe<String> lifecycle = testKit.createTestProbe();
     EntityTypeKey<Command> key = EntityTypeKey.create(Command.class, "with-stop-message");
-    ClusterSharding.get(testKit.system()).init(
-        Entity.of(key, ctx -> BackoffSupervisor.wrap(entity(lifecycle.ref()), policy(events)))
-            .withStopMessage(Command.STOP));
+    ClusterSharding.get(testKit.system())
+        .init(
+            Entity.of(key, ctx -> BackoffSupervisor.wrap(entity(lifecycle.ref()), policy(events)))
+                .withStopMessage(Command.STOP));
 
     ClusterSharding.get(testKit.system()).entityRefFor(key, "b").tell(Command.FAIL);
     lifecycle.expectMessage(Duration.ofSeconds(20), "started");
-    assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage(Duration.ofSeconds(5)));
+    assertInstanceOf(
+        BackoffEvent.RestartScheduled.class, events.receiveMessage(Duration.ofSeconds(5)));
     // the shard's STOP arrives after about 1 s and is stashed; the restart comes at 3 s, then STOP
     assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage(Duration.ofSeconds(5)));
     assertEquals("started", lifecycle.receiveMessage(Duration.ofSeconds(1)));
     assertEquals("got STOP", lifecycle.receiveMessage(Duration.ofSeconds(1)));
     // the entity stopped: the next message starts a new one
     ClusterSharding.get(testKit.system()).entityRefFor(key, "b").tell(Command.PING);
-    lifecycle.fishForMessage(Duration.ofSeconds(5), m -> "started".equals(m)
-        ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
-        : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
+    lifecycle.fishForMessage(
+        Duration.ofSeconds(5),
+        m ->
+            "started".equals(m)
+                ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
+                : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
   }
 }

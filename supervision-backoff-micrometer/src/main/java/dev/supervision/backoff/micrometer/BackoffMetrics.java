@@ -4,25 +4,25 @@ import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffListener;
 import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.spi.AdaptiveRateController;
-import io.micrometer.core.instrument.Meter;
-import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
@@ -95,39 +95,55 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
 
   /** Counter of failures that scheduled a restart. */
   public static final String RESTARTS_SCHEDULED = "supervision.backoff.restarts.scheduled";
+
   /** Counter of restarts that happened. */
   public static final String RESTARTS = "supervision.backoff.restarts";
+
   /** Timer of the scheduled restart delays. */
   public static final String DELAY = "supervision.backoff.delay";
+
   /** Time gauge of the last scheduled restart delay. */
   public static final String DELAY_LAST = "supervision.backoff.delay.last";
+
   /** Gauge of the actors waiting for their restart. */
   public static final String IN_BACKOFF = "supervision.backoff.actors.in.backoff";
+
   /** Counter of actors stopped because of a failure, tagged by {@value #REASON_TAG}. */
   public static final String GIVE_UPS = "supervision.backoff.give.ups";
+
   /** Counter of backoff resets. */
   public static final String RESETS = "supervision.backoff.resets";
+
   /** Counter of actors stopped from outside during their backoff. */
   public static final String STOPPED_DURING_BACKOFF = "supervision.backoff.stopped.during.backoff";
+
   /** Counter of restarts that asked a restart budget for a permit, tagged by {@value #BUDGET_TAG}. */
   public static final String BUDGET_WAITS = "supervision.backoff.budget.waits";
+
   /** Gauge of the actors waiting for a permit of a restart budget, tagged by {@value #BUDGET_TAG}. */
   public static final String BUDGET_WAITING = "supervision.backoff.budget.waiting";
+
   /** Timer of the waits for a permit of a restart budget, tagged by {@value #BUDGET_TAG}. */
   public static final String BUDGET_WAIT = "supervision.backoff.budget.wait";
+
   /** The tag of the budget meters that carries the budget's name. */
   public static final String BUDGET_TAG = "budget";
+
   /** The tag that carries the name given to {@link #listener(MeterRegistry, String)}. */
   public static final String NAME_TAG = "name";
+
   /** The tag of {@value #GIVE_UPS} that carries the reason. */
   public static final String REASON_TAG = "reason";
 
   /** Gauge of an adaptive budget's state: 0 steady, 1 holding, 2 ramping; tagged by {@value #BUDGET_TAG}. */
   public static final String BUDGET_STATE = "supervision.backoff.budget.state";
+
   /** Gauge of the restarts per second an adaptive budget allows; tagged by {@value #BUDGET_TAG}. */
   public static final String BUDGET_RATE = "supervision.backoff.budget.rate";
+
   /** Gauge of the goodput an adaptive budget measured at its last loss; tagged by {@value #BUDGET_TAG}. */
   public static final String BUDGET_GOODPUT = "supervision.backoff.budget.goodput";
+
   /** Counter of an adaptive budget's probes while holding; tagged by {@value #BUDGET_TAG}. */
   public static final String BUDGET_PROBES = "supervision.backoff.budget.probes";
 
@@ -154,7 +170,9 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
   public BackoffMetrics(Iterable<Tag> tags) {
     Objects.requireNonNull(tags, "tags must not be null");
     for (Tag tag : tags) {
-      if (tag.getKey().equals(NAME_TAG) || tag.getKey().equals(REASON_TAG) || tag.getKey().equals(BUDGET_TAG)) {
+      if (tag.getKey().equals(NAME_TAG)
+          || tag.getKey().equals(REASON_TAG)
+          || tag.getKey().equals(BUDGET_TAG)) {
         throw new IllegalArgumentException(
             "tags must not use the key " + tag.getKey() + " (reserved) but had " + tag);
       }
@@ -173,7 +191,8 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
   public synchronized void bindTo(MeterRegistry registry) {
     Objects.requireNonNull(registry, "registry must not be null");
     if (this.registry != null) {
-      throw new IllegalStateException("BackoffMetrics are bound to one registry; already bound to " + this.registry);
+      throw new IllegalStateException(
+          "BackoffMetrics are bound to one registry; already bound to " + this.registry);
     }
     this.registry = registry;
   }
@@ -198,7 +217,8 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
       throw new IllegalArgumentException("name must not be blank but was \"" + name + "\"");
     }
     MeterRegistry r = requireBound();
-    return listeners.computeIfAbsent(name, n -> new MetricsListener(r, commonTags.and(NAME_TAG, n), n));
+    return listeners.computeIfAbsent(
+        name, n -> new MetricsListener(r, commonTags.and(NAME_TAG, n), n));
   }
 
   /**
@@ -213,19 +233,30 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
   public void bindBudgets(ActorSystem<?> system) {
     Objects.requireNonNull(system, "system must not be null");
     requireBound();
-    ActorRef<Stop> watcher = system.systemActorOf(
-        Behaviors.<Object>setup(ctx -> {
-          ctx.getSystem().eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, ctx.getSelf().narrow()));
-          return Behaviors.receive(Object.class)
-              .onMessage(BudgetEvent.class, e -> {
-                budgetGauges.computeIfAbsent(e.budget(), BudgetGauges::new).onEvent(e);
-                return Behaviors.same();
-              })
-              .onMessage(Stop.class, s -> Behaviors.stopped())
-              .build();
-        }).narrow(),
-        "backoff-metrics-budgets-" + WATCHERS.incrementAndGet(),
-        Props.empty());
+    ActorRef<Stop> watcher =
+        system.systemActorOf(
+            Behaviors.<Object>setup(
+                    ctx -> {
+                      ctx.getSystem()
+                          .eventStream()
+                          .tell(
+                              new EventStream.Subscribe<>(
+                                  BudgetEvent.class, ctx.getSelf().narrow()));
+                      return Behaviors.receive(Object.class)
+                          .onMessage(
+                              BudgetEvent.class,
+                              e -> {
+                                budgetGauges
+                                    .computeIfAbsent(e.budget(), BudgetGauges::new)
+                                    .onEvent(e);
+                                return Behaviors.same();
+                              })
+                          .onMessage(Stop.class, s -> Behaviors.stopped())
+                          .build();
+                    })
+                .narrow(),
+            "backoff-metrics-budgets-" + WATCHERS.incrementAndGet(),
+            Props.empty());
     budgetWatchers.add(watcher);
   }
 
@@ -275,18 +306,30 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
     BudgetGauges(String budget) {
       MeterRegistry r = requireBound();
       Tags t = commonTags.and(BUDGET_TAG, budget);
-      track(Gauge.builder(BUDGET_STATE, state, AtomicInteger::doubleValue)
-          .description("Adaptive restart budget state: 0 steady, 1 holding, 2 ramping")
-          .tags(t).strongReference(true).register(r));
-      track(Gauge.builder(BUDGET_RATE, rate, ref -> ref.get())
-          .description("Restarts per second the adaptive budget allows")
-          .tags(t).strongReference(true).register(r));
-      track(Gauge.builder(BUDGET_GOODPUT, goodput, ref -> ref.get())
-          .description("Goodput the adaptive budget measured at its last loss")
-          .tags(t).strongReference(true).register(r));
-      probes = track(Counter.builder(BUDGET_PROBES)
-          .description("Probe restarts of the adaptive budget while holding")
-          .tags(t).register(r));
+      track(
+          Gauge.builder(BUDGET_STATE, state, AtomicInteger::doubleValue)
+              .description("Adaptive restart budget state: 0 steady, 1 holding, 2 ramping")
+              .tags(t)
+              .strongReference(true)
+              .register(r));
+      track(
+          Gauge.builder(BUDGET_RATE, rate, ref -> ref.get())
+              .description("Restarts per second the adaptive budget allows")
+              .tags(t)
+              .strongReference(true)
+              .register(r));
+      track(
+          Gauge.builder(BUDGET_GOODPUT, goodput, ref -> ref.get())
+              .description("Goodput the adaptive budget measured at its last loss")
+              .tags(t)
+              .strongReference(true)
+              .register(r));
+      probes =
+          track(
+              Counter.builder(BUDGET_PROBES)
+                  .description("Probe restarts of the adaptive budget while holding")
+                  .tags(t)
+                  .register(r));
     }
 
     void onEvent(BudgetEvent event) {
@@ -358,12 +401,14 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
     private final Timer delay;
     private final AtomicLong lastDelayNanos = new AtomicLong();
     private final Set<ActorRef<?>> inBackoff = ConcurrentHashMap.newKeySet();
-    private final Map<BackoffEvent.Reason, Counter> giveUps = new EnumMap<>(BackoffEvent.Reason.class);
+    private final Map<BackoffEvent.Reason, Counter> giveUps =
+        new EnumMap<>(BackoffEvent.Reason.class);
     private final Counter resets;
     private final Counter stoppedDuringBackoff;
     private final MeterRegistry registry;
     private final Tags tags;
     private final Map<String, BudgetMeters> budgets = new ConcurrentHashMap<>();
+
     /** When each waiting actor asked for its permit, by the registry's clock. */
     private final Map<ActorRef<?>, Long> waitingSince = new ConcurrentHashMap<>();
 
@@ -376,20 +421,23 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
       BudgetMeters(String budget) {
         Tags budgetTags = tags.and(BUDGET_TAG, budget);
         waits =
-            track(Counter.builder(BUDGET_WAITS)
-                .description("Restarts that asked a restart budget for a permit")
-                .tags(budgetTags)
-                .register(registry));
+            track(
+                Counter.builder(BUDGET_WAITS)
+                    .description("Restarts that asked a restart budget for a permit")
+                    .tags(budgetTags)
+                    .register(registry));
         wait =
-            track(Timer.builder(BUDGET_WAIT)
-                .description("Waits for a permit of a restart budget")
+            track(
+                Timer.builder(BUDGET_WAIT)
+                    .description("Waits for a permit of a restart budget")
+                    .tags(budgetTags)
+                    .register(registry));
+        track(
+            Gauge.builder(BUDGET_WAITING, waiting, Set::size)
+                .description("Supervised actors waiting for a permit of a restart budget")
                 .tags(budgetTags)
+                .strongReference(true)
                 .register(registry));
-        track(Gauge.builder(BUDGET_WAITING, waiting, Set::size)
-            .description("Supervised actors waiting for a permit of a restart budget")
-            .tags(budgetTags)
-            .strongReference(true)
-            .register(registry));
       }
     }
 
@@ -398,49 +446,60 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
       this.registry = registry;
       this.tags = tags;
       restartsScheduled =
-          track(Counter.builder(RESTARTS_SCHEDULED)
-              .description("Failures of supervised actors that scheduled a restart")
-              .tags(tags)
-              .register(registry));
+          track(
+              Counter.builder(RESTARTS_SCHEDULED)
+                  .description("Failures of supervised actors that scheduled a restart")
+                  .tags(tags)
+                  .register(registry));
       restarts =
-          track(Counter.builder(RESTARTS)
-              .description("Restarts of supervised actors after their backoff")
-              .tags(tags)
-              .register(registry));
+          track(
+              Counter.builder(RESTARTS)
+                  .description("Restarts of supervised actors after their backoff")
+                  .tags(tags)
+                  .register(registry));
       delay =
-          track(Timer.builder(DELAY)
-              .description("Scheduled restart delays, Retry-After hints included")
+          track(
+              Timer.builder(DELAY)
+                  .description("Scheduled restart delays, Retry-After hints included")
+                  .tags(tags)
+                  .register(registry));
+      track(
+          TimeGauge.builder(
+                  DELAY_LAST, lastDelayNanos, TimeUnit.NANOSECONDS, AtomicLong::doubleValue)
+              .description("The last scheduled restart delay")
               .tags(tags)
+              .strongReference(true)
               .register(registry));
-      track(TimeGauge.builder(DELAY_LAST, lastDelayNanos, TimeUnit.NANOSECONDS, AtomicLong::doubleValue)
-          .description("The last scheduled restart delay")
-          .tags(tags)
-          .strongReference(true)
-          .register(registry));
-      track(Gauge.builder(IN_BACKOFF, inBackoff, Set::size)
-          .description("Supervised actors waiting for their restart")
-          .tags(tags)
-          .strongReference(true)
-          .register(registry));
+      track(
+          Gauge.builder(IN_BACKOFF, inBackoff, Set::size)
+              .description("Supervised actors waiting for their restart")
+              .tags(tags)
+              .strongReference(true)
+              .register(registry));
       for (BackoffEvent.Reason reason : BackoffEvent.Reason.values()) {
         giveUps.put(
             reason,
-            track(Counter.builder(GIVE_UPS)
-                .description("Supervised actors stopped because of a failure")
-                .tags(tags)
-                .tag(REASON_TAG, reason.name().toLowerCase(Locale.ROOT))
-                .register(registry)));
+            track(
+                Counter.builder(GIVE_UPS)
+                    .description("Supervised actors stopped because of a failure")
+                    .tags(tags)
+                    .tag(REASON_TAG, reason.name().toLowerCase(Locale.ROOT))
+                    .register(registry)));
       }
       resets =
-          track(Counter.builder(RESETS)
-              .description("Restart counts reset after a supervised actor ran resetAfter without failing")
-              .tags(tags)
-              .register(registry));
+          track(
+              Counter.builder(RESETS)
+                  .description(
+                      "Restart counts reset after a supervised actor ran resetAfter without failing")
+                  .tags(tags)
+                  .register(registry));
       stoppedDuringBackoff =
-          track(Counter.builder(STOPPED_DURING_BACKOFF)
-              .description("Supervised actors stopped from outside while waiting for their restart")
-              .tags(tags)
-              .register(registry));
+          track(
+              Counter.builder(STOPPED_DURING_BACKOFF)
+                  .description(
+                      "Supervised actors stopped from outside while waiting for their restart")
+                  .tags(tags)
+                  .register(registry));
     }
 
     @Override
@@ -471,7 +530,8 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
         meters.waiting.remove(e.actor());
         Long since = waitingSince.remove(e.actor());
         if (since != null) {
-          meters.wait.record(registry.config().clock().monotonicTime() - since, TimeUnit.NANOSECONDS);
+          meters.wait.record(
+              registry.config().clock().monotonicTime() - since, TimeUnit.NANOSECONDS);
         }
       }
     }

@@ -12,10 +12,10 @@ import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.testkit.BackoffTestKit;
-import io.micrometer.core.instrument.MockClock;
-import io.micrometer.core.instrument.simple.SimpleConfig;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MockClock;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -38,16 +38,22 @@ final class BackoffMetricsTest {
         ctx -> {
           probe.tell("started");
           return Behaviors.receive(String.class)
-              .onMessageEquals("fail", () -> {
-                throw new IllegalStateException("transient");
-              })
-              .onMessageEquals("bad", () -> {
-                throw new IllegalArgumentException("permanent");
-              })
-              .onSignal(PreRestart.class, s -> {
-                probe.tell("preRestart");
-                return Behaviors.same();
-              })
+              .onMessageEquals(
+                  "fail",
+                  () -> {
+                    throw new IllegalStateException("transient");
+                  })
+              .onMessageEquals(
+                  "bad",
+                  () -> {
+                    throw new IllegalArgumentException("permanent");
+                  })
+              .onSignal(
+                  PreRestart.class,
+                  s -> {
+                    probe.tell("preRestart");
+                    return Behaviors.same();
+                  })
               .build();
         });
   }
@@ -69,7 +75,10 @@ final class BackoffMetricsTest {
   }
 
   private static double lastDelayMillis(MeterRegistry r, String name) {
-    return r.get(BackoffMetrics.DELAY_LAST).tag(BackoffMetrics.NAME_TAG, name).timeGauge().value(TimeUnit.MILLISECONDS);
+    return r.get(BackoffMetrics.DELAY_LAST)
+        .tag(BackoffMetrics.NAME_TAG, name)
+        .timeGauge()
+        .value(TimeUnit.MILLISECONDS);
   }
 
   private static double giveUps(MeterRegistry r, String name, String reason) {
@@ -87,7 +96,9 @@ final class BackoffMetricsTest {
     // listeners run in order, so an event on this probe has already been recorded in the meters
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     BackoffPolicy policy =
-        POLICY.withListener(BackoffMetrics.listener(registry, name)).withListener(events.ref()::tell);
+        POLICY
+            .withListener(BackoffMetrics.listener(registry, name))
+            .withListener(events.ref()::tell);
     TestProbe<String> pa = kit.createTestProbe();
     TestProbe<String> pb = kit.createTestProbe();
     TestProbe<String> pc = kit.createTestProbe();
@@ -126,10 +137,14 @@ final class BackoffMetricsTest {
     // one after the other, so that c's delay is the last one
     a.tell("fail");
     pa.expectMessage("preRestart");
-    assertEquals(Duration.ofMillis(200), events.expectMessageClass(BackoffEvent.RestartScheduled.class).delay());
+    assertEquals(
+        Duration.ofMillis(200),
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class).delay());
     c.tell("fail");
     pc.expectMessage("preRestart");
-    assertEquals(Duration.ofMillis(100), events.expectMessageClass(BackoffEvent.RestartScheduled.class).delay());
+    assertEquals(
+        Duration.ofMillis(100),
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class).delay());
     assertEquals(2.0, gauge(registry, BackoffMetrics.IN_BACKOFF, name));
     assertEquals(100.0, lastDelayMillis(registry, name));
     kit.testKit().stop(c);
@@ -166,7 +181,8 @@ final class BackoffMetricsTest {
     // one restart per second, one at a time: the second of two actors waits a whole second
     RestartBudget budget = RestartBudget.of("metrics-db", 1, Duration.ofSeconds(1)).withBurst(1);
     BackoffPolicy policy =
-        POLICY.withBudget(budget)
+        POLICY
+            .withBudget(budget)
             .withListener(BackoffMetrics.listener(registry, "budgeted"))
             .withListener(events.ref()::tell);
     TestProbe<String> pa = kit.createTestProbe();
@@ -195,9 +211,21 @@ final class BackoffMetricsTest {
             BackoffEvent.PermitGranted.class, 1,
             BackoffEvent.Restarted.class, 1),
         kinds);
-    var waits = registry.get(BackoffMetrics.BUDGET_WAITS).tag(BackoffMetrics.BUDGET_TAG, "metrics-db").counter();
-    var waiting = registry.get(BackoffMetrics.BUDGET_WAITING).tag(BackoffMetrics.BUDGET_TAG, "metrics-db").gauge();
-    var wait = registry.get(BackoffMetrics.BUDGET_WAIT).tag(BackoffMetrics.BUDGET_TAG, "metrics-db").timer();
+    var waits =
+        registry
+            .get(BackoffMetrics.BUDGET_WAITS)
+            .tag(BackoffMetrics.BUDGET_TAG, "metrics-db")
+            .counter();
+    var waiting =
+        registry
+            .get(BackoffMetrics.BUDGET_WAITING)
+            .tag(BackoffMetrics.BUDGET_TAG, "metrics-db")
+            .gauge();
+    var wait =
+        registry
+            .get(BackoffMetrics.BUDGET_WAIT)
+            .tag(BackoffMetrics.BUDGET_TAG, "metrics-db")
+            .timer();
     assertEquals(2.0, waits.count());
     assertEquals(1.0, waiting.value());
     assertEquals(1, wait.count());
@@ -223,7 +251,9 @@ final class BackoffMetricsTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     BackoffPolicy policy =
-        POLICY.withListener(BackoffMetrics.listener(registry, "resets")).withListener(events.ref()::tell);
+        POLICY
+            .withListener(BackoffMetrics.listener(registry, "resets"))
+            .withListener(events.ref()::tell);
     TestProbe<String> p = kit.createTestProbe();
     ActorRef<String> a = kit.spawn(BackoffSupervisor.wrap(worker(p.ref()), policy));
     p.expectMessage("started");
@@ -266,7 +296,8 @@ final class BackoffMetricsTest {
   @Test
   void aBinderIsBoundToOneRegistry() {
     BackoffMetrics metrics = new BackoffMetrics();
-    assertEquals("BackoffMetrics must be bound to a registry first (bindTo)",
+    assertEquals(
+        "BackoffMetrics must be bound to a registry first (bindTo)",
         assertThrows(IllegalStateException.class, () -> metrics.listener("w")).getMessage());
     metrics.bindTo(new SimpleMeterRegistry());
     assertThrows(IllegalStateException.class, () -> metrics.bindTo(new SimpleMeterRegistry()));
@@ -292,7 +323,10 @@ final class BackoffMetricsTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     BackoffMetrics metrics = new BackoffMetrics();
     metrics.bindTo(registry);
-    BackoffPolicy policy = POLICY.withListener(metrics.listener("gc")).withListener(BackoffMetrics.listener(registry, "old"));
+    BackoffPolicy policy =
+        POLICY
+            .withListener(metrics.listener("gc"))
+            .withListener(BackoffMetrics.listener(registry, "old"));
     TestProbe<String> p = kit.createTestProbe();
     ActorRef<String> a = kit.spawn(BackoffSupervisor.wrap(worker(p.ref()), policy));
     p.expectMessage("started");
@@ -311,20 +345,56 @@ final class BackoffMetricsTest {
     TestProbe<String> wait = kit.createTestProbe();
     wait.expectNoMessage(Duration.ofMillis(200)); // the watcher subscribes
     var events = kit.system().eventStream();
-    events.tell(new org.apache.pekko.actor.typed.eventstream.EventStream.Publish<>(new dev.supervision.backoff.BudgetEvent.StateChanged(
-        "db", dev.supervision.backoff.spi.AdaptiveRateController.State.STEADY,
-        dev.supervision.backoff.spi.AdaptiveRateController.State.HOLDING,
-        dev.supervision.backoff.spi.AdaptiveRateController.Reason.FAILURES)));
-    events.tell(new org.apache.pekko.actor.typed.eventstream.EventStream.Publish<>(new dev.supervision.backoff.BudgetEvent.Probe("db", 1)));
-    events.tell(new org.apache.pekko.actor.typed.eventstream.EventStream.Publish<>(new dev.supervision.backoff.BudgetEvent.RateChanged(
-        "db", 1131, 900, 1000, dev.supervision.backoff.spi.AdaptiveRateController.Reason.LOSS)));
-    wait.awaitAssert(() -> {
-      assertEquals(1.0, registry.get(BackoffMetrics.BUDGET_STATE).tag(BackoffMetrics.BUDGET_TAG, "db").gauge().value());
-      assertEquals(1.0, registry.get(BackoffMetrics.BUDGET_PROBES).tag(BackoffMetrics.BUDGET_TAG, "db").counter().count());
-      assertEquals(900.0, registry.get(BackoffMetrics.BUDGET_RATE).tag(BackoffMetrics.BUDGET_TAG, "db").gauge().value());
-      assertEquals(1000.0, registry.get(BackoffMetrics.BUDGET_GOODPUT).tag(BackoffMetrics.BUDGET_TAG, "db").gauge().value());
-      return null;
-    });
+    events.tell(
+        new org.apache.pekko.actor.typed.eventstream.EventStream.Publish<>(
+            new dev.supervision.backoff.BudgetEvent.StateChanged(
+                "db",
+                dev.supervision.backoff.spi.AdaptiveRateController.State.STEADY,
+                dev.supervision.backoff.spi.AdaptiveRateController.State.HOLDING,
+                dev.supervision.backoff.spi.AdaptiveRateController.Reason.FAILURES)));
+    events.tell(
+        new org.apache.pekko.actor.typed.eventstream.EventStream.Publish<>(
+            new dev.supervision.backoff.BudgetEvent.Probe("db", 1)));
+    events.tell(
+        new org.apache.pekko.actor.typed.eventstream.EventStream.Publish<>(
+            new dev.supervision.backoff.BudgetEvent.RateChanged(
+                "db",
+                1131,
+                900,
+                1000,
+                dev.supervision.backoff.spi.AdaptiveRateController.Reason.LOSS)));
+    wait.awaitAssert(
+        () -> {
+          assertEquals(
+              1.0,
+              registry
+                  .get(BackoffMetrics.BUDGET_STATE)
+                  .tag(BackoffMetrics.BUDGET_TAG, "db")
+                  .gauge()
+                  .value());
+          assertEquals(
+              1.0,
+              registry
+                  .get(BackoffMetrics.BUDGET_PROBES)
+                  .tag(BackoffMetrics.BUDGET_TAG, "db")
+                  .counter()
+                  .count());
+          assertEquals(
+              900.0,
+              registry
+                  .get(BackoffMetrics.BUDGET_RATE)
+                  .tag(BackoffMetrics.BUDGET_TAG, "db")
+                  .gauge()
+                  .value());
+          assertEquals(
+              1000.0,
+              registry
+                  .get(BackoffMetrics.BUDGET_GOODPUT)
+                  .tag(BackoffMetrics.BUDGET_TAG, "db")
+                  .gauge()
+                  .value());
+          return null;
+        });
     metrics.close();
     assertEquals(0, registry.getMeters().size());
   }
@@ -335,10 +405,13 @@ final class BackoffMetricsTest {
     BackoffMetrics metrics = new BackoffMetrics(Tags.of("service", "shop"));
     metrics.bindTo(registry);
     metrics.listener("w");
-    registry.getMeters().forEach(m -> {
-      assertEquals("shop", m.getId().getTag("service"), m.getId().toString());
-      assertEquals("w", m.getId().getTag(BackoffMetrics.NAME_TAG), m.getId().toString());
-    });
+    registry
+        .getMeters()
+        .forEach(
+            m -> {
+              assertEquals("shop", m.getId().getTag("service"), m.getId().toString());
+              assertEquals("w", m.getId().getTag(BackoffMetrics.NAME_TAG), m.getId().toString());
+            });
     assertEquals(9, registry.getMeters().size());
   }
 
@@ -346,17 +419,29 @@ final class BackoffMetricsTest {
   @SuppressWarnings("deprecation")
   void badArgumentsAreNamed() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    assertEquals("registry must not be null",
-        assertThrows(NullPointerException.class, () -> BackoffMetrics.listener(null, "w")).getMessage());
-    assertEquals("name must not be null",
-        assertThrows(NullPointerException.class, () -> BackoffMetrics.listener(registry, null)).getMessage());
-    assertEquals("name must not be blank but was \" \"",
-        assertThrows(IllegalArgumentException.class, () -> BackoffMetrics.listener(registry, " ")).getMessage());
-    assertEquals("tags must not use the key budget (reserved) but had tag(budget=x)",
-        assertThrows(IllegalArgumentException.class,
-            () -> BackoffMetrics.listener(registry, "w", Tags.of("budget", "x"))).getMessage());
-    assertEquals("tags must not use the key name (reserved) but had tag(name=x)",
-        assertThrows(IllegalArgumentException.class,
-            () -> BackoffMetrics.listener(registry, "w", Tags.of("name", "x"))).getMessage());
+    assertEquals(
+        "registry must not be null",
+        assertThrows(NullPointerException.class, () -> BackoffMetrics.listener(null, "w"))
+            .getMessage());
+    assertEquals(
+        "name must not be null",
+        assertThrows(NullPointerException.class, () -> BackoffMetrics.listener(registry, null))
+            .getMessage());
+    assertEquals(
+        "name must not be blank but was \" \"",
+        assertThrows(IllegalArgumentException.class, () -> BackoffMetrics.listener(registry, " "))
+            .getMessage());
+    assertEquals(
+        "tags must not use the key budget (reserved) but had tag(budget=x)",
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> BackoffMetrics.listener(registry, "w", Tags.of("budget", "x")))
+            .getMessage());
+    assertEquals(
+        "tags must not use the key name (reserved) but had tag(name=x)",
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> BackoffMetrics.listener(registry, "w", Tags.of("name", "x")))
+            .getMessage());
   }
 }

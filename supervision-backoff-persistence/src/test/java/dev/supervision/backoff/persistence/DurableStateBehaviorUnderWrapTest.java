@@ -50,7 +50,9 @@ final class DurableStateBehaviorUnderWrapTest {
     ActorRef<Register.Command> ref;
 
     Entity spawn(BackoffPolicy policy) {
-      ref = spawned.track(kit.spawn(BackoffSupervisor.wrap(new Register(id, recoveries.ref()), policy)));
+      ref =
+          spawned.track(
+              kit.spawn(BackoffSupervisor.wrap(new Register(id, recoveries.ref()), policy)));
       return this;
     }
 
@@ -65,7 +67,8 @@ final class DurableStateBehaviorUnderWrapTest {
 
     void restartsAndRecovers(BackoffEvent.RestartScheduled scheduled, String state) {
       Kits.passDelay(kit.time(), scheduled);
-      assertEquals(scheduled.attempt(), events.expectMessageClass(BackoffEvent.Restarted.class).attempt());
+      assertEquals(
+          scheduled.attempt(), events.expectMessageClass(BackoffEvent.Restarted.class).attempt());
       recoveries.expectMessage("recovered:" + state);
     }
   }
@@ -97,7 +100,11 @@ final class DurableStateBehaviorUnderWrapTest {
     Entity e = new Entity();
     IOException down = new IOException("state store unreachable");
     store.failNextReads(first.id, 1, down);
-    e.ref = spawned.track(kit.spawn(BackoffSupervisor.wrap(new Register(first.id, e.recoveries.ref()), policy(e.events))));
+    e.ref =
+        spawned.track(
+            kit.spawn(
+                BackoffSupervisor.wrap(
+                    new Register(first.id, e.recoveries.ref()), policy(e.events))));
 
     BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
     assertCausedBy(scheduled.cause(), down);
@@ -115,7 +122,8 @@ final class DurableStateBehaviorUnderWrapTest {
     long bound = Kits.MIN.toNanos();
     for (int attempt = 1; attempt <= 4; attempt++) {
       BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, attempt);
-      assertTrue(scheduled.delay().toNanos() <= Math.min(bound, Kits.MAX.toNanos()),
+      assertTrue(
+          scheduled.delay().toNanos() <= Math.min(bound, Kits.MAX.toNanos()),
           "attempt " + attempt + ": " + scheduled.delay() + " above its bound or the cap");
       bound *= 2;
       Kits.passDelay(kit.time(), scheduled);
@@ -143,7 +151,9 @@ final class DurableStateBehaviorUnderWrapTest {
   @Test
   void aStoreFailureWaitsForAPermitOfTheRestartBudget() {
     Entity e = new Entity();
-    e.spawn(policy(e.events).withBudget(RestartBudget.of(freshId("state-store"), 10, Duration.ofSeconds(1))));
+    e.spawn(
+        policy(e.events)
+            .withBudget(RestartBudget.of(freshId("state-store"), 10, Duration.ofSeconds(1))));
     e.recoveries.expectMessage("recovered:");
     store.failNextWrites(e.id, 1, new IOException("state store down"));
     e.ref.tell(new Register.Append("a", e.replies.ref()));
@@ -193,8 +203,9 @@ final class DurableStateBehaviorUnderWrapTest {
   @Test
   void pekkosOwnSuperviseAroundTheEntityDoesNotRestartItOnAStoreFailure() {
     Entity e = new Entity();
-    Behavior<Register.Command> pekko = Behaviors.supervise(new Register(e.id, e.recoveries.ref()))
-        .onFailure(SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MAX, 0.2));
+    Behavior<Register.Command> pekko =
+        Behaviors.supervise(new Register(e.id, e.recoveries.ref()))
+            .onFailure(SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MAX, 0.2));
     e.ref = spawned.track(kit.spawn(pekko));
     e.recoveries.expectMessage("recovered:");
     TestProbe<Object> watcher = kit.createTestProbe();

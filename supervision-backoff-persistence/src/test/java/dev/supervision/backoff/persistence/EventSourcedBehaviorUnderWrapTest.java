@@ -57,7 +57,9 @@ final class EventSourcedBehaviorUnderWrapTest {
     ActorRef<Ledger.Command> ref;
 
     Entity spawn(BackoffPolicy policy) {
-      ref = spawned.track(kit.spawn(BackoffSupervisor.wrap(new Ledger(id, recoveries.ref()), policy)));
+      ref =
+          spawned.track(
+              kit.spawn(BackoffSupervisor.wrap(new Ledger(id, recoveries.ref()), policy)));
       return this;
     }
 
@@ -81,9 +83,14 @@ final class EventSourcedBehaviorUnderWrapTest {
 
     /** Expects the recovery of {@code state}, skipping reports of failed recoveries before it. */
     void expectRecovered(String state) {
-      recoveries.fishForMessage(Duration.ofSeconds(3), m -> m.equals("recovery-failed")
-          ? FishingOutcomes.continueAndIgnore()
-          : m.equals("recovered:" + state) ? FishingOutcomes.complete() : FishingOutcomes.fail("got " + m));
+      recoveries.fishForMessage(
+          Duration.ofSeconds(3),
+          m ->
+              m.equals("recovery-failed")
+                  ? FishingOutcomes.continueAndIgnore()
+                  : m.equals("recovered:" + state)
+                      ? FishingOutcomes.complete()
+                      : FishingOutcomes.fail("got " + m));
     }
 
     /**
@@ -139,7 +146,11 @@ final class EventSourcedBehaviorUnderWrapTest {
     Entity e = new Entity();
     IOException down = new IOException("snapshot store unreachable");
     snapshots.failNextRead(first.id, down);
-    e.ref = spawned.track(kit.spawn(BackoffSupervisor.wrap(new Ledger(first.id, e.recoveries.ref()), policy(e.events))));
+    e.ref =
+        spawned.track(
+            kit.spawn(
+                BackoffSupervisor.wrap(
+                    new Ledger(first.id, e.recoveries.ref()), policy(e.events))));
 
     BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
     assertCausedBy(scheduled.cause(), down);
@@ -229,9 +240,16 @@ final class EventSourcedBehaviorUnderWrapTest {
     long bound = Kits.MIN.toNanos();
     for (int attempt = 1; attempt <= 4; attempt++) {
       BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, attempt);
-      assertTrue(scheduled.delay().toNanos() <= Math.min(bound, Kits.MAX.toNanos()),
-          "attempt " + attempt + ": " + scheduled.delay() + " above the bound " + Duration.ofNanos(bound)
-              + " or the cap " + Kits.MAX);
+      assertTrue(
+          scheduled.delay().toNanos() <= Math.min(bound, Kits.MAX.toNanos()),
+          "attempt "
+              + attempt
+              + ": "
+              + scheduled.delay()
+              + " above the bound "
+              + Duration.ofNanos(bound)
+              + " or the cap "
+              + Kits.MAX);
       bound *= 2;
       Kits.passDelay(kit.time(), scheduled);
       e.events.expectMessageClass(BackoffEvent.Restarted.class);
@@ -259,7 +277,9 @@ final class EventSourcedBehaviorUnderWrapTest {
   @Test
   void aJournalFailureWaitsForAPermitOfTheRestartBudget() {
     Entity e = new Entity();
-    e.spawn(policy(e.events).withBudget(RestartBudget.of(freshId("journal"), 10, Duration.ofSeconds(1))));
+    e.spawn(
+        policy(e.events)
+            .withBudget(RestartBudget.of(freshId("journal"), 10, Duration.ofSeconds(1))));
     e.recoveries.expectMessage("recovered:");
     journal.failNextPersisted(e.id);
     e.ref.tell(new Ledger.Append("a", e.replies.ref()));
@@ -302,9 +322,12 @@ final class EventSourcedBehaviorUnderWrapTest {
     e.spawn();
     BackoffEvent.RestartScheduled first = expectRestartScheduled(e.events, 1);
     e.ref.tell(new Ledger.Append("b", e.replies.ref())); // stashed by the supervisor ...
-    Kits.passDelay(kit.time(), first); // ... handed to the restarted entity, which stashes it while it recovers
+    Kits.passDelay(
+        kit.time(),
+        first); // ... handed to the restarted entity, which stashes it while it recovers
     e.events.expectMessageClass(BackoffEvent.Restarted.class);
-    BackoffEvent.RestartScheduled second = expectRestartScheduled(e.events, 2); // the recovery fails again
+    BackoffEvent.RestartScheduled second =
+        expectRestartScheduled(e.events, 2); // the recovery fails again
     e.restartsAndRecovers(second, "");
     e.replies.expectNoMessage(Duration.ofMillis(200));
     assertEquals(List.of(), journal.persistedInStorage(e.id));
@@ -329,8 +352,9 @@ final class EventSourcedBehaviorUnderWrapTest {
     // the difference wrap makes: Pekko's supervisor sees the failed behavior the entity returns,
     // not an exception, and the actor stops
     Entity e = new Entity();
-    Behavior<Ledger.Command> pekko = Behaviors.supervise(new Ledger(e.id, e.recoveries.ref()))
-        .onFailure(SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MAX, 0.2));
+    Behavior<Ledger.Command> pekko =
+        Behaviors.supervise(new Ledger(e.id, e.recoveries.ref()))
+            .onFailure(SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MAX, 0.2));
     e.ref = spawned.track(kit.spawn(pekko));
     e.recoveries.expectMessage("recovered:");
     TestProbe<Object> watcher = kit.createTestProbe();
@@ -343,8 +367,13 @@ final class EventSourcedBehaviorUnderWrapTest {
   @Test
   void pekkosOnPersistFailureAloneDoesNotRestartTheEntityOnARejectedEvent() {
     Entity e = new Entity();
-    e.ref = spawned.track(kit.spawn(new Ledger(e.id, e.recoveries.ref(),
-        SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MAX, 0.2))));
+    e.ref =
+        spawned.track(
+            kit.spawn(
+                new Ledger(
+                    e.id,
+                    e.recoveries.ref(),
+                    SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MAX, 0.2))));
     e.recoveries.expectMessage("recovered:");
     TestProbe<Object> watcher = kit.createTestProbe();
 
@@ -356,8 +385,11 @@ final class EventSourcedBehaviorUnderWrapTest {
   @Test
   void onPersistFailureInsideWrapHandlesJournalFailuresBeforeWrapSeesThem() {
     Entity e = new Entity();
-    Ledger ledger = new Ledger(e.id, e.recoveries.ref(),
-        SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MIN, 0.0));
+    Ledger ledger =
+        new Ledger(
+            e.id,
+            e.recoveries.ref(),
+            SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MIN, 0.0));
     e.ref = spawned.track(kit.spawn(BackoffSupervisor.wrap(ledger, policy(e.events))));
     e.recoveries.expectMessage("recovered:");
     e.append("a", "a");
@@ -376,13 +408,18 @@ final class EventSourcedBehaviorUnderWrapTest {
     // the same sequence as commandsTheEntityHadStashedItselfAreLostWhenItsJournalFails, with
     // Pekko's own restart inside wrap: the entity's stash survives Pekko's restarts
     Entity e = new Entity();
-    Ledger ledger = new Ledger(e.id, e.recoveries.ref(),
-        SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MIN, 0.0));
+    Ledger ledger =
+        new Ledger(
+            e.id,
+            e.recoveries.ref(),
+            SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MIN, 0.0));
     journal.failNextNReads(e.id, 2, new IOException("journal unreachable"));
     e.ref = spawned.track(kit.spawn(BackoffSupervisor.wrap(ledger, policy(e.events))));
     e.expectFailedReplay();
     e.ref.tell(new Ledger.Append("b", e.replies.ref())); // stashed by Pekko's supervisor ...
-    kit.time().timePasses(Kits.MIN); // ... handed to the restarted entity, which stashes it while it recovers
+    kit.time()
+        .timePasses(
+            Kits.MIN); // ... handed to the restarted entity, which stashes it while it recovers
     e.expectFailedReplay();
     kit.time().timePasses(Kits.MIN);
     e.recoveries.expectMessage("recovered:");
@@ -393,8 +430,11 @@ final class EventSourcedBehaviorUnderWrapTest {
   @Test
   void whenOnPersistFailureGivesUpWrapRestartsTheEntity() {
     Entity e = new Entity();
-    Ledger ledger = new Ledger(e.id, e.recoveries.ref(),
-        SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MIN, 0.0).withMaxRestarts(1));
+    Ledger ledger =
+        new Ledger(
+            e.id,
+            e.recoveries.ref(),
+            SupervisorStrategy.restartWithBackoff(Kits.MIN, Kits.MIN, 0.0).withMaxRestarts(1));
     IOException down = new IOException("journal unreachable");
     journal.failNextNReads(e.id, 2, down);
     e.ref = spawned.track(kit.spawn(BackoffSupervisor.wrap(ledger, policy(e.events))));

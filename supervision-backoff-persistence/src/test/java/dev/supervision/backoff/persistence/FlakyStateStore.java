@@ -39,10 +39,12 @@ final class FlakyStateStore extends PersistenceTestKitDurableStateStore<Object> 
   /** The failure to inject now for {@code persistenceId}, if any, counted. */
   private static Throwable take(ConcurrentHashMap<String, Failing> failing, String persistenceId) {
     Throwable[] taken = {null};
-    failing.computeIfPresent(persistenceId, (id, f) -> {
-      taken[0] = f.cause();
-      return f.count() > 1 ? new Failing(f.count() - 1, f.cause()) : null;
-    });
+    failing.computeIfPresent(
+        persistenceId,
+        (id, f) -> {
+          taken[0] = f.cause();
+          return f.count() > 1 ? new Failing(f.count() - 1, f.cause()) : null;
+        });
     return taken[0];
   }
 
@@ -55,7 +57,9 @@ final class FlakyStateStore extends PersistenceTestKitDurableStateStore<Object> 
   @Override
   public Future<Done> upsertObject(String persistenceId, long revision, Object value, String tag) {
     Throwable failure = take(failingWrites, persistenceId);
-    return failure != null ? Futures.failed(failure) : super.upsertObject(persistenceId, revision, value, tag);
+    return failure != null
+        ? Futures.failed(failure)
+        : super.upsertObject(persistenceId, revision, value, tag);
   }
 
   /** The plugin: configured as {@code flaky-state-store.class}. */
@@ -72,8 +76,10 @@ final class FlakyStateStore extends PersistenceTestKitDurableStateStore<Object> 
     }
 
     @Override
-    public org.apache.pekko.persistence.state.javadsl.DurableStateStore<Object> javadslDurableStateStore() {
-      return new org.apache.pekko.persistence.testkit.state.javadsl.PersistenceTestKitDurableStateStore<>(store);
+    public org.apache.pekko.persistence.state.javadsl.DurableStateStore<Object>
+        javadslDurableStateStore() {
+      return new org.apache.pekko.persistence.testkit.state.javadsl
+          .PersistenceTestKitDurableStateStore<>(store);
     }
   }
 }

@@ -30,11 +30,15 @@ final class Kits {
    * reads and writes can be made to fail ({@code BackoffTestKit} adds ManualTime).
    */
   static Config config() {
-    return PersistenceTestKitPlugin.getInstance().config()
+    return PersistenceTestKitPlugin.getInstance()
+        .config()
         .withFallback(PersistenceTestKitSnapshotPlugin.getInstance().config())
-        .withFallback(ConfigFactory.parseString(
-            "pekko.persistence.state.plugin = \"flaky-state-store\"\n"
-                + "flaky-state-store.class = \"" + FlakyStateStore.Provider.class.getName() + "\"\n"));
+        .withFallback(
+            ConfigFactory.parseString(
+                "pekko.persistence.state.plugin = \"flaky-state-store\"\n"
+                    + "flaky-state-store.class = \""
+                    + FlakyStateStore.Provider.class.getName()
+                    + "\"\n"));
   }
 
   /** A persistence id no other test uses. */
@@ -52,8 +56,10 @@ final class Kits {
   }
 
   /** Waits for the next event, which must be a RestartScheduled for {@code attempt}. */
-  static BackoffEvent.RestartScheduled expectRestartScheduled(TestProbe<BackoffEvent> events, int attempt) {
-    BackoffEvent.RestartScheduled scheduled = events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+  static BackoffEvent.RestartScheduled expectRestartScheduled(
+      TestProbe<BackoffEvent> events, int attempt) {
+    BackoffEvent.RestartScheduled scheduled =
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class);
     assertEquals(attempt, scheduled.attempt(), "attempt of " + scheduled);
     return scheduled;
   }

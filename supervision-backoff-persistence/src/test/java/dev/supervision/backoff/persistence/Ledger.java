@@ -38,7 +38,9 @@ final class Ledger extends EventSourcedBehavior<Ledger.Command, String, String> 
     this.recoveries = recoveries;
   }
 
-  Ledger(String persistenceId, ActorRef<String> recoveries,
+  Ledger(
+      String persistenceId,
+      ActorRef<String> recoveries,
       org.apache.pekko.actor.typed.BackoffSupervisorStrategy onPersistFailure) {
     super(PersistenceId.ofUniqueId(persistenceId), onPersistFailure);
     this.recoveries = recoveries;
@@ -53,11 +55,14 @@ final class Ledger extends EventSourcedBehavior<Ledger.Command, String, String> 
   public CommandHandler<Command, String, String> commandHandler() {
     return newCommandHandlerBuilder()
         .forAnyState()
-        .onCommand(Append.class, (state, c) -> Effect().persist(c.entry()).thenReply(c.replyTo(), s -> s))
+        .onCommand(
+            Append.class, (state, c) -> Effect().persist(c.entry()).thenReply(c.replyTo(), s -> s))
         .onCommand(Get.class, (state, c) -> Effect().reply(c.replyTo(), state))
-        .onCommand(Throw.class, (state, c) -> {
-          throw c.failure();
-        })
+        .onCommand(
+            Throw.class,
+            (state, c) -> {
+              throw c.failure();
+            })
         .build();
   }
 
@@ -65,12 +70,13 @@ final class Ledger extends EventSourcedBehavior<Ledger.Command, String, String> 
   public EventHandler<String, String> eventHandler() {
     return newEventHandlerBuilder()
         .forAnyState()
-        .onAnyEvent((state, event) -> {
-          if (event.equals(POISON)) {
-            throw new IllegalStateException("the event handler cannot apply " + event);
-          }
-          return state.isEmpty() ? event : state + "," + event;
-        });
+        .onAnyEvent(
+            (state, event) -> {
+              if (event.equals(POISON)) {
+                throw new IllegalStateException("the event handler cannot apply " + event);
+              }
+              return state.isEmpty() ? event : state + "," + event;
+            });
   }
 
   @Override

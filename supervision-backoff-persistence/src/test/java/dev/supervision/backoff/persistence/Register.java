@@ -37,9 +37,12 @@ final class Register extends DurableStateBehavior<Register.Command, String> {
   public CommandHandler<Command, String> commandHandler() {
     return newCommandHandlerBuilder()
         .forAnyState()
-        .onCommand(Append.class, (state, c) -> Effect()
-            .persist(state.isEmpty() ? c.entry() : state + "," + c.entry())
-            .thenReply(c.replyTo(), s -> s))
+        .onCommand(
+            Append.class,
+            (state, c) ->
+                Effect()
+                    .persist(state.isEmpty() ? c.entry() : state + "," + c.entry())
+                    .thenReply(c.replyTo(), s -> s))
         .onCommand(Get.class, (state, c) -> Effect().reply(c.replyTo(), state))
         .build();
   }

@@ -45,15 +45,19 @@ public final class BackoffEffects {
     List<Effect> effects = kit.getAllEffects();
     List<Effect.Scheduled<?>> ticks =
         effects.stream()
-            .filter(e -> e instanceof Effect.Scheduled<?> s
-                && s.message() instanceof Signal
-                && s.target().equals(kit.getRef()))
+            .filter(
+                e ->
+                    e instanceof Effect.Scheduled<?> s
+                        && s.message() instanceof Signal
+                        && s.target().equals(kit.getRef()))
             .<Effect.Scheduled<?>>map(e -> (Effect.Scheduled<?>) e)
             .toList();
     if (ticks.size() != 1) {
       throw new AssertionError(
-          "expected one scheduled tick of the backoff supervisor of [" + kit.getRef().path()
-              + "], but the effects were " + effects);
+          "expected one scheduled tick of the backoff supervisor of ["
+              + kit.getRef().path()
+              + "], but the effects were "
+              + effects);
     }
     return ticks.get(0);
   }

@@ -67,10 +67,8 @@ public final class BackoffProbe {
   private BackoffProbe(ActorTestKit kit) {
     this.kit = kit;
     Scheduler scheduler = Adapter.toClassic(kit.system()).scheduler();
-    this.manualClock =
-        scheduler instanceof ExplicitlyTriggeredScheduler manual ? manual : null;
-    this.timeout =
-        Duration.ofNanos(kit.testKitSettings().SingleExpectDefaultTimeout().toNanos());
+    this.manualClock = scheduler instanceof ExplicitlyTriggeredScheduler manual ? manual : null;
+    this.timeout = Duration.ofNanos(kit.testKitSettings().SingleExpectDefaultTimeout().toNanos());
   }
 
   /**
@@ -318,7 +316,11 @@ public final class BackoffProbe {
     Stamped seen = take(actor, duration);
     if (seen != null) {
       throw new AssertionError(
-          "expected no event " + of(actor) + " for " + duration.toMillis() + " ms, but got "
+          "expected no event "
+              + of(actor)
+              + " for "
+              + duration.toMillis()
+              + " ms, but got "
               + seen.event());
     }
   }
@@ -375,7 +377,9 @@ public final class BackoffProbe {
     if (manualClock == null) {
       throw new IllegalStateException(
           "advanceToRestart needs a test kit created with ManualTime.config(), but "
-              + kit.system().name() + " uses " + Adapter.toClassic(kit.system()).scheduler());
+              + kit.system().name()
+              + " uses "
+              + Adapter.toClassic(kit.system()).scheduler());
     }
     Stamped scheduled = lastScheduled;
     if (scheduled == null) {
@@ -393,9 +397,16 @@ public final class BackoffProbe {
     }
     if (now >= due) {
       throw new IllegalStateException(
-          "the manual clock is at " + now + " ms, already at or past the restart of ["
-              + event.actor().path() + "] due at " + due + " ms (scheduled at "
-              + scheduled.clockMs() + " ms with a delay of " + event.delay()
+          "the manual clock is at "
+              + now
+              + " ms, already at or past the restart of ["
+              + event.actor().path()
+              + "] due at "
+              + due
+              + " ms (scheduled at "
+              + scheduled.clockMs()
+              + " ms with a delay of "
+              + event.delay()
               + "); move the clock with advanceToRestart only");
     }
     if (due - now > 1) {
@@ -433,27 +444,48 @@ public final class BackoffProbe {
     for (Stamped s : pending) {
       if (s.event().actor().equals(actor) && s.clockMs() < due) {
         throw new AssertionError(
-            "[" + actor.path() + "] did not wait for its restart: " + s.event()
-                + " came with the manual clock at " + s.clockMs() + " ms, but the restart was due at "
-                + due + " ms (scheduled at " + scheduled.clockMs() + " ms with a delay of "
-                + ((BackoffEvent.RestartScheduled) scheduled.event()).delay() + ")");
+            "["
+                + actor.path()
+                + "] did not wait for its restart: "
+                + s.event()
+                + " came with the manual clock at "
+                + s.clockMs()
+                + " ms, but the restart was due at "
+                + due
+                + " ms (scheduled at "
+                + scheduled.clockMs()
+                + " ms with a delay of "
+                + ((BackoffEvent.RestartScheduled) scheduled.event()).delay()
+                + ")");
       }
     }
   }
 
   private Stamped expect(Class<? extends BackoffEvent> type, ActorRef<?> actor) {
     Stamped next = take(actor, timeout);
-    String expected = "expected " + type.getSimpleName() + " " + of(actor) + " within "
-        + timeout.toMillis() + " ms";
+    String expected =
+        "expected "
+            + type.getSimpleName()
+            + " "
+            + of(actor)
+            + " within "
+            + timeout.toMillis()
+            + " ms";
     if (next == null) {
       List<BackoffEvent> others;
       synchronized (lock) {
         others = pending.stream().map(Stamped::event).toList();
       }
       throw new AssertionError(
-          expected + ", but no event " + of(actor) + " arrived"
+          expected
+              + ", but no event "
+              + of(actor)
+              + " arrived"
               + (actor == null ? "" : "; events of other actors meanwhile: " + others)
-              + "; the last events taken " + of(actor) + ": " + history(actor));
+              + "; the last events taken "
+              + of(actor)
+              + ": "
+              + history(actor));
     }
     if (!type.isInstance(next.event())) {
       throw new AssertionError(

@@ -182,8 +182,7 @@ public final class BackoffTestKit
     } finally {
       kit = null;
       if (capture != null) {
-        context.getExecutionException()
-            .ifPresent(e -> capture.flush(context.getDisplayName(), e));
+        context.getExecutionException().ifPresent(e -> capture.flush(context.getDisplayName(), e));
         capture.stop();
         capture = null;
       }
@@ -207,10 +206,13 @@ public final class BackoffTestKit
     if (capture == null) {
       return;
     }
-    context.getExecutionException()
+    context
+        .getExecutionException()
         .ifPresentOrElse(
-            e -> capture.flush(
-                context.getRequiredTestClass().getSimpleName() + "." + context.getDisplayName(), e),
+            e ->
+                capture.flush(
+                    context.getRequiredTestClass().getSimpleName() + "." + context.getDisplayName(),
+                    e),
             capture::clear);
   }
 

@@ -64,8 +64,7 @@ abstract class LogCapture {
 
   static void header(String test, Throwable failure, boolean start) {
     System.out.println(
-        (start ? "--> log of " : "<-- end of the log of ")
-            + test + ", which failed: " + failure);
+        (start ? "--> log of " : "<-- end of the log of ") + test + ", which failed: " + failure);
   }
 
   private static final class PekkoCapture extends LogCapture {

@@ -11,7 +11,6 @@ import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import java.time.Duration;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -27,7 +26,8 @@ final class AdvanceToRestartTest {
   private final TestProbe<String> echo = kit.createTestProbe();
 
   private static long clock() {
-    return ((ExplicitlyTriggeredScheduler) Adapter.toClassic(kit.system()).scheduler()).currentTimeMs();
+    return ((ExplicitlyTriggeredScheduler) Adapter.toClassic(kit.system()).scheduler())
+        .currentTimeMs();
   }
 
   private ActorRef<String> spawn(BackoffPolicy policy) {
@@ -37,10 +37,11 @@ final class AdvanceToRestartTest {
   @Test
   void movesTheClockExactlyByTheDrawnDelay_withFullJitter() {
     BackoffProbe probe = kit.createProbe();
-    ActorRef<String> actor = spawn(
-        BackoffPolicy.exponential(Duration.ofMillis(500), Duration.ofSeconds(5))
-            .withRandomSeed(42)
-            .withListener(probe.listener()));
+    ActorRef<String> actor =
+        spawn(
+            BackoffPolicy.exponential(Duration.ofMillis(500), Duration.ofSeconds(5))
+                .withRandomSeed(42)
+                .withListener(probe.listener()));
     long before = clock();
     actor.tell("fail");
     BackoffEvent.RestartScheduled scheduled = probe.expectRestartScheduled();
@@ -52,10 +53,11 @@ final class AdvanceToRestartTest {
   @Test
   void afterTheClockMovedPartWay_advancesTheRestOnly() {
     BackoffProbe probe = kit.createProbe();
-    ActorRef<String> actor = spawn(
-        BackoffPolicy.exponential(Duration.ofMillis(300), Duration.ofSeconds(5))
-            .withJitter(Jitter.none())
-            .withListener(probe.listener()));
+    ActorRef<String> actor =
+        spawn(
+            BackoffPolicy.exponential(Duration.ofMillis(300), Duration.ofSeconds(5))
+                .withJitter(Jitter.none())
+                .withListener(probe.listener()));
     long before = clock();
     actor.tell("fail");
     probe.expectRestartScheduled();
@@ -68,20 +70,29 @@ final class AdvanceToRestartTest {
   @Test
   void aRestartOneMillisecondEarlierThanAnnounced_fails() {
     BackoffProbe probe = kit.createProbe();
-    BackoffListener announcesOneMsLater = event -> probe.listener().onEvent(
-        event instanceof BackoffEvent.RestartScheduled r
-            ? new BackoffEvent.RestartScheduled(r.actor(), r.attempt(), r.delay().plusMillis(1), r.cause())
-            : event);
-    ActorRef<String> actor = spawn(
-        BackoffPolicy.exponential(Duration.ofMillis(200), Duration.ofSeconds(5))
-            .withJitter(Jitter.none())
-            .withListener(announcesOneMsLater));
+    BackoffListener announcesOneMsLater =
+        event ->
+            probe
+                .listener()
+                .onEvent(
+                    event instanceof BackoffEvent.RestartScheduled r
+                        ? new BackoffEvent.RestartScheduled(
+                            r.actor(), r.attempt(), r.delay().plusMillis(1), r.cause())
+                        : event);
+    ActorRef<String> actor =
+        spawn(
+            BackoffPolicy.exponential(Duration.ofMillis(200), Duration.ofSeconds(5))
+                .withJitter(Jitter.none())
+                .withListener(announcesOneMsLater));
     actor.tell("fail");
     probe.expectRestartScheduled();
     // a window long enough for a loaded machine: it ends as soon as the early event arrives
-    AssertionError e = assertThrows(AssertionError.class,
-        () -> probe.advanceToRestart(kit.time(), Duration.ofSeconds(3)));
-    assertTrue(e.getMessage().startsWith("[" + actor.path() + "] did not wait for its restart: Restarted["),
+    AssertionError e =
+        assertThrows(
+            AssertionError.class, () -> probe.advanceToRestart(kit.time(), Duration.ofSeconds(3)));
+    assertTrue(
+        e.getMessage()
+            .startsWith("[" + actor.path() + "] did not wait for its restart: Restarted["),
         e.getMessage());
     assertTrue(e.getMessage().contains("but the restart was due at"), e.getMessage());
   }
@@ -89,10 +100,11 @@ final class AdvanceToRestartTest {
   @Test
   void aRestartOnTime_passesAnExtraWindow() {
     BackoffProbe probe = kit.createProbe();
-    ActorRef<String> actor = spawn(
-        BackoffPolicy.exponential(Duration.ofMillis(200), Duration.ofSeconds(5))
-            .withJitter(Jitter.none())
-            .withListener(probe.listener()));
+    ActorRef<String> actor =
+        spawn(
+            BackoffPolicy.exponential(Duration.ofMillis(200), Duration.ofSeconds(5))
+                .withJitter(Jitter.none())
+                .withListener(probe.listener()));
     long before = clock();
     actor.tell("fail");
     probe.expectRestartScheduled();
@@ -104,8 +116,10 @@ final class AdvanceToRestartTest {
   @Test
   void aNegativeWindow_isRejectedNamingIt() {
     BackoffProbe probe = kit.createProbe();
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> probe.advanceToRestart(kit.time(), Duration.ofMillis(-1)));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> probe.advanceToRestart(kit.time(), Duration.ofMillis(-1)));
     assertEquals("window must be >= 0 but was PT-0.001S", e.getMessage());
   }
 
@@ -115,7 +129,8 @@ final class AdvanceToRestartTest {
     long before = clock();
     IllegalStateException e =
         assertThrows(IllegalStateException.class, () -> probe.advanceToRestart(kit.time()));
-    assertTrue(e.getMessage().startsWith("no restart to advance to: call expectRestartScheduled() first"),
+    assertTrue(
+        e.getMessage().startsWith("no restart to advance to: call expectRestartScheduled() first"),
         e.getMessage());
     assertEquals(before, clock());
   }
@@ -123,16 +138,18 @@ final class AdvanceToRestartTest {
   @Test
   void onceTheClockIsPastTheRestart_refusesAndSaysWhen() {
     BackoffProbe probe = kit.createProbe();
-    ActorRef<String> actor = spawn(
-        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(5))
-            .withJitter(Jitter.none())
-            .withListener(probe.listener()));
+    ActorRef<String> actor =
+        spawn(
+            BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(5))
+                .withJitter(Jitter.none())
+                .withListener(probe.listener()));
     actor.tell("fail");
     probe.expectRestartScheduled();
     kit.time().timePasses(Duration.ofMillis(100));
     IllegalStateException e =
         assertThrows(IllegalStateException.class, () -> probe.advanceToRestart(kit.time()));
-    assertTrue(e.getMessage().contains("already at or past the restart of [" + actor.path() + "]"),
+    assertTrue(
+        e.getMessage().contains("already at or past the restart of [" + actor.path() + "]"),
         e.getMessage());
   }
 
@@ -141,9 +158,11 @@ final class AdvanceToRestartTest {
     ActorTestKit realTime = ActorTestKit.create("RealTime");
     try {
       BackoffProbe probe = BackoffProbe.create(realTime);
-      IllegalStateException e = assertThrows(IllegalStateException.class,
-          () -> probe.advanceToRestart(kit.time()));
-      assertTrue(e.getMessage().startsWith("advanceToRestart needs a test kit created with ManualTime.config()"),
+      IllegalStateException e =
+          assertThrows(IllegalStateException.class, () -> probe.advanceToRestart(kit.time()));
+      assertTrue(
+          e.getMessage()
+              .startsWith("advanceToRestart needs a test kit created with ManualTime.config()"),
           e.getMessage());
     } finally {
       realTime.shutdownTestKit();
@@ -153,10 +172,11 @@ final class AdvanceToRestartTest {
   @Test
   void tenRestartsInARow() {
     BackoffProbe probe = kit.createProbe();
-    ActorRef<String> actor = spawn(
-        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(30))
-            .withRandomSeed(10)
-            .withListener(probe.listener()));
+    ActorRef<String> actor =
+        spawn(
+            BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(30))
+                .withRandomSeed(10)
+                .withListener(probe.listener()));
     long start = System.nanoTime();
     for (int attempt = 1; attempt <= 10; attempt++) {
       actor.tell("fail");
@@ -164,6 +184,7 @@ final class AdvanceToRestartTest {
       probe.advanceToRestart(kit.time());
       probe.expectRestarted();
     }
-    System.out.printf("ten restarts with the kit: %d ms%n", (System.nanoTime() - start) / 1_000_000);
+    System.out.printf(
+        "ten restarts with the kit: %d ms%n", (System.nanoTime() - start) / 1_000_000);
   }
 }

@@ -86,8 +86,10 @@ final class BackoffProbeTest {
   @Test
   void permitEvents_ofABudgetThatLetsOneRestartThroughPerSecond() {
     BackoffProbe probe = kit.createProbe();
-    BackoffPolicy policy = POLICY.withBudget(RestartBudget.of("probe-test", 1, Duration.ofSeconds(1)))
-        .withListener(probe.listener());
+    BackoffPolicy policy =
+        POLICY
+            .withBudget(RestartBudget.of("probe-test", 1, Duration.ofSeconds(1)))
+            .withListener(probe.listener());
     ActorRef<String> first = spawn(policy, "budget-first");
     ActorRef<String> second = spawn(policy, "budget-second");
     first.tell("fail");
@@ -128,9 +130,11 @@ final class BackoffProbeTest {
     ActorRef<String> quiet = spawn(policy, "timeout-quiet");
     ActorRef<String> noisy = spawn(policy, "timeout-noisy");
     noisy.tell("fail");
-    AssertionError e = assertThrows(AssertionError.class, () -> probe.expectRestartScheduled(quiet));
+    AssertionError e =
+        assertThrows(AssertionError.class, () -> probe.expectRestartScheduled(quiet));
     String m = e.getMessage();
-    assertTrue(m.startsWith("expected RestartScheduled of [" + quiet.path() + "] within 1000 ms"), m);
+    assertTrue(
+        m.startsWith("expected RestartScheduled of [" + quiet.path() + "] within 1000 ms"), m);
     assertTrue(m.contains("no event of [" + quiet.path() + "] arrived"), m);
     assertTrue(m.contains("events of other actors meanwhile: [RestartScheduled[actor=" + noisy), m);
   }
@@ -143,8 +147,10 @@ final class BackoffProbeTest {
     probe.expectRestartScheduled();
     AssertionError e = assertThrows(AssertionError.class, probe::expectRestartScheduled);
     String m = e.getMessage();
-    assertTrue(m.startsWith("expected RestartScheduled of any actor within 1000 ms, but no event"), m);
-    assertTrue(m.contains("the last events taken of any actor: [RestartScheduled[actor=" + actor), m);
+    assertTrue(
+        m.startsWith("expected RestartScheduled of any actor within 1000 ms, but no event"), m);
+    assertTrue(
+        m.contains("the last events taken of any actor: [RestartScheduled[actor=" + actor), m);
   }
 
   @Test
@@ -153,8 +159,11 @@ final class BackoffProbeTest {
     ActorRef<String> actor = spawn(POLICY.withListener(probe.listener()), "wrong");
     actor.tell("fail");
     AssertionError e = assertThrows(AssertionError.class, () -> probe.expectRestarted(actor));
-    assertTrue(e.getMessage().startsWith("expected Restarted of [" + actor.path() + "]"), e.getMessage());
-    assertTrue(e.getMessage().contains("but the next event of [" + actor.path() + "] was RestartScheduled["),
+    assertTrue(
+        e.getMessage().startsWith("expected Restarted of [" + actor.path() + "]"), e.getMessage());
+    assertTrue(
+        e.getMessage()
+            .contains("but the next event of [" + actor.path() + "] was RestartScheduled["),
         e.getMessage());
   }
 
@@ -164,8 +173,14 @@ final class BackoffProbeTest {
     ActorRef<String> actor = spawn(POLICY.withListener(probe.listener()), "silence");
     probe.expectNoEvent(Duration.ofMillis(100));
     actor.tell("fail");
-    AssertionError e = assertThrows(AssertionError.class, () -> probe.expectNoEvent(actor, Duration.ofSeconds(1)));
-    assertTrue(e.getMessage().startsWith("expected no event of [" + actor.path() + "] for 1000 ms, but got RestartScheduled["),
+    AssertionError e =
+        assertThrows(AssertionError.class, () -> probe.expectNoEvent(actor, Duration.ofSeconds(1)));
+    assertTrue(
+        e.getMessage()
+            .startsWith(
+                "expected no event of ["
+                    + actor.path()
+                    + "] for 1000 ms, but got RestartScheduled["),
         e.getMessage());
   }
 
@@ -173,7 +188,8 @@ final class BackoffProbeTest {
   void subscribeToEventStream_seesActorsWhosePolicyPublishes_andNoOthers() {
     BackoffProbe probe = kit.createProbe().subscribeToEventStream();
     ActorRef<String> silent = spawn(POLICY, "stream-silent");
-    ActorRef<String> publishing = spawn(POLICY.withEventStreamPublishing(true), "stream-publishing");
+    ActorRef<String> publishing =
+        spawn(POLICY.withEventStreamPublishing(true), "stream-publishing");
     silent.tell("fail");
     publishing.tell("fail");
     assertEquals(publishing, probe.expectRestartScheduled().actor());

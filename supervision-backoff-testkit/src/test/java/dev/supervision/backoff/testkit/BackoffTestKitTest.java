@@ -78,17 +78,25 @@ final class BackoffTestKitTest {
     assertNotSame(systems.get(0), systems.get(2));
     for (ActorSystem<?> system : systems) {
       system.getWhenTerminated().toCompletableFuture().join(); // shut down by afterAll, not leaked
-      assertTrue(system.settings().config().getString("pekko.scheduler.implementation")
-          .endsWith("ExplicitlyTriggeredScheduler"));
+      assertTrue(
+          system
+              .settings()
+              .config()
+              .getString("pekko.scheduler.implementation")
+              .endsWith("ExplicitlyTriggeredScheduler"));
     }
     assertEquals("TwoTests", systems.get(0).name());
   }
 
   static final class WithConfig {
     @RegisterExtension
-    static final BackoffTestKit kit = BackoffTestKit.create(ConfigFactory.parseString(String.join("\n",
-        "pekko.actor.typed.restart-stash-capacity = 3",
-        "pekko.scheduler.implementation = org.apache.pekko.actor.LightArrayRevolverScheduler")));
+    static final BackoffTestKit kit =
+        BackoffTestKit.create(
+            ConfigFactory.parseString(
+                String.join(
+                    "\n",
+                    "pekko.actor.typed.restart-stash-capacity = 3",
+                    "pekko.scheduler.implementation = org.apache.pekko.actor.LightArrayRevolverScheduler")));
 
     @Test
     void recordsItsSystem() {
@@ -103,10 +111,17 @@ final class BackoffTestKitTest {
     run(WithConfig.class).testEvents().assertStatistics(s -> s.succeeded(1).failed(0));
     assertEquals(1, systems.size());
     ActorSystem<?> system = systems.get(0);
-    system.getWhenTerminated().toCompletableFuture().join(); // shut down by afterAll, as without config
+    system
+        .getWhenTerminated()
+        .toCompletableFuture()
+        .join(); // shut down by afterAll, as without config
     assertEquals(3, system.settings().config().getInt("pekko.actor.typed.restart-stash-capacity"));
-    assertTrue(system.settings().config().getString("pekko.scheduler.implementation")
-        .endsWith("ExplicitlyTriggeredScheduler"));
+    assertTrue(
+        system
+            .settings()
+            .config()
+            .getString("pekko.scheduler.implementation")
+            .endsWith("ExplicitlyTriggeredScheduler"));
   }
 
   static final class InstanceField {
@@ -124,11 +139,20 @@ final class BackoffTestKitTest {
     systems.clear();
     EngineExecutionResults results = run(InstanceField.class);
     results.testEvents().assertStatistics(s -> s.failed(1));
-    Throwable failure = results.testEvents().failed().list().get(0)
-        .getPayload(org.junit.platform.engine.TestExecutionResult.class).orElseThrow()
-        .getThrowable().orElseThrow();
+    Throwable failure =
+        results
+            .testEvents()
+            .failed()
+            .list()
+            .get(0)
+            .getPayload(org.junit.platform.engine.TestExecutionResult.class)
+            .orElseThrow()
+            .getThrowable()
+            .orElseThrow();
     assertTrue(failure instanceof ExtensionConfigurationException, failure.toString());
-    assertTrue(failure.getMessage().startsWith("register BackoffTestKit in a static field"), failure.getMessage());
+    assertTrue(
+        failure.getMessage().startsWith("register BackoffTestKit in a static field"),
+        failure.getMessage());
     assertEquals(List.of(), systems);
   }
 
@@ -209,10 +233,13 @@ final class BackoffTestKitTest {
     void probeSeesTheRestart() {
       Assumptions.assumeTrue(runningSamples);
       BackoffProbe probe = kit.createProbe();
-      var actor = kit.spawn(dev.supervision.backoff.BackoffSupervisor.wrap(
-          Child.create(kit.<String>createTestProbe().ref()),
-          dev.supervision.backoff.BackoffPolicy.exponential(Duration.ofMillis(10), Duration.ofSeconds(1))
-              .withListener(probe.listener())));
+      var actor =
+          kit.spawn(
+              dev.supervision.backoff.BackoffSupervisor.wrap(
+                  Child.create(kit.<String>createTestProbe().ref()),
+                  dev.supervision.backoff.BackoffPolicy.exponential(
+                          Duration.ofMillis(10), Duration.ofSeconds(1))
+                      .withListener(probe.listener())));
       actor.tell("fail");
       probe.expectRestartScheduled();
       probe.advanceToRestart(kit.time());
@@ -221,7 +248,8 @@ final class BackoffTestKitTest {
   }
 
   private static Logger root() {
-    return ((LoggerContext) LoggerFactory.getILoggerFactory()).getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    return ((LoggerContext) LoggerFactory.getILoggerFactory())
+        .getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
   }
 
   private static List<Appender<ILoggingEvent>> appenders(Logger logger) {
@@ -238,7 +266,8 @@ final class BackoffTestKitTest {
     return all;
   }
 
-  private static OutputStreamAppender<ILoggingEvent> appender(LoggerContext context, ByteArrayOutputStream out) {
+  private static OutputStreamAppender<ILoggingEvent> appender(
+      LoggerContext context, ByteArrayOutputStream out) {
     PatternLayoutEncoder encoder = new PatternLayoutEncoder();
     encoder.setContext(context);
     encoder.setPattern("%msg%n");

@@ -45,7 +45,8 @@ final class BehaviorTestKitTest {
     assertEquals(List.of(), echo.getAllReceived(), "stashed during the backoff");
 
     Effect.Scheduled<?> restart = BackoffEffects.expectTick(kit);
-    BackoffEvent.RestartScheduled scheduled = assertInstanceOf(BackoffEvent.RestartScheduled.class, events.get(0));
+    BackoffEvent.RestartScheduled scheduled =
+        assertInstanceOf(BackoffEvent.RestartScheduled.class, events.get(0));
     assertEquals(scheduled.delay(), restart.duration());
 
     BackoffEffects.fire(kit, restart);
@@ -69,13 +70,15 @@ final class BehaviorTestKitTest {
     BackoffEffects.fire(kit, restart);
     // restarted, then the stashed tick reached the child as a String message and failed it
     assertInstanceOf(BackoffEvent.Restarted.class, events.get(1));
-    BackoffEvent.RestartScheduled again = assertInstanceOf(BackoffEvent.RestartScheduled.class, events.get(2));
+    BackoffEvent.RestartScheduled again =
+        assertInstanceOf(BackoffEvent.RestartScheduled.class, events.get(2));
     assertInstanceOf(ClassCastException.class, again.cause());
   }
 
   @Test
   void aPolicyWithABudget_cannotStart_becauseTheStubSystemHasNoExtensions() {
-    BackoffPolicy withBudget = policy().withBudget(RestartBudget.of("sync", 1, Duration.ofSeconds(1)));
+    BackoffPolicy withBudget =
+        policy().withBudget(RestartBudget.of("sync", 1, Duration.ofSeconds(1)));
     UnsupportedOperationException e =
         assertThrows(UnsupportedOperationException.class, () -> kit(withBudget));
     assertTrue(e.getMessage().contains("extensions"), e.getMessage());

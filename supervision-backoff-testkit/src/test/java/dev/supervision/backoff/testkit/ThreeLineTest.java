@@ -19,8 +19,9 @@ final class ThreeLineTest {
   void aFailedActorRestartsExactlyAfterItsDrawnDelay_withFullJitter() {
     BackoffProbe probe = kit.createProbe();
     TestProbe<String> echo = kit.createTestProbe();
-    BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(10))
-        .withListener(probe.listener());
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(10))
+            .withListener(probe.listener());
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(Child.create(echo.ref()), policy));
 
     actor.tell("fail");

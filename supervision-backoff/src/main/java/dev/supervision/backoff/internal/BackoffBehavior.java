@@ -111,6 +111,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   private Behavior<T> initial;
 
   private final BackoffPolicy policy;
+
   /** Whether anyone wants events (listeners or the event stream): events are built only then. */
   private final boolean listening;
 
@@ -127,11 +128,14 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   private int restarts;
   private long generation;
   private DelaySchedule schedule;
+
   /** The budget's gate, looked up when the actor starts; again only if the registry forgot it. */
   private GateRegistry.Handle gate;
+
   private SplittableRandom random;
   private ArrayDeque<Object> stash;
   private Set<ActorRef<Void>> stoppingChildren;
+
   /**
    * The pending restart tick (during a backoff) or reset tick (after a restart): never both, so one
    * field (an actor's supervisor stays at 64 bytes).
@@ -454,8 +458,10 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       return Behaviors.same(); // a nested supervisor's, from the incarnation that failed
     }
     if (signal instanceof org.apache.pekko.actor.typed.internal.PoisonPill) {
-      // Cluster Sharding (passivation, hand-off) and Cluster Singleton without a stop message stop an
-      // actor with PoisonPill: their interceptor, outside this supervisor, stops it if the signal is unhandled.
+      // Cluster Sharding (passivation, hand-off) and Cluster Singleton without a stop message stop
+      // an
+      // actor with PoisonPill: their interceptor, outside this supervisor, stops it if the signal
+      // is unhandled.
       // Stashed, the signal would be swallowed by the restarted behavior and the actor would never
       // stop, while sharding buffers its messages until it does. Unhandled, it stops the actor now.
       return Behaviors.unhandled();
@@ -507,7 +513,12 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
         if (!NonFatal.apply(t)) {
           throw sneaky(t);
         }
-        log(jctx, Level.ERROR, t, "Supervised actor [{}] failed in PreRestart; the restart goes on", jctx.getSelf().path());
+        log(
+            jctx,
+            Level.ERROR,
+            t,
+            "Supervised actor [{}] failed in PreRestart; the restart goes on",
+            jctx.getSelf().path());
       }
     }
     if (policy.isStopChildren()) {
@@ -515,7 +526,12 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     restarts++;
     if (schedule == null) {
-      schedule = new DelaySchedule(policy.getMinBackoff(), policy.getMaxBackoff(), policy.getMultiplier(), policy.getJitter());
+      schedule =
+          new DelaySchedule(
+              policy.getMinBackoff(),
+              policy.getMaxBackoff(),
+              policy.getMultiplier(),
+              policy.getJitter());
     }
     long delayNanos = withRetryAfter(jctx, nextDelay(jctx), failure);
     Duration delay = Duration.ofNanos(delayNanos);
@@ -533,14 +549,22 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   }
 
   /** Stops the actor: the caller throws what this returns; the actor then gives PostStop to us. */
-  private RuntimeException giveUp(TypedActorContext<T> ctx, Throwable failure, BackoffEvent.Reason reason) {
+  private RuntimeException giveUp(
+      TypedActorContext<T> ctx, Throwable failure, BackoffEvent.Reason reason) {
     ActorContext<T> jctx = ctx.asJava();
     inBackoff = false;
     cancelOwnTimers();
     dropStash(ctx, "actor stopped by its backoff supervisor: " + reason);
     if (policy.isLoggingEnabled()) {
-      log(jctx, Level.ERROR, failure, "Supervised actor [{}] stopped after {} restarts ({}): {}",
-          jctx.getSelf().path(), restarts, reason, Causes.describe(failure));
+      log(
+          jctx,
+          Level.ERROR,
+          failure,
+          "Supervised actor [{}] stopped after {} restarts ({}): {}",
+          jctx.getSelf().path(),
+          restarts,
+          reason,
+          Causes.describe(failure));
     }
     if (listening) {
       emit(jctx, new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason));
@@ -563,15 +587,21 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
           if (!NonFatal.apply(broken)) {
             throw sneaky(broken);
           }
-          log(jctx, Level.WARN, broken,
+          log(
+              jctx,
+              Level.WARN,
+              broken,
               "Supervised actor [{}]: the RetryAfter hint of {} threw {}; ignored, the policy's delay applies",
-              jctx.getSelf().path(), t.getClass().getName(), Causes.describe(broken));
+              jctx.getSelf().path(),
+              t.getClass().getName(),
+              Causes.describe(broken));
           continue;
         }
         if (hint != null && !hint.isNegative() && !hint.isZero()) {
-          long hintNanos = Math.min(
-              policy.getMaxRetryAfter().toNanos(),
-              hint.compareTo(policy.getMaxRetryAfter()) > 0 ? Long.MAX_VALUE : hint.toNanos());
+          long hintNanos =
+              Math.min(
+                  policy.getMaxRetryAfter().toNanos(),
+                  hint.compareTo(policy.getMaxRetryAfter()) > 0 ? Long.MAX_VALUE : hint.toNanos());
           return Math.max(delayNanos, hintNanos);
         }
       }
@@ -584,9 +614,15 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     long delayNanos = schedule.nextDelayNanos(random(jctx));
     DelaySchedule.BrokenJitter broken = schedule.takeBrokenJitter();
     if (broken != null) {
-      log(jctx, Level.WARN, broken.threw(),
+      log(
+          jctx,
+          Level.WARN,
+          broken.threw(),
           "Supervised actor [{}]: jitter [{}] {} for attempt {}; full jitter used for this attempt",
-          jctx.getSelf().path(), broken.jitter(), broken.problem(), broken.attempt());
+          jctx.getSelf().path(),
+          broken.jitter(),
+          broken.problem(),
+          broken.attempt());
     }
     return delayNanos;
   }
@@ -627,11 +663,16 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     ActorContext<T> jctx = ctx.asJava();
     String budget = policy.getBudget().get().getName();
     permitRequested = true;
-    gate(jctx)
-        .tell(new GateProtocol.Acquire(self(jctx), new Permit(owner, generation)));
+    gate(jctx).tell(new GateProtocol.Acquire(self(jctx), new Permit(owner, generation)));
     if (policy.isLoggingEnabled()) {
-      log(jctx, Level.DEBUG, null, "Supervised actor [{}] waits for a permit of restart budget [{}] (attempt {})",
-          jctx.getSelf().path(), budget, restarts);
+      log(
+          jctx,
+          Level.DEBUG,
+          null,
+          "Supervised actor [{}] waits for a permit of restart budget [{}] (attempt {})",
+          jctx.getSelf().path(),
+          budget,
+          restarts);
     }
     if (listening) {
       emit(jctx, new BackoffEvent.WaitingForPermit(jctx.getSelf(), restarts, budget));
@@ -643,7 +684,10 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     permitRequested = false;
     if (listening) {
       ActorContext<T> jctx = ctx.asJava();
-      emit(jctx, new BackoffEvent.PermitGranted(jctx.getSelf(), restarts, policy.getBudget().get().getName()));
+      emit(
+          jctx,
+          new BackoffEvent.PermitGranted(
+              jctx.getSelf(), restarts, policy.getBudget().get().getName()));
     }
     return restart(ctx);
   }
@@ -661,8 +705,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (permitRequested) {
       permitRequested = false;
       ActorContext<T> jctx = ctx.asJava();
-      gate(jctx)
-          .tell(new GateProtocol.Cancel(self(jctx)));
+      gate(jctx).tell(new GateProtocol.Cancel(self(jctx)));
     }
   }
 
@@ -681,9 +724,16 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     inBackoff = false;
     restartDue = false;
     stoppingChildren = null; // empty by now; released like the stash
-    timer = jctx.scheduleOnce(policy.getResetAfter(), self(jctx), new Tick(owner, ++generation, true));
+    timer =
+        jctx.scheduleOnce(policy.getResetAfter(), self(jctx), new Tick(owner, ++generation, true));
     if (policy.isLoggingEnabled()) {
-      log(jctx, Level.DEBUG, null, "Supervised actor [{}] restarted (attempt {})", jctx.getSelf().path(), restarts);
+      log(
+          jctx,
+          Level.DEBUG,
+          null,
+          "Supervised actor [{}] restarted (attempt {})",
+          jctx.getSelf().path(),
+          restarts);
     }
     if (listening) {
       emit(jctx, new BackoffEvent.Restarted(jctx.getSelf(), restarts));
@@ -710,9 +760,10 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       Object item = pending.poll();
       Behavior<T> result;
       try {
-        result = item instanceof StashedSignal
-            ? Behavior.interpretSignal(live, ctx, ((StashedSignal) item).signal)
-            : interpretMessage(ctx, live, (T) item);
+        result =
+            item instanceof StashedSignal
+                ? Behavior.interpretSignal(live, ctx, ((StashedSignal) item).signal)
+                : interpretMessage(ctx, live, (T) item);
       } catch (Throwable t) {
         if (isRetired()) {
           throw sneaky(t); // the layer that took over gave up; not ours to handle
@@ -721,8 +772,14 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       }
       if (Behavior.isUnhandled(result) && !(item instanceof StashedSignal)) {
         ActorContext<T> jctx = ctx.asJava();
-        jctx.getSystem().eventStream().tell(new EventStream.Publish<>(
-            new UnhandledMessage(item, org.apache.pekko.actor.ActorRef.noSender(), Adapter.toClassic(jctx.getSelf()))));
+        jctx.getSystem()
+            .eventStream()
+            .tell(
+                new EventStream.Publish<>(
+                    new UnhandledMessage(
+                        item,
+                        org.apache.pekko.actor.ActorRef.noSender(),
+                        Adapter.toClassic(jctx.getSelf()))));
       }
       if (!Behavior.isAlive(result)) {
         if (isHandledFailure(result) && !isRetired()) {
@@ -747,7 +804,8 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
 
   /** {@link Behavior#interpretMessage}, adopting a re-wrap with an equal policy as {@link #receive} does. */
   @SuppressWarnings("unchecked")
-  private Behavior<T> interpretMessage(TypedActorContext<T> ctx, Behavior<T> child, T msg) throws Exception {
+  private Behavior<T> interpretMessage(TypedActorContext<T> ctx, Behavior<T> child, T msg)
+      throws Exception {
     if (!(child instanceof ExtensibleBehavior)) {
       return Behavior.interpretMessage(child, ctx, msg);
     }
@@ -773,8 +831,14 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       random = null;
     }
     if (policy.isLoggingEnabled()) {
-      log(jctx, Level.DEBUG, null, "Supervised actor [{}] ran {} without failing: backoff reset after {} restarts",
-          jctx.getSelf().path(), policy.getResetAfter(), before);
+      log(
+          jctx,
+          Level.DEBUG,
+          null,
+          "Supervised actor [{}] ran {} without failing: backoff reset after {} restarts",
+          jctx.getSelf().path(),
+          policy.getResetAfter(),
+          before);
     }
     if (listening) {
       emit(jctx, new BackoffEvent.BackoffReset(jctx.getSelf(), before));
@@ -789,8 +853,13 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     cancelPermitRequest(ctx);
     int dropped = dropStash(ctx, "actor stopped during its backoff");
     if (policy.isLoggingEnabled()) {
-      log(jctx, Level.DEBUG, null, "Supervised actor [{}] stopped during its backoff; {} stashed messages dropped",
-          jctx.getSelf().path(), dropped);
+      log(
+          jctx,
+          Level.DEBUG,
+          null,
+          "Supervised actor [{}] stopped during its backoff; {} stashed messages dropped",
+          jctx.getSelf().path(),
+          dropped);
     }
     if (listening) {
       emit(jctx, new BackoffEvent.StoppedDuringBackoff(jctx.getSelf(), restarts, dropped));
@@ -804,8 +873,8 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (stash.size() < capacity) {
       stash.add(item);
     } else {
-      publishDropped(ctx, item, "stash of the backoff supervisor is full (capacity "
-          + capacity + ")");
+      publishDropped(
+          ctx, item, "stash of the backoff supervisor is full (capacity " + capacity + ")");
     }
   }
 
@@ -815,7 +884,9 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    */
   private int stashCapacity(TypedActorContext<T> ctx) {
     OptionalInt set = policy.getStashCapacitySetting();
-    return set.isPresent() ? set.getAsInt() : ctx.asJava().getSystem().settings().RestartStashCapacity();
+    return set.isPresent()
+        ? set.getAsInt()
+        : ctx.asJava().getSystem().settings().RestartStashCapacity();
   }
 
   private int dropStash(TypedActorContext<T> ctx, String reason) {
@@ -834,8 +905,15 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   private static void publishDropped(TypedActorContext<?> ctx, Object item, String reason) {
     Object payload = item instanceof StashedSignal ? ((StashedSignal) item).signal : item;
     ActorContext<?> jctx = ctx.asJava();
-    jctx.getSystem().eventStream().tell(new EventStream.Publish<>(
-        new Dropped(payload, reason, org.apache.pekko.actor.ActorRef.noSender(), Adapter.toClassic(jctx.getSelf()))));
+    jctx.getSystem()
+        .eventStream()
+        .tell(
+            new EventStream.Publish<>(
+                new Dropped(
+                    payload,
+                    reason,
+                    org.apache.pekko.actor.ActorRef.noSender(),
+                    Adapter.toClassic(jctx.getSelf()))));
   }
 
   /** Cancels the user's timers (as Pekko's supervisor does) and our own. */
@@ -861,7 +939,9 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (random == null) {
       long seed;
       if (policy.getRandomSeed().isPresent()) {
-        seed = policy.getRandomSeed().getAsLong() ^ pathHash(jctx.getSelf().path().toStringWithoutAddress());
+        seed =
+            policy.getRandomSeed().getAsLong()
+                ^ pathHash(jctx.getSelf().path().toStringWithoutAddress());
       } else {
         seed = ThreadLocalRandom.current().nextLong();
       }
@@ -884,9 +964,19 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (!policy.isLoggingEnabled()) {
       return;
     }
-    Level level = restarts > policy.getCriticalLogLevelAfter() ? policy.getCriticalLogLevel() : policy.getLogLevel();
-    log(jctx, level, failure, "Supervised actor [{}] failed (attempt {}), restarting in {} ms: {}",
-        jctx.getSelf().path(), restarts, delay.toMillis(), Causes.describe(failure));
+    Level level =
+        restarts > policy.getCriticalLogLevelAfter()
+            ? policy.getCriticalLogLevel()
+            : policy.getLogLevel();
+    log(
+        jctx,
+        level,
+        failure,
+        "Supervised actor [{}] failed (attempt {}), restarting in {} ms: {}",
+        jctx.getSelf().path(),
+        restarts,
+        delay.toMillis(),
+        Causes.describe(failure));
   }
 
   /**
@@ -894,7 +984,8 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    * silences all of them. A log call that throws (an argument's {@code toString}, an appender) is
    * ignored: logging never stops a restart.
    */
-  private void log(ActorContext<?> jctx, Level level, Throwable cause, String format, Object... args) {
+  private void log(
+      ActorContext<?> jctx, Level level, Throwable cause, String format, Object... args) {
     if (!policy.isLoggingEnabled() || !LOG.isEnabledForLevel(level)) {
       return;
     }

@@ -27,7 +27,6 @@ import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
-import org.apache.pekko.actor.typed.Signal;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -100,17 +99,22 @@ public final class BudgetGate {
    * @return the behavior
    */
   public static Behavior<Command> create(RestartBudget budget, int members) {
-    return Behaviors.setup(ctx -> Behaviors.withTimers(
-        timers -> new Gate(budget, Math.max(1, members), ctx, timers).behavior()));
+    return Behaviors.setup(
+        ctx ->
+            Behaviors.withTimers(
+                timers -> new Gate(budget, Math.max(1, members), ctx, timers).behavior()));
   }
 
   /** The controller's parameters for an adaptive budget. */
   static Parameters parameters(RestartBudget budget) {
-    Parameters p = Parameters.defaults()
-        .withProbation(budget.getProbation().orElseThrow())
-        .withInitialRate(budget.getInitialRate())
-        .withHoldAfter(budget.getHoldAfter());
-    return budget.hasMaxRate() ? p.withMaxRate(budget.getPermits() / (budget.getPeriod().toNanos() / 1e9)) : p;
+    Parameters p =
+        Parameters.defaults()
+            .withProbation(budget.getProbation().orElseThrow())
+            .withInitialRate(budget.getInitialRate())
+            .withHoldAfter(budget.getHoldAfter());
+    return budget.hasMaxRate()
+        ? p.withMaxRate(budget.getPermits() / (budget.getPeriod().toNanos() / 1e9))
+        : p;
   }
 
   private static final class Gate implements AdaptiveRateController.Listener {
@@ -118,11 +122,15 @@ public final class BudgetGate {
     private final ActorContext<Command> ctx;
     private final TimerScheduler<Command> timers;
     private final Logger log;
+
     /** The waiting requests in arrival order, and the latest of each requester: O(1) to add, cancel, poll. */
     private final LinkedHashMap<Acquire, Acquire> queue = new LinkedHashMap<>();
+
     private final Map<ActorRef<Object>, Acquire> byRequester = new HashMap<>();
+
     /** Recent grants, oldest first, for refunds and outcomes. */
     private final ArrayDeque<Granted> grants = new ArrayDeque<>();
+
     private final Map<ActorRef<Object>, Granted> grantedTo = new HashMap<>();
     private final long sliceNanos;
     private final long keepGrantsNanos;
@@ -135,7 +143,11 @@ public final class BudgetGate {
 
     private record Granted(ActorRef<Object> requester, long at) {}
 
-    Gate(RestartBudget budget, int members, ActorContext<Command> ctx, TimerScheduler<Command> timers) {
+    Gate(
+        RestartBudget budget,
+        int members,
+        ActorContext<Command> ctx,
+        TimerScheduler<Command> timers) {
       this.budget = budget;
       this.ctx = ctx;
       this.timers = timers;
@@ -144,10 +156,13 @@ public final class BudgetGate {
         this.controller = new AdaptiveRateController(parameters(budget), this);
         controller.setShare(members);
         this.sliceNanos = controller.parameters().slice().toNanos();
-        this.keepGrantsNanos = Math.max(2 * sliceNanos, controller.parameters().probation().toNanos() + sliceNanos);
+        this.keepGrantsNanos =
+            Math.max(2 * sliceNanos, controller.parameters().probation().toNanos() + sliceNanos);
       } else {
         this.controller = null;
-        this.bucket = TokenBucket.forRate(budget.getPermits(), budget.getPeriod(), budget.getBurst(), members);
+        this.bucket =
+            TokenBucket.forRate(
+                budget.getPermits(), budget.getPeriod(), budget.getBurst(), members);
         this.sliceNanos = bucket.sliceNanos();
         this.keepGrantsNanos = 2 * sliceNanos;
       }
@@ -158,24 +173,32 @@ public final class BudgetGate {
           .onMessage(Acquire.class, this::onAcquire)
           .onMessage(Cancel.class, this::onCancel)
           .onMessage(Failed.class, this::onFailed)
-          .onMessage(Waiting.class, w -> {
-            w.replyTo().tell(queue.size());
-            return Behaviors.same();
-          })
-          .onMessage(Query.class, q -> {
-            q.replyTo().tell(status());
-            return Behaviors.same();
-          })
+          .onMessage(
+              Waiting.class,
+              w -> {
+                w.replyTo().tell(queue.size());
+                return Behaviors.same();
+              })
+          .onMessage(
+              Query.class,
+              q -> {
+                q.replyTo().tell(status());
+                return Behaviors.same();
+              })
           .onMessageEquals(Tick.INSTANCE, this::onTick)
           .onMessage(SetShare.class, this::onSetShare)
-          .onMessage(KeptBy.class, k -> {
-            keeper = k.keeper();
-            return Behaviors.same();
-          })
-          .onMessage(Retire.class, r -> {
-            retiring = true;
-            return stopIfRetired();
-          })
+          .onMessage(
+              KeptBy.class,
+              k -> {
+                keeper = k.keeper();
+                return Behaviors.same();
+              })
+          .onMessage(
+              Retire.class,
+              r -> {
+                retiring = true;
+                return stopIfRetired();
+              })
           .onSignal(PostStop.class, s -> onPostStop())
           .build();
     }
@@ -193,8 +216,12 @@ public final class BudgetGate {
         controller.setShare(Math.max(1, setShare.members()));
         grantWhilePossible();
       } else {
-        TokenBucket shared = TokenBucket.forRate(budget.getPermits(), budget.getPeriod(), budget.getBurst(),
-            Math.max(1, setShare.members()));
+        TokenBucket shared =
+            TokenBucket.forRate(
+                budget.getPermits(),
+                budget.getPeriod(),
+                budget.getBurst(),
+                Math.max(1, setShare.members()));
         bucket.reshape(shared.tokensPerSlice(), shared.capacity());
         grantWhilePossible();
       }
@@ -228,7 +255,8 @@ public final class BudgetGate {
     private Behavior<Command> onFailed(Failed failed) {
       if (controller != null) {
         Granted granted = grantedTo.remove(failed.requester());
-        controller.onFailure(now, granted == null ? AdaptiveRateController.NOT_GRANTED : granted.at());
+        controller.onFailure(
+            now, granted == null ? AdaptiveRateController.NOT_GRANTED : granted.at());
         grantWhilePossible();
       }
       return Behaviors.same();
@@ -271,8 +299,10 @@ public final class BudgetGate {
           grant(poll(), now);
         }
       }
-      boolean idle = queue.isEmpty() && grants.isEmpty()
-          && (controller == null ? bucket.isFull() : controller.isIdle());
+      boolean idle =
+          queue.isEmpty()
+              && grants.isEmpty()
+              && (controller == null ? bucket.isFull() : controller.isIdle());
       if (idle) {
         timers.cancel(Tick.INSTANCE);
       } else if (!timers.isTimerActive(Tick.INSTANCE)) {
@@ -314,14 +344,20 @@ public final class BudgetGate {
     @Override
     public void rateChanged(double from, double to, double goodput, Reason reason, long nowNanos) {
       boolean growth = reason == Reason.SLOW_START || reason == Reason.GROWTH;
-      // growth changes the rate every slice: publish it when it has grown by a quarter since last told
+      // growth changes the rate every slice: publish it when it has grown by a quarter since last
+      // told
       if (growth && !Double.isNaN(lastPublishedRate) && to < lastPublishedRate * 1.25) {
         return;
       }
       lastPublishedRate = to;
       if (log.isDebugEnabled()) {
-        log.debug("Restart budget [{}]: rate {} -> {} per second ({}, measured goodput {} per second)",
-            budget.getName(), round(from), round(to), reason, round(goodput));
+        log.debug(
+            "Restart budget [{}]: rate {} -> {} per second ({}, measured goodput {} per second)",
+            budget.getName(),
+            round(from),
+            round(to),
+            reason,
+            round(goodput));
       }
       publish(new BudgetEvent.RateChanged(budget.getName(), from, to, goodput, reason));
     }

@@ -73,29 +73,38 @@ public final class GateRegistry implements Extension {
   private final ActorSystem<?> system;
   private final ConcurrentMap<String, Handle> gates = new ConcurrentHashMap<>();
   private final AtomicLong incarnations = new AtomicLong();
+
   /** How often {@link #handle} was called: what shows that an actor looks its gate up once. */
   private final LongAdder lookups = new LongAdder();
+
   private final ActorRef<GateKeeper.Command> keeper;
 
   private GateRegistry(ActorSystem<?> system) {
     this.system = system;
-    this.keeper = system.systemActorOf(GateKeeper.create(new GateKeeper.Registry() {
-      @Override
-      public void forget(String budgetName, ActorRef<GateProtocol.Command> gate) {
-        gates.computeIfPresent(budgetName, (name, handle) -> {
-          if (!handle.gate.equals(gate)) {
-            return handle;
-          }
-          handle.forgotten = true;
-          return null;
-        });
-      }
+    this.keeper =
+        system.systemActorOf(
+            GateKeeper.create(
+                new GateKeeper.Registry() {
+                  @Override
+                  public void forget(String budgetName, ActorRef<GateProtocol.Command> gate) {
+                    gates.computeIfPresent(
+                        budgetName,
+                        (name, handle) -> {
+                          if (!handle.gate.equals(gate)) {
+                            return handle;
+                          }
+                          handle.forgotten = true;
+                          return null;
+                        });
+                  }
 
-      @Override
-      public ActorRef<GateProtocol.Command> gate(RestartBudget budget) {
-        return handle(budget).gate();
-      }
-    }), "restart-budgets", Props.empty());
+                  @Override
+                  public ActorRef<GateProtocol.Command> gate(RestartBudget budget) {
+                    return handle(budget).gate();
+                  }
+                }),
+            "restart-budgets",
+            Props.empty());
   }
 
   /**
@@ -121,8 +130,13 @@ public final class GateRegistry implements Extension {
     Handle handle = gates.computeIfAbsent(budget.getName(), name -> start(budget));
     if (!handle.budget.sameLimitsAs(budget)) {
       throw new IllegalStateException(
-          "restart budget \"" + budget.getName() + "\" is already in use with other limits: "
-              + handle.budget + " (in use) vs " + budget + " (requested); one name, one set of limits");
+          "restart budget \""
+              + budget.getName()
+              + "\" is already in use with other limits: "
+              + handle.budget
+              + " (in use) vs "
+              + budget
+              + " (requested); one name, one set of limits");
     }
     return handle;
   }
@@ -154,10 +168,14 @@ public final class GateRegistry implements Extension {
 
   private Handle start(RestartBudget budget) {
     long incarnation = incarnations.incrementAndGet();
-    ActorRef<GateProtocol.Command> gate = system.systemActorOf(
-        budget.isClusterWide() ? clusterGate(budget) : BudgetGate.create(budget),
-        "restart-budget-" + URLEncoder.encode(budget.getName(), StandardCharsets.UTF_8) + "-" + incarnation,
-        Props.empty());
+    ActorRef<GateProtocol.Command> gate =
+        system.systemActorOf(
+            budget.isClusterWide() ? clusterGate(budget) : BudgetGate.create(budget),
+            "restart-budget-"
+                + URLEncoder.encode(budget.getName(), StandardCharsets.UTF_8)
+                + "-"
+                + incarnation,
+            Props.empty());
     keeper.tell(new GateKeeper.Watch(budget, gate));
     return new Handle(budget, gate);
   }
@@ -167,7 +185,9 @@ public final class GateRegistry implements Extension {
       return provider.gate(budget.getName(), members -> BudgetGate.create(budget, members));
     }
     throw new IllegalStateException(
-        "restart budget \"" + budget.getName() + "\" is cluster-wide, which needs the module "
+        "restart budget \""
+            + budget.getName()
+            + "\" is cluster-wide, which needs the module "
             + "dev.supervision:supervision-backoff-cluster on the classpath");
   }
 }

@@ -110,7 +110,8 @@ public final class AdaptiveRateController {
      * @param reason why
      * @param nowNanos when
      */
-    default void rateChanged(double from, double to, double goodput, Reason reason, long nowNanos) {}
+    default void rateChanged(
+        double from, double to, double goodput, Reason reason, long nowNanos) {}
 
     /**
      * A probe was granted while holding.
@@ -171,17 +172,27 @@ public final class AdaptiveRateController {
       positive(probation, "probation");
       positive(firstProbe, "firstProbe");
       positive(maxProbeInterval, "maxProbeInterval");
-      TokenBucket.check(slice.compareTo(Duration.ofMillis(1)) >= 0 && slice.compareTo(Duration.ofSeconds(1)) <= 0,
-          "slice", "between 1 ms and 1 s", slice);
-      TokenBucket.check(initialRate > 0 && Double.isFinite(initialRate), "initialRate", "finite and > 0", initialRate);
-      TokenBucket.check(minRate > 0 && Double.isFinite(minRate), "minRate", "finite and > 0", minRate);
+      TokenBucket.check(
+          slice.compareTo(Duration.ofMillis(1)) >= 0 && slice.compareTo(Duration.ofSeconds(1)) <= 0,
+          "slice",
+          "between 1 ms and 1 s",
+          slice);
+      TokenBucket.check(
+          initialRate > 0 && Double.isFinite(initialRate),
+          "initialRate",
+          "finite and > 0",
+          initialRate);
+      TokenBucket.check(
+          minRate > 0 && Double.isFinite(minRate), "minRate", "finite and > 0", minRate);
       TokenBucket.check(maxRate > 0, "maxRate", "> 0", maxRate);
       TokenBucket.check(decrease > 0 && decrease <= 1, "decrease", "in (0, 1]", decrease);
       TokenBucket.check(tolerance >= 0 && tolerance < 1, "tolerance", "in [0, 1)", tolerance);
-      TokenBucket.check(growth >= 0 && Double.isFinite(growth), "growth", "finite and >= 0", growth);
+      TokenBucket.check(
+          growth >= 0 && Double.isFinite(growth), "growth", "finite and >= 0", growth);
       TokenBucket.check(holdAfter >= 1, "holdAfter", ">= 1", holdAfter);
       if (minRate > maxRate) {
-        throw new IllegalStateException("minRate (" + minRate + ") must be <= maxRate (" + maxRate + ")");
+        throw new IllegalStateException(
+            "minRate (" + minRate + ") must be <= maxRate (" + maxRate + ")");
       }
     }
 
@@ -191,8 +202,18 @@ public final class AdaptiveRateController {
      * @return the defaults
      */
     public static Parameters defaults() {
-      return new Parameters(Duration.ofMillis(100), Duration.ofMillis(100), 100, 5, Double.POSITIVE_INFINITY,
-          0.9, 0.1, 0.2, Duration.ofMillis(100), Duration.ofMillis(300), 10);
+      return new Parameters(
+          Duration.ofMillis(100),
+          Duration.ofMillis(100),
+          100,
+          5,
+          Double.POSITIVE_INFINITY,
+          0.9,
+          0.1,
+          0.2,
+          Duration.ofMillis(100),
+          Duration.ofMillis(300),
+          10);
     }
 
     /**
@@ -202,8 +223,18 @@ public final class AdaptiveRateController {
      * @return a new value
      */
     public Parameters withProbation(Duration probation) {
-      return new Parameters(slice, probation, initialRate, minRate, maxRate, decrease, tolerance, growth,
-          firstProbe, maxProbeInterval, holdAfter);
+      return new Parameters(
+          slice,
+          probation,
+          initialRate,
+          minRate,
+          maxRate,
+          decrease,
+          tolerance,
+          growth,
+          firstProbe,
+          maxProbeInterval,
+          holdAfter);
     }
 
     /**
@@ -213,8 +244,18 @@ public final class AdaptiveRateController {
      * @return a new value
      */
     public Parameters withMaxRate(double maxRate) {
-      return new Parameters(slice, probation, Math.min(initialRate, maxRate), Math.min(minRate, maxRate), maxRate,
-          decrease, tolerance, growth, firstProbe, maxProbeInterval, holdAfter);
+      return new Parameters(
+          slice,
+          probation,
+          Math.min(initialRate, maxRate),
+          Math.min(minRate, maxRate),
+          maxRate,
+          decrease,
+          tolerance,
+          growth,
+          firstProbe,
+          maxProbeInterval,
+          holdAfter);
     }
 
     /**
@@ -224,8 +265,18 @@ public final class AdaptiveRateController {
      * @return a new value
      */
     public Parameters withInitialRate(double initialRate) {
-      return new Parameters(slice, probation, initialRate, minRate, maxRate, decrease, tolerance, growth,
-          firstProbe, maxProbeInterval, holdAfter);
+      return new Parameters(
+          slice,
+          probation,
+          initialRate,
+          minRate,
+          maxRate,
+          decrease,
+          tolerance,
+          growth,
+          firstProbe,
+          maxProbeInterval,
+          holdAfter);
     }
 
     /**
@@ -235,8 +286,18 @@ public final class AdaptiveRateController {
      * @return a new value
      */
     public Parameters withHoldAfter(int holdAfter) {
-      return new Parameters(slice, probation, initialRate, minRate, maxRate, decrease, tolerance, growth,
-          firstProbe, maxProbeInterval, holdAfter);
+      return new Parameters(
+          slice,
+          probation,
+          initialRate,
+          minRate,
+          maxRate,
+          decrease,
+          tolerance,
+          growth,
+          firstProbe,
+          maxProbeInterval,
+          holdAfter);
     }
 
     /**
@@ -246,8 +307,18 @@ public final class AdaptiveRateController {
      * @return a new value
      */
     public Parameters withMaxProbeInterval(Duration maxProbeInterval) {
-      return new Parameters(slice, probation, initialRate, minRate, maxRate, decrease, tolerance, growth,
-          firstProbe, maxProbeInterval, holdAfter);
+      return new Parameters(
+          slice,
+          probation,
+          initialRate,
+          minRate,
+          maxRate,
+          decrease,
+          tolerance,
+          growth,
+          firstProbe,
+          maxProbeInterval,
+          holdAfter);
     }
 
     private static void positive(Duration d, String name) {
@@ -315,11 +386,17 @@ public final class AdaptiveRateController {
     this.windowSlices = (int) Math.max(1, Math.round(SECOND / (double) sliceNanos));
     this.windowFailures = new int[windowSlices];
     this.calmSlices = windowSlices;
-    this.slowStartFactor = Math.pow(2, sliceNanos / (double) (p.probation().toNanos() + sliceNanos));
+    this.slowStartFactor =
+        Math.pow(2, sliceNanos / (double) (p.probation().toNanos() + sliceNanos));
     this.rate = p.maxRate();
     this.startRate = p.initialRate();
     double ceilingPerSlice = ceilingPerSlice();
-    this.bucket = TokenBucket.perSlice(p.slice(), ceilingPerSlice, Math.max(1.0, ceilingPerSlice), Math.max(1.0, ceilingPerSlice));
+    this.bucket =
+        TokenBucket.perSlice(
+            p.slice(),
+            ceilingPerSlice,
+            Math.max(1.0, ceilingPerSlice),
+            Math.max(1.0, ceilingPerSlice));
   }
 
   private double maxRate() {
@@ -568,8 +645,11 @@ public final class AdaptiveRateController {
             holdUntil = k;
             bucket.setTokens(0);
           } else {
-            long interval = members * Math.min(p.maxProbeInterval().toNanos(),
-                p.firstProbe().toNanos() << Math.min(30, probes));
+            long interval =
+                members
+                    * Math.min(
+                        p.maxProbeInterval().toNanos(),
+                        p.firstProbe().toNanos() << Math.min(30, probes));
             probeAt = k + Math.max(1, Math.round(interval / (double) sliceNanos));
           }
         }
@@ -594,7 +674,9 @@ public final class AdaptiveRateController {
         }
         cut(successes, nowNanos);
       } else if (g > 0 && lim && resolved >= holdUntil) {
-        double grown = Math.min(maxRate(), rate * (slowStart ? slowStartFactor : 1 + p.growth() * sliceSeconds));
+        double grown =
+            Math.min(
+                maxRate(), rate * (slowStart ? slowStartFactor : 1 + p.growth() * sliceSeconds));
         setRate(grown, Double.NaN, slowStart ? Reason.SLOW_START : Reason.GROWTH, nowNanos);
       }
       if (waiting == 0 && f == 0) {
@@ -639,7 +721,8 @@ public final class AdaptiveRateController {
   private void hold(Reason reason, long nowNanos) {
     enter(State.HOLDING, reason, nowNanos);
     probes = 0;
-    probeAt = slice + Math.max(1, Math.round(members * p.firstProbe().toNanos() / (double) sliceNanos));
+    probeAt =
+        slice + Math.max(1, Math.round(members * p.firstProbe().toNanos() / (double) sliceNanos));
     probeSlice = NONE;
     bucket.setTokens(0);
   }
@@ -653,6 +736,12 @@ public final class AdaptiveRateController {
 
   @Override
   public String toString() {
-    return "AdaptiveRateController{state=" + state + ", rate=" + rate() + ", goodput=" + goodput + "}";
+    return "AdaptiveRateController{state="
+        + state
+        + ", rate="
+        + rate()
+        + ", goodput="
+        + goodput
+        + "}";
   }
 }

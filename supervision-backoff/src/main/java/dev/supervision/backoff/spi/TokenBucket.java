@@ -72,7 +72,8 @@ public final class TokenBucket {
     long slices = Math.max(1, Math.min(permits, periodNanos / MIN_SLICE.toNanos()));
     long sliceMillis = ceilDiv(ceilDiv(periodNanos, slices), MILLI);
     double capacity = Math.max(1.0, burst / (double) members);
-    return new TokenBucket(sliceMillis * MILLI, permits / (double) slices / members, capacity, capacity);
+    return new TokenBucket(
+        sliceMillis * MILLI, permits / (double) slices / members, capacity, capacity);
   }
 
   /**
@@ -86,12 +87,21 @@ public final class TokenBucket {
    * @throws NullPointerException if {@code slice} is null
    * @throws IllegalArgumentException if a value is out of range
    */
-  public static TokenBucket perSlice(Duration slice, double tokensPerSlice, double capacity, double initialTokens) {
+  public static TokenBucket perSlice(
+      Duration slice, double tokensPerSlice, double capacity, double initialTokens) {
     Objects.requireNonNull(slice, "slice must not be null");
     check(!slice.isNegative() && !slice.isZero(), "slice", "> 0", slice);
-    check(tokensPerSlice >= 0 && Double.isFinite(tokensPerSlice), "tokensPerSlice", "finite and >= 0", tokensPerSlice);
+    check(
+        tokensPerSlice >= 0 && Double.isFinite(tokensPerSlice),
+        "tokensPerSlice",
+        "finite and >= 0",
+        tokensPerSlice);
     check(capacity >= 0 && Double.isFinite(capacity), "capacity", "finite and >= 0", capacity);
-    check(initialTokens >= 0 && Double.isFinite(initialTokens), "initialTokens", "finite and >= 0", initialTokens);
+    check(
+        initialTokens >= 0 && Double.isFinite(initialTokens),
+        "initialTokens",
+        "finite and >= 0",
+        initialTokens);
     return new TokenBucket(saturatedNanos(slice), tokensPerSlice, capacity, initialTokens);
   }
 
@@ -180,7 +190,11 @@ public final class TokenBucket {
    * @throws IllegalArgumentException if a value is out of range
    */
   public void reshape(double tokensPerSlice, double capacity) {
-    check(tokensPerSlice >= 0 && Double.isFinite(tokensPerSlice), "tokensPerSlice", "finite and >= 0", tokensPerSlice);
+    check(
+        tokensPerSlice >= 0 && Double.isFinite(tokensPerSlice),
+        "tokensPerSlice",
+        "finite and >= 0",
+        tokensPerSlice);
     check(capacity >= 0 && Double.isFinite(capacity), "capacity", "finite and >= 0", capacity);
     this.tokensPerSlice = tokensPerSlice;
     this.capacity = capacity;
@@ -200,8 +214,15 @@ public final class TokenBucket {
 
   @Override
   public String toString() {
-    return "TokenBucket{slice=" + slice() + ", tokensPerSlice=" + tokensPerSlice + ", capacity=" + capacity
-        + ", tokens=" + tokens + "}";
+    return "TokenBucket{slice="
+        + slice()
+        + ", tokensPerSlice="
+        + tokensPerSlice
+        + ", capacity="
+        + capacity
+        + ", tokens="
+        + tokens
+        + "}";
   }
 
   static void check(boolean condition, String name, String rule, Object value) {

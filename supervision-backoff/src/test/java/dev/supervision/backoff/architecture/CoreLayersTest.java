@@ -54,8 +54,9 @@ final class CoreLayersTest {
   private static final DescribedPredicate<JavaClass> VALUES =
       DescribedPredicate.describe(
           "values",
-          c -> (c.getPackageName().equals(ROOT) && !ENTRY_POINTS.contains(topLevel(c)))
-              || c.getPackageName().equals(ROOT + ".internal.policy"));
+          c ->
+              (c.getPackageName().equals(ROOT) && !ENTRY_POINTS.contains(topLevel(c)))
+                  || c.getPackageName().equals(ROOT + ".internal.policy"));
   private static final DescribedPredicate<JavaClass> ENGINE =
       DescribedPredicate.describe("engine", c -> c.getPackageName().equals(ROOT + ".internal"));
   private static final DescribedPredicate<JavaClass> SPI =
@@ -82,31 +83,45 @@ final class CoreLayersTest {
         homeless.add(c.getName());
       }
     }
-    assertEquals(List.of(), homeless, "classes in a package that docs/architecture.md does not place");
+    assertEquals(
+        List.of(), homeless, "classes in a package that docs/architecture.md does not place");
   }
 
   @Test
   void layersImportOnlyDownward() {
     layeredArchitecture()
         .consideringOnlyDependenciesInLayers()
-        .layer("Entry").definedBy(ENTRY)
-        .layer("Engine").definedBy(ENGINE)
-        .layer("Values").definedBy(VALUES)
-        .layer("Spi").definedBy(SPI)
-        .layer("Util").definedBy(UTIL)
-        .whereLayer("Entry").mayNotBeAccessedByAnyLayer()
-        .whereLayer("Engine").mayOnlyBeAccessedByLayers("Entry")
-        .whereLayer("Values").mayOnlyBeAccessedByLayers("Engine", "Entry")
-        .whereLayer("Spi").mayOnlyBeAccessedByLayers("Values", "Engine", "Entry")
-        .whereLayer("Util").mayOnlyBeAccessedByLayers("Values", "Engine", "Entry")
+        .layer("Entry")
+        .definedBy(ENTRY)
+        .layer("Engine")
+        .definedBy(ENGINE)
+        .layer("Values")
+        .definedBy(VALUES)
+        .layer("Spi")
+        .definedBy(SPI)
+        .layer("Util")
+        .definedBy(UTIL)
+        .whereLayer("Entry")
+        .mayNotBeAccessedByAnyLayer()
+        .whereLayer("Engine")
+        .mayOnlyBeAccessedByLayers("Entry")
+        .whereLayer("Values")
+        .mayOnlyBeAccessedByLayers("Engine", "Entry")
+        .whereLayer("Spi")
+        .mayOnlyBeAccessedByLayers("Values", "Engine", "Entry")
+        .whereLayer("Util")
+        .mayOnlyBeAccessedByLayers("Values", "Engine", "Entry")
         .check(CORE);
   }
 
   @Test
   void theEngineIsUsedByTheEntryPointsAlone() {
-    noClasses().that(VALUES.or(SPI).or(UTIL))
-        .should().dependOnClassesThat(ENGINE.or(ENTRY))
-        .because("the engine and the entry points stand on the values and the spi, never below them")
+    noClasses()
+        .that(VALUES.or(SPI).or(UTIL))
+        .should()
+        .dependOnClassesThat(ENGINE.or(ENTRY))
+        .because(
+            "the engine and the entry points stand on the values and the spi, never below them")
         .check(CORE);
   }
 
@@ -118,18 +133,22 @@ final class CoreLayersTest {
   @Test
   void noCycleBetweenLayers() {
     slices()
-        .assignedFrom(new SliceAssignment() {
-          @Override
-          public SliceIdentifier getIdentifierOf(JavaClass c) {
-            return c.getPackageName().startsWith(ROOT) ? SliceIdentifier.of(layerOf(c)) : SliceIdentifier.ignore();
-          }
+        .assignedFrom(
+            new SliceAssignment() {
+              @Override
+              public SliceIdentifier getIdentifierOf(JavaClass c) {
+                return c.getPackageName().startsWith(ROOT)
+                    ? SliceIdentifier.of(layerOf(c))
+                    : SliceIdentifier.ignore();
+              }
 
-          @Override
-          public String getDescription() {
-            return "the core's layers";
-          }
-        })
-        .should().beFreeOfCycles()
+              @Override
+              public String getDescription() {
+                return "the core's layers";
+              }
+            })
+        .should()
+        .beFreeOfCycles()
         .check(CORE);
   }
 
@@ -211,8 +230,12 @@ final class CoreLayersTest {
   }
 
   private static void visit(
-      String node, Map<String, Integer> index, Map<String, Integer> low, Deque<String> stack,
-      Set<String> onStack, int[] counter) {
+      String node,
+      Map<String, Integer> index,
+      Map<String, Integer> low,
+      Deque<String> stack,
+      Set<String> onStack,
+      int[] counter) {
     index.put(node, counter[0]);
     low.put(node, counter[0]);
     counter[0]++;

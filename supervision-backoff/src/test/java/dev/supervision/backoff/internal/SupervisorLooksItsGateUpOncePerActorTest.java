@@ -32,24 +32,30 @@ final class SupervisorLooksItsGateUpOncePerActorTest {
   }
 
   private static Behavior<String> failing() {
-    return Behaviors.setup(ctx -> Behaviors.receiveMessage(m -> {
-      throw new IllegalStateException("fail " + m);
-    }));
+    return Behaviors.setup(
+        ctx ->
+            Behaviors.receiveMessage(
+                m -> {
+                  throw new IllegalStateException("fail " + m);
+                }));
   }
 
   private static ActorRef<String> spawn(String budgetName, TestProbe<Integer> restarted) {
-    BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(1), Duration.ofMillis(2))
-        .withLoggingEnabled(false)
-        .withBudget(RestartBudget.of(budgetName, 1000, Duration.ofSeconds(1)))
-        .withListener(e -> {
-          if (e instanceof BackoffEvent.Restarted r) {
-            restarted.ref().tell(r.attempt());
-          }
-        });
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(1), Duration.ofMillis(2))
+            .withLoggingEnabled(false)
+            .withBudget(RestartBudget.of(budgetName, 1000, Duration.ofSeconds(1)))
+            .withListener(
+                e -> {
+                  if (e instanceof BackoffEvent.Restarted r) {
+                    restarted.ref().tell(r.attempt());
+                  }
+                });
     return testKit.spawn(BackoffSupervisor.wrap(failing(), policy));
   }
 
-  private static void failAndAwaitRestart(ActorRef<String> actor, TestProbe<Integer> restarted, int times) {
+  private static void failAndAwaitRestart(
+      ActorRef<String> actor, TestProbe<Integer> restarted, int times) {
     for (int i = 0; i < times; i++) {
       actor.tell("now");
       restarted.receiveMessage(Duration.ofSeconds(10));
@@ -75,12 +81,16 @@ final class SupervisorLooksItsGateUpOncePerActorTest {
     ActorRef<String> actor = spawn("released-meanwhile", restarted);
     failAndAwaitRestart(actor, restarted, 1);
     RestartBudgets.get(testKit.system()).release("released-meanwhile");
-    restarted.awaitAssert(Duration.ofSeconds(10), () -> {
-      assertTrue(registry.current("released-meanwhile").isEmpty(), "the released gate is forgotten");
-      return null;
-    });
+    restarted.awaitAssert(
+        Duration.ofSeconds(10),
+        () -> {
+          assertTrue(
+              registry.current("released-meanwhile").isEmpty(), "the released gate is forgotten");
+          return null;
+        });
     failAndAwaitRestart(actor, restarted, 3);
-    assertEquals(2, registry.lookups() - before, "lookups: at the start, and once after the gate stopped");
+    assertEquals(
+        2, registry.lookups() - before, "lookups: at the start, and once after the gate stopped");
     testKit.stop(actor);
   }
 }

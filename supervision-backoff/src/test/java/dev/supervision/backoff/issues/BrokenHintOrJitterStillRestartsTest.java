@@ -72,29 +72,40 @@ final class BrokenHintOrJitterStillRestartsTest {
 
   /** "started" at each start, "preRestart"; "503" throws {@link Unavailable}, "boom" throws Boom. */
   static Behavior<String> child(ActorRef<String> probe) {
-    return Behaviors.setup(ctx -> {
-      probe.tell("started");
-      return Behaviors.receive(String.class)
-          .onMessageEquals("503", () -> {
-            throw new Unavailable();
-          })
-          .onMessageEquals("boom", () -> {
-            throw new Boom();
-          })
-          .onMessage(String.class, m -> {
-            probe.tell("got:" + m);
-            return Behaviors.same();
-          })
-          .onSignal(PreRestart.class, s -> {
-            probe.tell("preRestart");
-            return Behaviors.same();
-          })
-          .onSignal(PostStop.class, s -> {
-            probe.tell("postStop");
-            return Behaviors.same();
-          })
-          .build();
-    });
+    return Behaviors.setup(
+        ctx -> {
+          probe.tell("started");
+          return Behaviors.receive(String.class)
+              .onMessageEquals(
+                  "503",
+                  () -> {
+                    throw new Unavailable();
+                  })
+              .onMessageEquals(
+                  "boom",
+                  () -> {
+                    throw new Boom();
+                  })
+              .onMessage(
+                  String.class,
+                  m -> {
+                    probe.tell("got:" + m);
+                    return Behaviors.same();
+                  })
+              .onSignal(
+                  PreRestart.class,
+                  s -> {
+                    probe.tell("preRestart");
+                    return Behaviors.same();
+                  })
+              .onSignal(
+                  PostStop.class,
+                  s -> {
+                    probe.tell("postStop");
+                    return Behaviors.same();
+                  })
+              .build();
+        });
   }
 
   static BackoffPolicy policy(TestProbe<BackoffEvent> events, Jitter jitter) {
@@ -106,7 +117,10 @@ final class BrokenHintOrJitterStillRestartsTest {
 
   static List<ILoggingEvent> warningsNaming(SupervisorLines lines, ActorRef<?> actor, String text) {
     return lines.about(actor).stream()
-        .filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN && e.getFormattedMessage().contains(text))
+        .filter(
+            e ->
+                e.getLevel() == ch.qos.logback.classic.Level.WARN
+                    && e.getFormattedMessage().contains(text))
         .collect(Collectors.toList());
   }
 
@@ -116,22 +130,31 @@ final class BrokenHintOrJitterStillRestartsTest {
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     try (SupervisorLines lines = new SupervisorLines()) {
       ActorRef<String> actor =
-          kit.spawn(BackoffSupervisor.wrap(child(probe.ref()), policy(events, Jitter.none())), "hint-throws");
+          kit.spawn(
+              BackoffSupervisor.wrap(child(probe.ref()), policy(events, Jitter.none())),
+              "hint-throws");
       probe.expectMessage("started");
       actor.tell("503");
       probe.expectMessage("preRestart");
       BackoffEvent.RestartScheduled scheduled =
           assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
       assertEquals(Duration.ofMillis(100), scheduled.delay()); // the policy's own delay
-      assertInstanceOf(Unavailable.class, scheduled.cause()); // the original failure, not the parser's
+      assertInstanceOf(
+          Unavailable.class, scheduled.cause()); // the original failure, not the parser's
       kit.time().timePasses(Duration.ofMillis(100));
       probe.expectMessage("started");
       actor.tell("ping");
       probe.expectMessage("got:ping");
-      List<ILoggingEvent> warnings = warningsNaming(lines, actor, "RetryAfter hint of " + Unavailable.class.getName());
-      assertEquals(1, warnings.size(), () -> "one WARN line naming the hint: " + lines.about(actor));
-      assertTrue(warnings.get(0).getFormattedMessage().contains("NumberFormatException"), warnings.get(0)::getFormattedMessage);
-      assertEquals(NumberFormatException.class.getName(), ((ThrowableProxy) warnings.get(0).getThrowableProxy()).getClassName());
+      List<ILoggingEvent> warnings =
+          warningsNaming(lines, actor, "RetryAfter hint of " + Unavailable.class.getName());
+      assertEquals(
+          1, warnings.size(), () -> "one WARN line naming the hint: " + lines.about(actor));
+      assertTrue(
+          warnings.get(0).getFormattedMessage().contains("NumberFormatException"),
+          warnings.get(0)::getFormattedMessage);
+      assertEquals(
+          NumberFormatException.class.getName(),
+          ((ThrowableProxy) warnings.get(0).getThrowableProxy()).getClassName());
     }
   }
 
@@ -143,7 +166,9 @@ final class BrokenHintOrJitterStillRestartsTest {
       BrokenJitter jitter = new BrokenJitter(how);
       try (SupervisorLines lines = new SupervisorLines()) {
         ActorRef<String> actor =
-            kit.spawn(BackoffSupervisor.wrap(child(probe.ref()), policy(events, jitter)), "jitter-" + how);
+            kit.spawn(
+                BackoffSupervisor.wrap(child(probe.ref()), policy(events, jitter)),
+                "jitter-" + how);
         probe.expectMessage("started");
         for (int attempt = 1; attempt <= 2; attempt++) {
           actor.tell("boom");
@@ -152,19 +177,27 @@ final class BrokenHintOrJitterStillRestartsTest {
               assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
           assertEquals(attempt, scheduled.attempt());
           long bound = 100L << (attempt - 1); // full jitter within the exponential bound
-          assertTrue(!scheduled.delay().isNegative() && scheduled.delay().toMillis() <= bound, how + ": " + scheduled);
+          assertTrue(
+              !scheduled.delay().isNegative() && scheduled.delay().toMillis() <= bound,
+              how + ": " + scheduled);
           kit.time().timePasses(Duration.ofMillis(bound));
           probe.expectMessage("started");
           assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage());
         }
         List<ILoggingEvent> warnings = warningsNaming(lines, actor, "jitter [" + jitter + "]");
-        assertEquals(2, warnings.size(), () -> how + ": one WARN line per broken attempt: " + lines.about(actor));
-        String expected = switch (how) {
-          case "throws" -> "threw java.lang.ArithmeticException: / by zero for attempt 1";
-          case "null" -> "returned null for attempt 1";
-          default -> "returned a negative delay PT-1S for attempt 1";
-        };
-        assertTrue(warnings.get(0).getFormattedMessage().contains(expected), warnings.get(0)::getFormattedMessage);
+        assertEquals(
+            2,
+            warnings.size(),
+            () -> how + ": one WARN line per broken attempt: " + lines.about(actor));
+        String expected =
+            switch (how) {
+              case "throws" -> "threw java.lang.ArithmeticException: / by zero for attempt 1";
+              case "null" -> "returned null for attempt 1";
+              default -> "returned a negative delay PT-1S for attempt 1";
+            };
+        assertTrue(
+            warnings.get(0).getFormattedMessage().contains(expected),
+            warnings.get(0)::getFormattedMessage);
       }
     }
   }
@@ -173,9 +206,12 @@ final class BrokenHintOrJitterStillRestartsTest {
   void underAnOuterResumeABrokenJitterStillLeavesAWorkingActor() {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
-    Behavior<String> wrapped = BackoffSupervisor.wrap(child(probe.ref()), policy(events, new BrokenJitter("throws")));
-    ActorRef<String> actor = kit.spawn(
-        Behaviors.supervise(wrapped).onFailure(SupervisorStrategy.resume().withLoggingEnabled(false)));
+    Behavior<String> wrapped =
+        BackoffSupervisor.wrap(child(probe.ref()), policy(events, new BrokenJitter("throws")));
+    ActorRef<String> actor =
+        kit.spawn(
+            Behaviors.supervise(wrapped)
+                .onFailure(SupervisorStrategy.resume().withLoggingEnabled(false)));
     probe.expectMessage("started");
     actor.tell("boom");
     probe.expectMessage("preRestart");

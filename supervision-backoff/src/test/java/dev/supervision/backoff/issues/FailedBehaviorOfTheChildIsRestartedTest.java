@@ -52,35 +52,44 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
    * "got:m".
    */
   static Behavior<String> child(ActorRef<String> probe, Soft cause, AtomicInteger failedStarts) {
-    return Behaviors.setup(ctx -> {
-      if (failedStarts.getAndDecrement() > 0) {
-        probe.tell("setup-failed");
-        return BehaviorImpl.failed(cause);
-      }
-      probe.tell("started");
-      ActorRef<Void> kid = ctx.spawnAnonymous(Behaviors.<Void>empty());
-      ctx.watch(kid);
-      return Behaviors.receive(String.class)
-          .onMessageEquals("fail-soft", () -> BehaviorImpl.failed(cause))
-          .onMessageEquals("kill-kid", () -> {
-            ctx.stop(kid);
-            return Behaviors.same();
-          })
-          .onMessage(String.class, m -> {
-            probe.tell("got:" + m);
-            return Behaviors.same();
-          })
-          .onSignal(Terminated.class, t -> BehaviorImpl.failed(cause))
-          .onSignal(PreRestart.class, s -> {
-            probe.tell("preRestart");
-            return Behaviors.same();
-          })
-          .onSignal(PostStop.class, s -> {
-            probe.tell("postStop");
-            return Behaviors.same();
-          })
-          .build();
-    });
+    return Behaviors.setup(
+        ctx -> {
+          if (failedStarts.getAndDecrement() > 0) {
+            probe.tell("setup-failed");
+            return BehaviorImpl.failed(cause);
+          }
+          probe.tell("started");
+          ActorRef<Void> kid = ctx.spawnAnonymous(Behaviors.<Void>empty());
+          ctx.watch(kid);
+          return Behaviors.receive(String.class)
+              .onMessageEquals("fail-soft", () -> BehaviorImpl.failed(cause))
+              .onMessageEquals(
+                  "kill-kid",
+                  () -> {
+                    ctx.stop(kid);
+                    return Behaviors.same();
+                  })
+              .onMessage(
+                  String.class,
+                  m -> {
+                    probe.tell("got:" + m);
+                    return Behaviors.same();
+                  })
+              .onSignal(Terminated.class, t -> BehaviorImpl.failed(cause))
+              .onSignal(
+                  PreRestart.class,
+                  s -> {
+                    probe.tell("preRestart");
+                    return Behaviors.same();
+                  })
+              .onSignal(
+                  PostStop.class,
+                  s -> {
+                    probe.tell("postStop");
+                    return Behaviors.same();
+                  })
+              .build();
+        });
   }
 
   private static BackoffEvent.RestartScheduled expectScheduled(
@@ -99,7 +108,8 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     Soft cause = new Soft("journal down");
     ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger()), policy(events)));
+        kit.spawn(
+            BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger()), policy(events)));
     probe.expectMessage("started");
     actor.tell("fail-soft");
     probe.expectMessage("preRestart");
@@ -116,7 +126,8 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     Soft cause = new Soft("signal");
     ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger()), policy(events)));
+        kit.spawn(
+            BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger()), policy(events)));
     probe.expectMessage("started");
     actor.tell("kill-kid"); // its Terminated returns the failed behavior
     probe.expectMessage("preRestart");
@@ -131,7 +142,9 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     Soft cause = new Soft("setup");
     ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger(2)), policy(events)));
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                child(probe.ref(), cause, new AtomicInteger(2)), policy(events)));
     probe.expectMessage("setup-failed"); // the first start
     expectScheduled(events, 1, 100, cause);
     actor.tell("kept"); // stashed through both backoffs
@@ -149,7 +162,8 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     Soft cause = new Soft("replay");
     ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger()), policy(events)));
+        kit.spawn(
+            BackoffSupervisor.wrap(child(probe.ref(), cause, new AtomicInteger()), policy(events)));
     probe.expectMessage("started");
     actor.tell("fail-soft");
     probe.expectMessage("preRestart");
@@ -173,12 +187,16 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     Soft cause = new Soft("permanent");
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(
-        child(probe.ref(), cause, new AtomicInteger()), policy(events).withStopOn(Soft.class)));
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                child(probe.ref(), cause, new AtomicInteger()),
+                policy(events).withStopOn(Soft.class)));
     probe.expectMessage("started");
     actor.tell("fail-soft");
     probe.expectMessage("postStop");
-    BackoffEvent.GaveUp gaveUp = assertInstanceOf(BackoffEvent.GaveUp.class, events.receiveMessage());
+    BackoffEvent.GaveUp gaveUp =
+        assertInstanceOf(BackoffEvent.GaveUp.class, events.receiveMessage());
     assertEquals(BackoffEvent.Reason.PERMANENT_FAILURE, gaveUp.reason());
     assertSame(cause, gaveUp.cause());
     probe.expectTerminated(actor);
@@ -189,20 +207,26 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     AtomicInteger starts = new AtomicInteger();
-    Behavior<String> throwing = Behaviors.setup(ctx -> {
-      probe.ref().tell("started-" + starts.incrementAndGet());
-      return Behaviors.receiveMessage(m -> {
-        throw new IllegalStateException(m);
-      });
-    });
+    Behavior<String> throwing =
+        Behaviors.setup(
+            ctx -> {
+              probe.ref().tell("started-" + starts.incrementAndGet());
+              return Behaviors.receiveMessage(
+                  m -> {
+                    throw new IllegalStateException(m);
+                  });
+            });
     // Pekko's stop supervisor turns the throw into a failed behavior (as persistent actors do)
-    Behavior<String> inner = Behaviors.supervise(throwing).onFailure(SupervisorStrategy.stop().withLoggingEnabled(false));
+    Behavior<String> inner =
+        Behaviors.supervise(throwing)
+            .onFailure(SupervisorStrategy.stop().withLoggingEnabled(false));
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(inner, policy(events)));
     probe.expectMessage("started-1");
     actor.tell("boom");
     BackoffEvent.RestartScheduled scheduled =
         assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
-    assertEquals("boom", assertInstanceOf(IllegalStateException.class, scheduled.cause()).getMessage());
+    assertEquals(
+        "boom", assertInstanceOf(IllegalStateException.class, scheduled.cause()).getMessage());
     kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started-2");
   }
@@ -213,22 +237,32 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     Soft cause = new Soft("cleanup");
     AtomicInteger starts = new AtomicInteger();
-    Behavior<String> child = Behaviors.setup(ctx -> {
-      probe.ref().tell("started-" + starts.incrementAndGet());
-      return Behaviors.receive(String.class)
-          .onMessageEquals("permanent", () -> {
-            throw new IllegalStateException("permanent");
-          })
-          .onSignal(PreRestart.class, s -> {
-            probe.ref().tell("preRestart");
-            return BehaviorImpl.failed(cause); // ignored: the outer supervisor is restarting
-          })
-          .build();
-    });
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx -> {
+              probe.ref().tell("started-" + starts.incrementAndGet());
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "permanent",
+                      () -> {
+                        throw new IllegalStateException("permanent");
+                      })
+                  .onSignal(
+                      PreRestart.class,
+                      s -> {
+                        probe.ref().tell("preRestart");
+                        return BehaviorImpl.failed(
+                            cause); // ignored: the outer supervisor is restarting
+                      })
+                  .build();
+            });
     // the inner wrap gives up on the permanent failure; Pekko's outer restart sends PreRestart
-    Behavior<String> inner = BackoffSupervisor.wrap(child, policy(events).withStopOn(IllegalStateException.class));
-    ActorRef<String> actor = kit.spawn(
-        Behaviors.supervise(inner).onFailure(SupervisorStrategy.restart().withLoggingEnabled(false)));
+    Behavior<String> inner =
+        BackoffSupervisor.wrap(child, policy(events).withStopOn(IllegalStateException.class));
+    ActorRef<String> actor =
+        kit.spawn(
+            Behaviors.supervise(inner)
+                .onFailure(SupervisorStrategy.restart().withLoggingEnabled(false)));
     probe.expectMessage("started-1");
     actor.tell("permanent");
     assertInstanceOf(BackoffEvent.GaveUp.class, events.receiveMessage());

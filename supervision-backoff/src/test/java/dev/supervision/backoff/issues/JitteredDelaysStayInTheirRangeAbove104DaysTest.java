@@ -19,11 +19,18 @@ final class JitteredDelaysStayInTheirRangeAbove104DaysTest {
 
   private static final double JUST_BELOW_ONE = Math.nextDown(1.0);
 
-  private static long delay(Jitter jitter, long min, long max, long bound, long previous, double draw) {
-    return jitter.delay(
-        new Jitter.Step(1, Duration.ofNanos(min), Duration.ofNanos(max), Duration.ofNanos(bound),
-            Duration.ofNanos(previous)),
-        draw).toNanos();
+  private static long delay(
+      Jitter jitter, long min, long max, long bound, long previous, double draw) {
+    return jitter
+        .delay(
+            new Jitter.Step(
+                1,
+                Duration.ofNanos(min),
+                Duration.ofNanos(max),
+                Duration.ofNanos(bound),
+                Duration.ofNanos(previous)),
+            draw)
+        .toNanos();
   }
 
   @Test

@@ -32,7 +32,8 @@ final class KeptChildrenAndTheSystemsStashCapacityTest {
 
   @RegisterExtension
   static final BackoffTestKit kit =
-      BackoffTestKit.create(ConfigFactory.parseString("pekko.actor.typed.restart-stash-capacity = 3"));
+      BackoffTestKit.create(
+          ConfigFactory.parseString("pekko.actor.typed.restart-stash-capacity = 3"));
 
   static final class Boom extends RuntimeException {
     Boom() {
@@ -40,49 +41,66 @@ final class KeptChildrenAndTheSystemsStashCapacityTest {
     }
   }
 
-  static final BackoffPolicy POLICY = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
-      .withJitter(Jitter.none())
-      .withResetAfter(Duration.ofHours(1))
-      .withLoggingEnabled(false);
+  static final BackoffPolicy POLICY =
+      BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+          .withJitter(Jitter.none())
+          .withResetAfter(Duration.ofHours(1))
+          .withLoggingEnabled(false);
 
   @Test
   void withStopChildrenFalseTheChildSurvivesAndTheRestartDoesNotWaitForIt() {
     TestProbe<String> probe = kit.createTestProbe();
     AtomicInteger incarnation = new AtomicInteger();
-    Behavior<String> kid = Behaviors.receive(String.class)
-        .onMessage(String.class, m -> {
-          probe.ref().tell("kid:" + m);
-          return Behaviors.same();
-        })
-        .onSignal(PostStop.class, s -> {
-          probe.ref().tell("kid-stopped");
-          return Behaviors.same();
-        })
-        .build();
-    Behavior<String> parent = Behaviors.setup(ctx -> {
-      int n = incarnation.incrementAndGet();
-      if (ctx.getChild("kid").isPresent()) {
-        probe.ref().tell("started-" + n + " with the kept kid");
-      } else {
-        ctx.spawn(kid, "kid");
-        probe.ref().tell("started-" + n + " with a new kid");
-      }
-      return Behaviors.receive(String.class)
-          .onMessageEquals("fail", () -> {
-            throw new Boom();
-          })
-          .onMessage(String.class, m -> {
-            @SuppressWarnings("unchecked")
-            ActorRef<String> child = (ActorRef<String>) (ActorRef<?>) ctx.getChild("kid").get();
-            child.tell(m);
-            return Behaviors.same();
-          })
-          .build();
-    });
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(parent, POLICY.withStopChildren(false)));
+    Behavior<String> kid =
+        Behaviors.receive(String.class)
+            .onMessage(
+                String.class,
+                m -> {
+                  probe.ref().tell("kid:" + m);
+                  return Behaviors.same();
+                })
+            .onSignal(
+                PostStop.class,
+                s -> {
+                  probe.ref().tell("kid-stopped");
+                  return Behaviors.same();
+                })
+            .build();
+    Behavior<String> parent =
+        Behaviors.setup(
+            ctx -> {
+              int n = incarnation.incrementAndGet();
+              if (ctx.getChild("kid").isPresent()) {
+                probe.ref().tell("started-" + n + " with the kept kid");
+              } else {
+                ctx.spawn(kid, "kid");
+                probe.ref().tell("started-" + n + " with a new kid");
+              }
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new Boom();
+                      })
+                  .onMessage(
+                      String.class,
+                      m -> {
+                        @SuppressWarnings("unchecked")
+                        ActorRef<String> child =
+                            (ActorRef<String>) (ActorRef<?>) ctx.getChild("kid").get();
+                        child.tell(m);
+                        return Behaviors.same();
+                      })
+                  .build();
+            });
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(parent, POLICY.withStopChildren(false)));
     probe.expectMessage("started-1 with a new kid");
     actor.tell("fail");
-    kit.time().timePasses(Duration.ofMillis(100)); // the kid never terminates: a restart that waited would not come
+    kit.time()
+        .timePasses(
+            Duration.ofMillis(
+                100)); // the kid never terminates: a restart that waited would not come
     probe.expectMessage("started-2 with the kept kid");
     actor.tell("hello");
     probe.expectMessage("kid:hello");
@@ -91,7 +109,9 @@ final class KeptChildrenAndTheSystemsStashCapacityTest {
   /** A probe subscribed to Dropped before this returns (the typed Subscribe message is asynchronous). */
   static TestProbe<Dropped> droppedProbe() {
     TestProbe<Dropped> probe = kit.createTestProbe();
-    Adapter.toClassic(kit.system()).getEventStream().subscribe(Adapter.toClassic(probe.ref()), Dropped.class);
+    Adapter.toClassic(kit.system())
+        .getEventStream()
+        .subscribe(Adapter.toClassic(probe.ref()), Dropped.class);
     return probe;
   }
 
@@ -99,29 +119,37 @@ final class KeptChildrenAndTheSystemsStashCapacityTest {
   private static void stashDuringBackoff(BackoffPolicy policy, int kept) {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<Dropped> dropped = droppedProbe();
-    Behavior<String> child = Behaviors.setup(ctx -> {
-      probe.ref().tell("started");
-      return Behaviors.receive(String.class)
-          .onMessageEquals("fail", () -> {
-            throw new Boom();
-          })
-          .onMessage(String.class, m -> {
-            probe.ref().tell("got:" + m);
-            return Behaviors.same();
-          })
-          .build();
-    });
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx -> {
+              probe.ref().tell("started");
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new Boom();
+                      })
+                  .onMessage(
+                      String.class,
+                      m -> {
+                        probe.ref().tell("got:" + m);
+                        return Behaviors.same();
+                      })
+                  .build();
+            });
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, policy));
     probe.expectMessage("started");
     actor.tell("fail");
     for (int i = 1; i <= 5; i++) {
       actor.tell(String.valueOf(i));
     }
-    List<Object> drops = IntStream.range(kept, 5)
-        .mapToObj(i -> dropped.receiveMessage().message())
-        .collect(Collectors.toList());
+    List<Object> drops =
+        IntStream.range(kept, 5)
+            .mapToObj(i -> dropped.receiveMessage().message())
+            .collect(Collectors.toList());
     assertEquals(
-        IntStream.rangeClosed(kept + 1, 5).mapToObj(String::valueOf).collect(Collectors.toList()), drops);
+        IntStream.rangeClosed(kept + 1, 5).mapToObj(String::valueOf).collect(Collectors.toList()),
+        drops);
     kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     for (int i = 1; i <= kept; i++) {

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
-import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RetryAfter;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
@@ -41,31 +40,38 @@ final class LoggingDisabledSilencesEveryLineTest {
 
   /** "started"; "fail" throws a failure whose hint throws; its PreRestart handler throws too. */
   static Behavior<String> child(ActorRef<String> probe) {
-    return Behaviors.setup(ctx -> {
-      probe.tell("started");
-      return Behaviors.receive(String.class)
-          .onMessageEquals("fail", () -> {
-            throw new BadHint();
-          })
-          .onSignal(PreRestart.class, s -> {
-            probe.tell("preRestart");
-            throw new IllegalStateException("cleanup failed");
-          })
-          .build();
-    });
+    return Behaviors.setup(
+        ctx -> {
+          probe.tell("started");
+          return Behaviors.receive(String.class)
+              .onMessageEquals(
+                  "fail",
+                  () -> {
+                    throw new BadHint();
+                  })
+              .onSignal(
+                  PreRestart.class,
+                  s -> {
+                    probe.tell("preRestart");
+                    throw new IllegalStateException("cleanup failed");
+                  })
+              .build();
+        });
   }
 
   static BackoffPolicy policy(TestProbe<BackoffEvent> events, boolean logging) {
     return BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
-        .withJitter((step, draw) -> {
-          throw new ArithmeticException("broken jitter");
-        })
+        .withJitter(
+            (step, draw) -> {
+              throw new ArithmeticException("broken jitter");
+            })
         .withResetAfter(Duration.ofMillis(500))
         .withMaxRestarts(1)
         .withListener(events.ref()::tell)
-        .withListener(event -> {
-          throw new IllegalStateException("broken listener");
-        })
+        .withListener(
+            event -> {
+              throw new IllegalStateException("broken listener");
+            })
         .withLoggingEnabled(logging);
   }
 
@@ -74,7 +80,8 @@ final class LoggingDisabledSilencesEveryLineTest {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     try (SupervisorLines lines = new SupervisorLines()) {
-      ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child(probe.ref()), policy(events, logging)), name);
+      ActorRef<String> actor =
+          kit.spawn(BackoffSupervisor.wrap(child(probe.ref()), policy(events, logging)), name);
       probe.expectMessage("started");
       actor.tell("fail");
       probe.expectMessage("preRestart");
@@ -104,7 +111,8 @@ final class LoggingDisabledSilencesEveryLineTest {
 
   @Test
   void theSameLifeLogsItsLinesWhenLoggingIsEnabled() {
-    // the control: the same run does log (failure, PreRestart, hint, jitter, listener, restart, reset, give-up)
+    // the control: the same run does log (failure, PreRestart, hint, jitter, listener, restart,
+    // reset, give-up)
     assertTrue(linesOfAFullLife(true, "chatty") >= 10);
   }
 }

@@ -67,16 +67,21 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
     return layers;
   }
 
-  static Behavior<Msg> receive(int n, ActorRef<String> probe, BiFunction<Integer, ActorRef<String>, Behavior<Msg>> next) {
+  static Behavior<Msg> receive(
+      int n, ActorRef<String> probe, BiFunction<Integer, ActorRef<String>, Behavior<Msg>> next) {
     return Behaviors.receive(Msg.class)
         .onMessage(Inc.class, m -> next.apply(n + 1, probe))
-        .onMessage(Fail.class, m -> {
-          throw new Boom();
-        })
-        .onMessage(Report.class, r -> {
-          r.replyTo().tell(new Depth(layersOnStack(), n));
-          return Behaviors.same();
-        })
+        .onMessage(
+            Fail.class,
+            m -> {
+              throw new Boom();
+            })
+        .onMessage(
+            Report.class,
+            r -> {
+              r.replyTo().tell(new Depth(layersOnStack(), n));
+              return Behaviors.same();
+            })
         .build();
   }
 
@@ -88,8 +93,9 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
         .withListener(events.ref()::tell);
   }
 
-  static final BackoffPolicy QUIET = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
-      .withLoggingEnabled(false);
+  static final BackoffPolicy QUIET =
+      BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+          .withLoggingEnabled(false);
 
   /** The common style: the factory returns wrap(receive(...)) directly. */
   static Behavior<Msg> counter(int n, BackoffPolicy policy) {
@@ -138,36 +144,49 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
 
   @Test
   void wrapOfWrapOfWrapIsOneLayer() {
-    BackoffPolicy equalCopy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
-        .withLoggingEnabled(false);
-    ActorRef<Msg> actor = kit.spawn(BackoffSupervisor.wrap(
-        BackoffSupervisor.wrap(BackoffSupervisor.wrap(receive(0, null, (k, p) -> Behaviors.same()), QUIET), equalCopy),
-        QUIET));
+    BackoffPolicy equalCopy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withLoggingEnabled(false);
+    ActorRef<Msg> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                BackoffSupervisor.wrap(
+                    BackoffSupervisor.wrap(receive(0, null, (k, p) -> Behaviors.same()), QUIET),
+                    equalCopy),
+                QUIET));
     assertEquals(new Depth(1, 0), report(actor));
   }
 
   @Test
   void reWrapsInsideSetupOrAnInterceptorKeepOneLayer() {
-    Map<String, BiFunction<Integer, ActorRef<String>, Behavior<Msg>>> styles = Map.of(
-        "setup", ReWrappingKeepsOneSupervisorLayerTest::inSetup,
-        "withMdc", ReWrappingKeepsOneSupervisorLayerTest::withMdc,
-        "wrap(setup(wrap))", (n, p) -> BackoffSupervisor.wrap(inSetup(n, p), QUIET));
-    styles.forEach((style, factory) -> {
-      ActorRef<Msg> actor = kit.spawn(factory.apply(0, null));
-      for (int i = 0; i < 10_000; i++) {
-        actor.tell(Inc.INSTANCE);
-      }
-      assertEquals(new Depth(1, 10_000), report(actor), style);
-    });
+    Map<String, BiFunction<Integer, ActorRef<String>, Behavior<Msg>>> styles =
+        Map.of(
+            "setup", ReWrappingKeepsOneSupervisorLayerTest::inSetup,
+            "withMdc", ReWrappingKeepsOneSupervisorLayerTest::withMdc,
+            "wrap(setup(wrap))", (n, p) -> BackoffSupervisor.wrap(inSetup(n, p), QUIET));
+    styles.forEach(
+        (style, factory) -> {
+          ActorRef<Msg> actor = kit.spawn(factory.apply(0, null));
+          for (int i = 0; i < 10_000; i++) {
+            actor.tell(Inc.INSTANCE);
+          }
+          assertEquals(new Depth(1, 10_000), report(actor), style);
+        });
   }
 
   static Behavior<Msg> inSetup(int n, ActorRef<String> probe) {
-    return Behaviors.setup(ctx -> BackoffSupervisor.wrap(receive(n, probe, ReWrappingKeepsOneSupervisorLayerTest::inSetup), QUIET));
+    return Behaviors.setup(
+        ctx ->
+            BackoffSupervisor.wrap(
+                receive(n, probe, ReWrappingKeepsOneSupervisorLayerTest::inSetup), QUIET));
   }
 
   static Behavior<Msg> withMdc(int n, ActorRef<String> probe) {
     return BackoffSupervisor.wrap(
-        Behaviors.withMdc(Msg.class, Map.of("n", "x"), receive(n, probe, ReWrappingKeepsOneSupervisorLayerTest::withMdc)),
+        Behaviors.withMdc(
+            Msg.class,
+            Map.of("n", "x"),
+            receive(n, probe, ReWrappingKeepsOneSupervisorLayerTest::withMdc)),
         QUIET);
   }
 
@@ -184,7 +203,8 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
 
   static Behavior<Msg> twoPolicies(int n, BackoffPolicy inner, BackoffPolicy outer) {
     return BackoffSupervisor.wrap(
-        BackoffSupervisor.wrap(receive(n, null, (k, p) -> twoPolicies(k, inner, outer)), inner), outer);
+        BackoffSupervisor.wrap(receive(n, null, (k, p) -> twoPolicies(k, inner, outer)), inner),
+        outer);
   }
 
   // ---------------------------------------------------------------- the restart state carries on
@@ -209,11 +229,13 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
     };
   }
 
-  static Behavior<Msg> started(int n, ActorRef<String> probe, BiFunction<Integer, ActorRef<String>, Behavior<Msg>> next) {
-    return Behaviors.setup(ctx -> {
-      probe.tell("started:" + n);
-      return receive(n, probe, next);
-    });
+  static Behavior<Msg> started(
+      int n, ActorRef<String> probe, BiFunction<Integer, ActorRef<String>, Behavior<Msg>> next) {
+    return Behaviors.setup(
+        ctx -> {
+          probe.tell("started:" + n);
+          return receive(n, probe, next);
+        });
   }
 
   @Test
@@ -236,7 +258,8 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
   }
 
   private static void restartStateCarriesOn(
-      BiFunction<Integer, ActorRef<String>, Behavior<Msg>> factory, TestProbe<BackoffEvent> events) {
+      BiFunction<Integer, ActorRef<String>, Behavior<Msg>> factory,
+      TestProbe<BackoffEvent> events) {
     TestProbe<String> probe = kit.createTestProbe();
     ActorRef<Msg> actor = kit.spawn(factory.apply(0, probe.ref()));
     probe.expectMessage("started:0");
@@ -260,7 +283,8 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
     actor.tell(Inc.INSTANCE);
     probe.expectMessage("started:4");
     kit.time().timePasses(Duration.ofSeconds(5)); // the reset scheduled at the restart still fires
-    BackoffEvent.BackoffReset reset = assertInstanceOf(BackoffEvent.BackoffReset.class, events.receiveMessage());
+    BackoffEvent.BackoffReset reset =
+        assertInstanceOf(BackoffEvent.BackoffReset.class, events.receiveMessage());
     assertEquals(2, reset.attempts());
     actor.tell(Fail.INSTANCE);
     expectScheduled(events, 1, 100);
@@ -274,20 +298,25 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     TestProbe<String> probe = kit.createTestProbe();
     BackoffPolicy policy = policy(events);
-    java.util.concurrent.atomic.AtomicBoolean failOnce = new java.util.concurrent.atomic.AtomicBoolean(true);
-    BiFunction<Integer, ActorRef<String>, Behavior<Msg>> factory = new BiFunction<>() {
-      @Override
-      public Behavior<Msg> apply(Integer n, ActorRef<String> p) {
-        BiFunction<Integer, ActorRef<String>, Behavior<Msg>> self = this;
-        return BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
-          if (n == 1 && failOnce.getAndSet(false)) {
-            throw new Boom();
+    java.util.concurrent.atomic.AtomicBoolean failOnce =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    BiFunction<Integer, ActorRef<String>, Behavior<Msg>> factory =
+        new BiFunction<>() {
+          @Override
+          public Behavior<Msg> apply(Integer n, ActorRef<String> p) {
+            BiFunction<Integer, ActorRef<String>, Behavior<Msg>> self = this;
+            return BackoffSupervisor.wrap(
+                Behaviors.setup(
+                    ctx -> {
+                      if (n == 1 && failOnce.getAndSet(false)) {
+                        throw new Boom();
+                      }
+                      p.tell("started:" + n);
+                      return receive(n, p, self);
+                    }),
+                policy);
           }
-          p.tell("started:" + n);
-          return receive(n, p, self);
-        }), policy);
-      }
-    };
+        };
     ActorRef<Msg> actor = kit.spawn(factory.apply(0, probe.ref()));
     probe.expectMessage("started:0");
     actor.tell(Fail.INSTANCE);
@@ -307,20 +336,27 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     TestProbe<String> probe = kit.createTestProbe();
     BackoffPolicy policy = policy(events);
-    java.util.concurrent.atomic.AtomicBoolean failOnce = new java.util.concurrent.atomic.AtomicBoolean(true);
-    BiFunction<Integer, ActorRef<String>, Behavior<Msg>> factory = new BiFunction<>() {
-      @Override
-      public Behavior<Msg> apply(Integer n, ActorRef<String> p) {
-        BiFunction<Integer, ActorRef<String>, Behavior<Msg>> self = this;
-        return Behaviors.setup(outer -> BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
-          if (n == 1 && failOnce.getAndSet(false)) {
-            throw new Boom();
+    java.util.concurrent.atomic.AtomicBoolean failOnce =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    BiFunction<Integer, ActorRef<String>, Behavior<Msg>> factory =
+        new BiFunction<>() {
+          @Override
+          public Behavior<Msg> apply(Integer n, ActorRef<String> p) {
+            BiFunction<Integer, ActorRef<String>, Behavior<Msg>> self = this;
+            return Behaviors.setup(
+                outer ->
+                    BackoffSupervisor.wrap(
+                        Behaviors.setup(
+                            ctx -> {
+                              if (n == 1 && failOnce.getAndSet(false)) {
+                                throw new Boom();
+                              }
+                              p.tell("started:" + n);
+                              return receive(n, p, self);
+                            }),
+                        policy));
           }
-          p.tell("started:" + n);
-          return receive(n, p, self);
-        }), policy));
-      }
-    };
+        };
     ActorRef<Msg> actor = kit.spawn(factory.apply(0, probe.ref()));
     probe.expectMessage("started:0");
     actor.tell(Fail.INSTANCE);
@@ -334,8 +370,11 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
     probe.expectMessage("started:1");
     assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage());
     assertEquals(new Depth(1, 1), report(actor));
-    kit.time().timePasses(Duration.ofSeconds(5)); // one reset: the new supervisor's, after its own attempt 1
-    assertEquals(1, assertInstanceOf(BackoffEvent.BackoffReset.class, events.receiveMessage()).attempts());
+    kit.time()
+        .timePasses(
+            Duration.ofSeconds(5)); // one reset: the new supervisor's, after its own attempt 1
+    assertEquals(
+        1, assertInstanceOf(BackoffEvent.BackoffReset.class, events.receiveMessage()).attempts());
     events.expectNoMessage(Duration.ofMillis(200));
   }
 }

@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
 /** Every log line of the supervisor's logger, kept in memory, to count the lines about one actor. */
 final class SupervisorLines implements AutoCloseable {
 
-  private final Logger logger = (Logger) LoggerFactory.getLogger("dev.supervision.backoff.BackoffSupervisor");
+  private final Logger logger =
+      (Logger) LoggerFactory.getLogger("dev.supervision.backoff.BackoffSupervisor");
   private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
   SupervisorLines() {

@@ -37,6 +37,7 @@ final class UnjitteredFirstDelayIsExactlyMinBackoffAbove104DaysTest {
             .withJitter(Jitter.none())
             .withMaxRestarts(3);
     List<Duration> delays = policy.delays(new SplittableRandom(1)).toList();
-    assertEquals(List.of(Duration.ofNanos(MIN), Duration.ofNanos(MIN), Duration.ofNanos(MIN)), delays);
+    assertEquals(
+        List.of(Duration.ofNanos(MIN), Duration.ofNanos(MIN), Duration.ofNanos(MIN)), delays);
   }
 }

@@ -65,7 +65,8 @@ final class StubbedSupervisionSpecParityTest {
   }
 
   /** Fails the actor and waits, by its PreRestart, until the failure has been handled. */
-  static void failAndAwaitPreRestart(ActorRef<Command> ref, TestProbe<Event> probe, RuntimeException failure) {
+  static void failAndAwaitPreRestart(
+      ActorRef<Command> ref, TestProbe<Event> probe, RuntimeException failure) {
     ref.tell(new Throw(failure));
     probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
   }
@@ -108,9 +109,11 @@ final class StubbedSupervisionSpecParityTest {
   @DisplayName("not catch fatal error")
   void notCatchFatalError() {
     TestInbox<Event> inbox = TestInbox.create();
-    BehaviorTestKit<Command> kit = BehaviorTestKit.create(BackoffSupervisor.wrap(target(inbox.getRef()), backoff()));
+    BehaviorTestKit<Command> kit =
+        BehaviorTestKit.create(BackoffSupervisor.wrap(target(inbox.getRef()), backoff()));
     assertThrows(StackOverflowError.class, () -> kit.run(new Throw(new StackOverflowError())));
-    assertEquals(List.of(), inbox.getAllReceived()); // neither PreRestart nor PostStop from the supervisor
+    assertEquals(
+        List.of(), inbox.getAllReceived()); // neither PreRestart nor PostStop from the supervisor
   }
 
   @Test
@@ -134,17 +137,24 @@ final class StubbedSupervisionSpecParityTest {
     TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     Duration resetAfter = Duration.ofSeconds(2);
-    BackoffPolicy policy = exactBackoff(B, B).withMaxRestarts(2).withResetAfter(resetAfter)
-        .withListener(events.ref()::tell);
+    BackoffPolicy policy =
+        exactBackoff(B, B)
+            .withMaxRestarts(2)
+            .withResetAfter(resetAfter)
+            .withListener(events.ref()::tell);
     ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), policy));
     for (int round = 0; round < 2; round++) {
       failAndAwaitPreRestart(ref, probe, new Exc1());
       kit.time().timePasses(B);
       failAndAwaitPreRestart(ref, probe, new Exc1());
       kit.time().timePasses(B);
-      events.fishForMessage(Duration.ofSeconds(3), e -> e instanceof BackoffEvent.Restarted r && r.attempt() == 2
-          ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
-          : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
+      events.fishForMessage(
+          Duration.ofSeconds(3),
+          e ->
+              e instanceof BackoffEvent.Restarted r && r.attempt() == 2
+                  ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
+                  : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes
+                      .continueAndIgnore());
       if (round == 0) {
         kit.time().timePasses(resetAfter);
         events.expectMessage(new BackoffEvent.BackoffReset(ref, 2));
@@ -174,10 +184,14 @@ final class StubbedSupervisionSpecParityTest {
   @DisplayName("create underlying deferred behavior immediately")
   void createUnderlyingDeferredBehaviorImmediately() {
     TestInbox<Event> inbox = TestInbox.create();
-    Behavior<Command> behv = BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
-      inbox.getRef().tell(Lifecycle.STARTED);
-      return target(inbox.getRef());
-    }), backoff());
+    Behavior<Command> behv =
+        BackoffSupervisor.wrap(
+            Behaviors.setup(
+                ctx -> {
+                  inbox.getRef().tell(Lifecycle.STARTED);
+                  return target(inbox.getRef());
+                }),
+            backoff());
     BehaviorTestKit.create(behv);
     // created at once, not at the first message
     assertEquals(Lifecycle.STARTED, inbox.receiveMessage());

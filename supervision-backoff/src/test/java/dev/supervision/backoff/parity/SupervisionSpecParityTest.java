@@ -100,6 +100,7 @@ final class SupervisionSpecParityTest {
   @RegisterExtension
   static final BackoffTestKit kit =
       BackoffTestKit.create(ConfigFactory.parseString("pekko.log-dead-letters = off"));
+
   static final Duration B = Duration.ofMillis(100);
   static final Duration QUIET = Duration.ofMillis(200);
   static final AtomicInteger names = new AtomicInteger();
@@ -123,9 +124,12 @@ final class SupervisionSpecParityTest {
 
   /** Waits until a failure has been handled, then lets its backoff pass. */
   static void backoffPasses(TestProbe<BackoffEvent> events, Duration delay) {
-    events.fishForMessage(Duration.ofSeconds(3), e -> e instanceof BackoffEvent.RestartScheduled
-        ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
-        : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
+    events.fishForMessage(
+        Duration.ofSeconds(3),
+        e ->
+            e instanceof BackoffEvent.RestartScheduled
+                ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
+                : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
     kit.time().timePasses(delay);
   }
 
@@ -160,7 +164,8 @@ final class SupervisionSpecParityTest {
   void restartWhenHandledException() {
     TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
-    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(backoff(), events)));
+    ActorRef<Command> ref =
+        kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(backoff(), events)));
     ref.tell(Simple.INCREMENT_STATE);
     ref.tell(Simple.GET_STATE);
     probe.expectMessage(State.of(1));
@@ -173,18 +178,25 @@ final class SupervisionSpecParityTest {
   }
 
   @Test
-  @DisplayName("support nesting exceptions with outer restart and inner backoff strategies"
-      + " (and with inner restart and outer backoff strategies)")
+  @DisplayName(
+      "support nesting exceptions with outer restart and inner backoff strategies"
+          + " (and with inner restart and outer backoff strategies)")
   void nestingWithDifferentExceptions() {
     TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> innerEvents = events();
     TestProbe<BackoffEvent> outerEvents = events();
     // the inner one handles everything but IOException, which it passes on to the outer one
     Behavior<Command> inner =
-        BackoffSupervisor.wrap(target(probe.ref()), reporting(backoff().withStopOn(IOException.class), innerEvents));
+        BackoffSupervisor.wrap(
+            target(probe.ref()), reporting(backoff().withStopOn(IOException.class), innerEvents));
     Duration outerDelay = Duration.ofMillis(300);
-    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(inner,
-        reporting(exactBackoff(outerDelay, outerDelay).withResetAfter(Duration.ofHours(1)), outerEvents)));
+    ActorRef<Command> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                inner,
+                reporting(
+                    exactBackoff(outerDelay, outerDelay).withResetAfter(Duration.ofHours(1)),
+                    outerEvents)));
 
     ref.tell(new Throw(new IOException("io")));
     probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
@@ -207,7 +219,9 @@ final class SupervisionSpecParityTest {
     TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     ActorRef<Command> ref =
-        kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(backoff().withMaxRestarts(2), events)));
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                target(probe.ref()), reporting(backoff().withMaxRestarts(2), events)));
     for (int i = 0; i < 2; i++) {
       ref.tell(new Throw(new Exc2()));
       probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
@@ -225,8 +239,10 @@ final class SupervisionSpecParityTest {
   void resetLimitAfterTimeout() {
     TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
-    BackoffPolicy policy = exactBackoff(B, B).withMaxRestarts(2).withResetAfter(Duration.ofMillis(500));
-    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(policy, events)));
+    BackoffPolicy policy =
+        exactBackoff(B, B).withMaxRestarts(2).withResetAfter(Duration.ofMillis(500));
+    ActorRef<Command> ref =
+        kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(policy, events)));
     for (int i = 0; i < 2; i++) {
       ref.tell(new Throw(new Exc2()));
       probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
@@ -277,7 +293,8 @@ final class SupervisionSpecParityTest {
     assertEquals(Set.of(), expectState(parentProbe).children().keySet());
     // anotherProbe was stopped: its Terminated was stashed and is delivered to the new behavior
     ReceivedSignal terminated = parentProbe.expectMessageClass(ReceivedSignal.class);
-    assertEquals(anotherProbe.ref(), assertInstanceOf(Terminated.class, terminated.signal()).getRef());
+    assertEquals(
+        anotherProbe.ref(), assertInstanceOf(Terminated.class, terminated.signal()).getRef());
   }
 
   @Test
@@ -361,14 +378,18 @@ final class SupervisionSpecParityTest {
     CountDownLatch slowStop1 = new CountDownLatch(1);
     CountDownLatch slowStop2 = new CountDownLatch(1);
     AtomicBoolean throwFromSetup = new AtomicBoolean(true);
-    Behavior<Command> behv = BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
-      ctx.spawn(target(child1Probe.ref(), 0, slowStop1, null), "child1");
-      if (throwFromSetup.get()) {
-        ctx.spawn(target(child2Probe.ref(), 0, slowStop2, null), "child2");
-        throw new TestException("exc from setup");
-      }
-      return target(parentProbe.ref());
-    }), reporting(backoff(), events));
+    Behavior<Command> behv =
+        BackoffSupervisor.wrap(
+            Behaviors.setup(
+                ctx -> {
+                  ctx.spawn(target(child1Probe.ref(), 0, slowStop1, null), "child1");
+                  if (throwFromSetup.get()) {
+                    ctx.spawn(target(child2Probe.ref(), 0, slowStop2, null), "child2");
+                    throw new TestException("exc from setup");
+                  }
+                  return target(parentProbe.ref());
+                }),
+            reporting(backoff(), events));
     ActorRef<Command> ref = kit.spawn(behv);
     try {
       slowStop1.countDown();
@@ -393,14 +414,18 @@ final class SupervisionSpecParityTest {
     CountDownLatch slowStop1 = new CountDownLatch(1);
     CountDownLatch slowStop2 = new CountDownLatch(1);
     AtomicBoolean throwFromSetup = new AtomicBoolean(false);
-    Behavior<Command> behv = BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
-      ctx.spawn(target(child1Probe.ref(), 0, slowStop1, null), "child1");
-      if (throwFromSetup.get()) {
-        ctx.spawn(target(child2Probe.ref(), 0, slowStop2, null), "child2");
-        throw new TestException("exc from setup");
-      }
-      return target(parentProbe.ref());
-    }), reporting(backoff(), events));
+    Behavior<Command> behv =
+        BackoffSupervisor.wrap(
+            Behaviors.setup(
+                ctx -> {
+                  ctx.spawn(target(child1Probe.ref(), 0, slowStop1, null), "child1");
+                  if (throwFromSetup.get()) {
+                    ctx.spawn(target(child2Probe.ref(), 0, slowStop2, null), "child2");
+                    throw new TestException("exc from setup");
+                  }
+                  return target(parentProbe.ref());
+                }),
+            reporting(backoff(), events));
     ActorRef<Command> ref = kit.spawn(behv);
     ref.tell(Simple.GET_STATE);
     assertEquals(Set.of("child1"), expectState(parentProbe).children().keySet());
@@ -428,11 +453,14 @@ final class SupervisionSpecParityTest {
 
   static TestProbe<Dropped> droppedProbe() {
     TestProbe<Dropped> probe = kit.createTestProbe();
-    Adapter.toClassic(kit.system()).getEventStream().subscribe(Adapter.toClassic(probe.ref()), Dropped.class);
+    Adapter.toClassic(kit.system())
+        .getEventStream()
+        .subscribe(Adapter.toClassic(probe.ref()), Dropped.class);
     return probe;
   }
 
-  static void expectDropped(TestProbe<Dropped> dropped, Object message, String reason, ActorRef<?> recipient) {
+  static void expectDropped(
+      TestProbe<Dropped> dropped, Object message, String reason, ActorRef<?> recipient) {
     Dropped d = dropped.receiveMessage();
     assertEquals(message, d.message());
     assertEquals(reason, d.reason());
@@ -448,10 +476,15 @@ final class SupervisionSpecParityTest {
     TestProbe<BackoffEvent> events = events();
     Duration minBackoff = Duration.ofSeconds(1);
     BackoffPolicy policy = exactBackoff(minBackoff, minBackoff).withStashCapacity(2);
-    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
-      startedProbe.ref().tell(Lifecycle.STARTED);
-      return target(probe.ref());
-    }), reporting(policy, events)));
+    ActorRef<Command> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                Behaviors.setup(
+                    ctx -> {
+                      startedProbe.ref().tell(Lifecycle.STARTED);
+                      return target(probe.ref());
+                    }),
+                reporting(policy, events)));
     startedProbe.expectMessage(Lifecycle.STARTED);
     ref.tell(new Throw(new Exc1()));
     probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
@@ -472,17 +505,25 @@ final class SupervisionSpecParityTest {
    * pekko.actor.typed.restart-stash-capacity}. Expected to pass once the engine does the same.
    */
   @Test
-  @DisplayName("(no Pekko case) the default stash capacity comes from pekko.actor.typed.restart-stash-capacity")
+  @DisplayName(
+      "(no Pekko case) the default stash capacity comes from pekko.actor.typed.restart-stash-capacity")
   void defaultStashCapacityComesFromTheConfig() {
-    ActorTestKit configured = ActorTestKit.create("StashCapacityFromConfig", ConfigFactory
-        .parseString("pekko.actor.typed.restart-stash-capacity = 2\npekko.log-dead-letters = off")
-        .withFallback(ManualTime.config()));
+    ActorTestKit configured =
+        ActorTestKit.create(
+            "StashCapacityFromConfig",
+            ConfigFactory.parseString(
+                    "pekko.actor.typed.restart-stash-capacity = 2\npekko.log-dead-letters = off")
+                .withFallback(ManualTime.config()));
     try {
       TestProbe<Dropped> dropped = configured.createTestProbe(Dropped.class);
-      Adapter.toClassic(configured.system()).getEventStream().subscribe(Adapter.toClassic(dropped.ref()), Dropped.class);
+      Adapter.toClassic(configured.system())
+          .getEventStream()
+          .subscribe(Adapter.toClassic(dropped.ref()), Dropped.class);
       TestProbe<Event> probe = configured.createTestProbe(Event.class);
-      ActorRef<Command> ref = configured.spawn(BackoffSupervisor.wrap(target(probe.ref()),
-          exactBackoff(Duration.ofSeconds(1), Duration.ofSeconds(1))));
+      ActorRef<Command> ref =
+          configured.spawn(
+              BackoffSupervisor.wrap(
+                  target(probe.ref()), exactBackoff(Duration.ofSeconds(1), Duration.ofSeconds(1))));
       ref.tell(new Throw(new Exc1()));
       probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
       for (int i = 1; i <= 3; i++) {
@@ -502,13 +543,19 @@ final class SupervisionSpecParityTest {
     TestProbe<Event> startedProbe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     Duration minBackoff = Duration.ofSeconds(1);
-    BackoffPolicy policy = exactBackoff(minBackoff, Duration.ofSeconds(10))
-        .withResetAfter(Duration.ofSeconds(10))
-        .withStashCapacity(0);
-    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
-      startedProbe.ref().tell(Lifecycle.STARTED);
-      return target(probe.ref());
-    }), reporting(policy, events)));
+    BackoffPolicy policy =
+        exactBackoff(minBackoff, Duration.ofSeconds(10))
+            .withResetAfter(Duration.ofSeconds(10))
+            .withStashCapacity(0);
+    ActorRef<Command> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                Behaviors.setup(
+                    ctx -> {
+                      startedProbe.ref().tell(Lifecycle.STARTED);
+                      return target(probe.ref());
+                    }),
+                reporting(policy, events)));
     String reason = "stash of the backoff supervisor is full (capacity 0)";
     startedProbe.expectMessage(Lifecycle.STARTED);
     for (int round = 1; round <= 2; round++) {
@@ -533,22 +580,30 @@ final class SupervisionSpecParityTest {
     TestProbe<Event> startedProbe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     Duration minBackoff = Duration.ofMillis(200);
-    BackoffPolicy policy = exactBackoff(minBackoff, Duration.ofSeconds(10))
-        .withMaxRestarts(2)
-        .withResetAfter(Duration.ofSeconds(10));
+    BackoffPolicy policy =
+        exactBackoff(minBackoff, Duration.ofSeconds(10))
+            .withMaxRestarts(2)
+            .withResetAfter(Duration.ofSeconds(10));
     AtomicBoolean alreadyStarted = new AtomicBoolean(false);
-    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
-      if (alreadyStarted.get()) {
-        throw new TestException("failure to restart");
-      }
-      alreadyStarted.set(true);
-      startedProbe.ref().tell(Lifecycle.STARTED);
-      return Behaviors.receive(Command.class)
-          .onMessage(Throw.class, t -> {
-            throw Target.<RuntimeException>sneaky(t.failure());
-          })
-          .build();
-    }), reporting(policy, events)));
+    ActorRef<Command> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                Behaviors.setup(
+                    ctx -> {
+                      if (alreadyStarted.get()) {
+                        throw new TestException("failure to restart");
+                      }
+                      alreadyStarted.set(true);
+                      startedProbe.ref().tell(Lifecycle.STARTED);
+                      return Behaviors.receive(Command.class)
+                          .onMessage(
+                              Throw.class,
+                              t -> {
+                                throw Target.<RuntimeException>sneaky(t.failure());
+                              })
+                          .build();
+                    }),
+                reporting(policy, events)));
     startedProbe.expectMessage(Lifecycle.STARTED);
     ref.tell(new Throw(new Exc1()));
     backoffPasses(events, minBackoff); // restart 1 fails in setup
@@ -566,10 +621,12 @@ final class SupervisionSpecParityTest {
     TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     Duration minBackoff = Duration.ofSeconds(1);
-    BackoffPolicy policy = exactBackoff(minBackoff, Duration.ofSeconds(10))
-        .withResetAfter(Duration.ofMillis(100))
-        .withStashCapacity(0);
-    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(policy, events)));
+    BackoffPolicy policy =
+        exactBackoff(minBackoff, Duration.ofSeconds(10))
+            .withResetAfter(Duration.ofMillis(100))
+            .withStashCapacity(0);
+    ActorRef<Command> ref =
+        kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(policy, events)));
     String reason = "stash of the backoff supervisor is full (capacity 0)";
     ref.tell(Simple.INCREMENT_STATE);
     ref.tell(new Throw(new Exc1()));
@@ -589,7 +646,8 @@ final class SupervisionSpecParityTest {
     ref.tell(new Ping(2));
     expectDropped(dropped, new Ping(2), reason, ref);
     // the count was reset: restarted after minBackoff again, not after 2 s
-    BackoffEvent.RestartScheduled scheduled = events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    BackoffEvent.RestartScheduled scheduled =
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class);
     assertEquals(minBackoff, scheduled.delay());
     kit.time().timePasses(minBackoff);
     ref.tell(Simple.GET_STATE);
@@ -603,11 +661,21 @@ final class SupervisionSpecParityTest {
     TestProbe<BackoffEvent> innerEvents = events();
     TestProbe<BackoffEvent> outerEvents = events();
     Duration d = Duration.ofMillis(20);
-    Behavior<Command> inner = BackoffSupervisor.wrap(target(probe.ref()), reporting(
-        exactBackoff(d, Duration.ofSeconds(10)).withResetAfter(Duration.ofMillis(900)).withStopOn(Exc3.class),
-        innerEvents));
-    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(inner, reporting(
-        exactBackoff(d, Duration.ofSeconds(10)).withResetAfter(Duration.ofMillis(1100)), outerEvents)));
+    Behavior<Command> inner =
+        BackoffSupervisor.wrap(
+            target(probe.ref()),
+            reporting(
+                exactBackoff(d, Duration.ofSeconds(10))
+                    .withResetAfter(Duration.ofMillis(900))
+                    .withStopOn(Exc3.class),
+                innerEvents));
+    ActorRef<Command> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                inner,
+                reporting(
+                    exactBackoff(d, Duration.ofSeconds(10)).withResetAfter(Duration.ofMillis(1100)),
+                    outerEvents)));
 
     ref.tell(Simple.INCREMENT_STATE);
     ref.tell(new Throw(new Exc1())); // the inner one restarts
@@ -626,7 +694,8 @@ final class SupervisionSpecParityTest {
     kit.time().timePasses(Duration.ofSeconds(2)); // every reset timer is due
     outerEvents.expectMessageClass(BackoffEvent.Restarted.class);
     outerEvents.expectMessageClass(BackoffEvent.BackoffReset.class);
-    // differs on purpose: Pekko's reset signal of one supervisor reaches the behavior; ours never do
+    // differs on purpose: Pekko's reset signal of one supervisor reaches the behavior; ours never
+    // do
     probe.expectNoMessage(QUIET);
     // still alive
     ref.tell(Simple.INCREMENT_STATE);
@@ -640,10 +709,14 @@ final class SupervisionSpecParityTest {
   @DisplayName("create underlying deferred behavior immediately")
   void createUnderlyingDeferredBehaviorImmediately() {
     TestProbe<Event> probe = kit.createTestProbe();
-    Behavior<Command> behv = BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
-      probe.ref().tell(Lifecycle.STARTED);
-      return target(probe.ref());
-    }), backoff());
+    Behavior<Command> behv =
+        BackoffSupervisor.wrap(
+            Behaviors.setup(
+                ctx -> {
+                  probe.ref().tell(Lifecycle.STARTED);
+                  return target(probe.ref());
+                }),
+            backoff());
     probe.expectNoMessage(QUIET); // not yet
     kit.spawn(behv);
     probe.expectMessage(Lifecycle.STARTED); // created at once, not at the first message
@@ -652,21 +725,23 @@ final class SupervisionSpecParityTest {
   @Test
   @DisplayName("default resetBackoffAfter to average of min and max backoff")
   void defaultResetBackoffAfter() {
-    assertEquals(Duration.ofMillis(550),
+    assertEquals(
+        Duration.ofMillis(550),
         BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1)).getResetAfter());
   }
 
   static Behavior<Command> failingDeferred(TestProbe<Event> probe, int failCount) {
     AtomicInteger failCounter = new AtomicInteger();
-    return Behaviors.setup(ctx -> {
-      int count = failCounter.getAndIncrement();
-      if (count < failCount) {
-        probe.ref().tell(Lifecycle.START_FAILED);
-        throw new TestException("construction " + count + " failed");
-      }
-      probe.ref().tell(Lifecycle.STARTED);
-      return Behaviors.empty();
-    });
+    return Behaviors.setup(
+        ctx -> {
+          int count = failCounter.getAndIncrement();
+          if (count < failCount) {
+            probe.ref().tell(Lifecycle.START_FAILED);
+            throw new TestException("construction " + count + " failed");
+          }
+          probe.ref().tell(Lifecycle.STARTED);
+          return Behaviors.empty();
+        });
   }
 
   @Test
@@ -683,12 +758,15 @@ final class SupervisionSpecParityTest {
   }
 
   @Test
-  @DisplayName("fail instead of restart with exponential backoff when deferred factory throws unhandled"
-      + " (here: a class listed in withStopOn)")
+  @DisplayName(
+      "fail instead of restart with exponential backoff when deferred factory throws unhandled"
+          + " (here: a class listed in withStopOn)")
   void failWhenDeferredFactoryThrowsPermanent() {
     TestProbe<Event> probe = kit.createTestProbe();
     ActorRef<Command> ref =
-        kit.spawn(BackoffSupervisor.wrap(failingDeferred(probe, 1), backoff().withStopOn(TestException.class)));
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                failingDeferred(probe, 1), backoff().withStopOn(TestException.class)));
     probe.expectMessage(Lifecycle.START_FAILED);
     probe.expectTerminated(ref);
     kit.time().timePasses(B);
@@ -702,8 +780,11 @@ final class SupervisionSpecParityTest {
     TestProbe<BackoffEvent> events = events();
     CountDownLatch slowRestart = new CountDownLatch(1);
     CountDownLatch childSlowStop = new CountDownLatch(1);
-    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(
-        target(probe.ref(), 0, null, slowRestart), reporting(backoff().withStashCapacity(4), events)));
+    ActorRef<Command> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                target(probe.ref(), 0, null, slowRestart),
+                reporting(backoff().withStashCapacity(4), events)));
     TestProbe<Event> childProbe = kit.createTestProbe();
     String childName = nextName();
     ref.tell(new CreateChild(target(childProbe.ref(), 0, childSlowStop, null), childName));
@@ -734,8 +815,12 @@ final class SupervisionSpecParityTest {
   static final class FailingConstructor extends AbstractBehavior<Command> {
     private final ActorRef<Event> monitor;
 
-    FailingConstructor(ActorContext<Command> context, ActorRef<Event> monitor, AtomicInteger failCounter,
-        int failCount, CountDownLatch slowStop) {
+    FailingConstructor(
+        ActorContext<Command> context,
+        ActorRef<Event> monitor,
+        AtomicInteger failCounter,
+        int failCount,
+        CountDownLatch slowStop) {
       super(context);
       this.monitor = monitor;
       monitor.tell(Lifecycle.STARTED);
@@ -748,10 +833,12 @@ final class SupervisionSpecParityTest {
     @Override
     public Receive<Command> createReceive() {
       return newReceiveBuilder()
-          .onMessage(Ping.class, p -> {
-            monitor.tell(new Pong(p.n()));
-            return this;
-          })
+          .onMessage(
+              Ping.class,
+              p -> {
+                monitor.tell(new Pong(p.n()));
+                return this;
+              })
           .build();
     }
   }
@@ -763,9 +850,12 @@ final class SupervisionSpecParityTest {
     TestProbe<BackoffEvent> events = events();
     CountDownLatch slowStop = new CountDownLatch(1);
     AtomicInteger failCounter = new AtomicInteger();
-    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(
-        Behaviors.setup(ctx -> new FailingConstructor(ctx, probe.ref(), failCounter, 2, slowStop)),
-        reporting(backoff().withStashCapacity(4), events)));
+    ActorRef<Command> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                Behaviors.setup(
+                    ctx -> new FailingConstructor(ctx, probe.ref(), failCounter, 2, slowStop)),
+                reporting(backoff().withStashCapacity(4), events)));
     probe.expectMessage(Lifecycle.STARTED);
     ref.tell(new Ping(1));
     ref.tell(new Ping(2));
@@ -785,11 +875,18 @@ final class SupervisionSpecParityTest {
   @DisplayName("work with nested supervisions and defers")
   void nestedSupervisionsAndDefers() {
     TestProbe<Event> probe = kit.createTestProbe();
-    Behavior<String> behv = BackoffSupervisor.wrap(Behaviors.setup(ctx -> BackoffSupervisor.wrap(
-        Behaviors.setup(ctx2 -> {
-          probe.ref().tell(Lifecycle.STARTED);
-          return Behaviors.<String>empty();
-        }), backoff().withMaxRestarts(3))), backoff().withMaxRestarts(3));
+    Behavior<String> behv =
+        BackoffSupervisor.wrap(
+            Behaviors.setup(
+                ctx ->
+                    BackoffSupervisor.wrap(
+                        Behaviors.setup(
+                            ctx2 -> {
+                              probe.ref().tell(Lifecycle.STARTED);
+                              return Behaviors.<String>empty();
+                            }),
+                        backoff().withMaxRestarts(3))),
+            backoff().withMaxRestarts(3));
     kit.spawn(behv);
     probe.expectMessage(Lifecycle.STARTED);
   }
@@ -798,20 +895,28 @@ final class SupervisionSpecParityTest {
 
   /** A behavior that wraps itself again, with an equal policy, for every message it handles. */
   static Behavior<String> rewrapping(TestProbe<Object> probe, BackoffPolicy policy, int n) {
-    return BackoffSupervisor.wrap(Behaviors.receive(String.class)
-        .onMessageEquals("boom", () -> {
-          throw new TestException("boom indeed");
-        })
-        .onMessageEquals("ping", () -> {
-          probe.ref().tell("pong-" + n);
-          return Behaviors.same();
-        })
-        .onMessageEquals("next", () -> rewrapping(probe, policy, n + 1))
-        .onMessageEquals("give me stacktrace", () -> {
-          probe.ref().tell(new RuntimeException().getStackTrace());
-          return Behaviors.stopped();
-        })
-        .build(), policy);
+    return BackoffSupervisor.wrap(
+        Behaviors.receive(String.class)
+            .onMessageEquals(
+                "boom",
+                () -> {
+                  throw new TestException("boom indeed");
+                })
+            .onMessageEquals(
+                "ping",
+                () -> {
+                  probe.ref().tell("pong-" + n);
+                  return Behaviors.same();
+                })
+            .onMessageEquals("next", () -> rewrapping(probe, policy, n + 1))
+            .onMessageEquals(
+                "give me stacktrace",
+                () -> {
+                  probe.ref().tell(new RuntimeException().getStackTrace());
+                  return Behaviors.stopped();
+                })
+            .build(),
+        policy);
   }
 
   /**
@@ -841,10 +946,13 @@ final class SupervisionSpecParityTest {
     }
     actor.tell("give me stacktrace");
     StackTraceElement[] stack = probe.expectMessageClass(StackTraceElement[].class);
-    long supervisors = Arrays.stream(stack)
-        .filter(e -> e.getClassName().startsWith("dev.supervision.backoff.internal.")
-            && e.getMethodName().equals("receive"))
-        .count();
+    long supervisors =
+        Arrays.stream(stack)
+            .filter(
+                e ->
+                    e.getClassName().startsWith("dev.supervision.backoff.internal.")
+                        && e.getMethodName().equals("receive"))
+            .count();
     assertEquals(1, supervisors, "one supervisor on the stack, not one per re-wrap");
   }
 
@@ -855,29 +963,46 @@ final class SupervisionSpecParityTest {
   void recoverFromADeathPactException() {
     TestProbe<Object> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(Behaviors.setup(context -> {
-      ActorRef<String> child = context.spawnAnonymous(Behaviors.receive(String.class)
-          .onMessageEquals("boom", () -> Behaviors.setup(c -> {
-            probe.ref().tell(c.getSelf());
-            return Behaviors.stopped();
-          }))
-          .build());
-      context.watch(child); // and no handler for its Terminated: a DeathPactException
-      return Behaviors.receive(String.class)
-          .onMessageEquals("boom", () -> {
-            child.tell("boom");
-            return Behaviors.same();
-          })
-          .onMessageEquals("ping", () -> {
-            probe.ref().tell("pong");
-            return Behaviors.same();
-          })
-          .build();
-    }), reporting(backoff(), events)));
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                Behaviors.setup(
+                    context -> {
+                      ActorRef<String> child =
+                          context.spawnAnonymous(
+                              Behaviors.receive(String.class)
+                                  .onMessageEquals(
+                                      "boom",
+                                      () ->
+                                          Behaviors.setup(
+                                              c -> {
+                                                probe.ref().tell(c.getSelf());
+                                                return Behaviors.stopped();
+                                              }))
+                                  .build());
+                      context.watch(
+                          child); // and no handler for its Terminated: a DeathPactException
+                      return Behaviors.receive(String.class)
+                          .onMessageEquals(
+                              "boom",
+                              () -> {
+                                child.tell("boom");
+                                return Behaviors.same();
+                              })
+                          .onMessageEquals(
+                              "ping",
+                              () -> {
+                                probe.ref().tell("pong");
+                                return Behaviors.same();
+                              })
+                          .build();
+                    }),
+                reporting(backoff(), events)));
     actor.tell("boom");
     ActorRef<?> child = probe.expectMessageClass(ActorRef.class);
     probe.expectTerminated(child);
-    BackoffEvent.RestartScheduled scheduled = events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    BackoffEvent.RestartScheduled scheduled =
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class);
     assertInstanceOf(org.apache.pekko.actor.typed.DeathPactException.class, scheduled.cause());
     kit.time().timePasses(B);
     actor.tell("ping");
@@ -890,24 +1015,32 @@ final class SupervisionSpecParityTest {
     TestProbe<Event> probe = kit.createTestProbe();
     ActorRef<Command> ref =
         kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff().withLogLevel(Level.INFO)));
-    LoggingTestKit.info("exc-1").expect(kit.system(), () -> {
-      ref.tell(new Throw(new Exc1()));
-      probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
-      return null;
-    });
+    LoggingTestKit.info("exc-1")
+        .expect(
+            kit.system(),
+            () -> {
+              ref.tell(new Throw(new Exc1()));
+              probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
+              return null;
+            });
   }
 
   @Test
-  @DisplayName("do not log exceptions when logging is enabled and provided log level does not match")
+  @DisplayName(
+      "do not log exceptions when logging is enabled and provided log level does not match")
   void doNotLogAtAnotherLevel() {
     TestProbe<Event> probe = kit.createTestProbe();
     ActorRef<Command> ref =
         kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff().withLogLevel(Level.DEBUG)));
-    LoggingTestKit.info("exc-1").withOccurrences(0).expect(kit.system(), () -> {
-      ref.tell(new Throw(new Exc1()));
-      probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
-      return null;
-    });
+    LoggingTestKit.info("exc-1")
+        .withOccurrences(0)
+        .expect(
+            kit.system(),
+            () -> {
+              ref.tell(new Throw(new Exc1()));
+              probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
+              return null;
+            });
   }
 
   @Test
@@ -915,14 +1048,21 @@ final class SupervisionSpecParityTest {
   void logsAtWarnByDefault() {
     TestProbe<Event> probe = kit.createTestProbe();
     ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff()));
-    LoggingTestKit.warn("exc-1").expect(kit.system(), () -> {
-      LoggingTestKit.error("exc-1").withOccurrences(0).expect(kit.system(), () -> {
-        ref.tell(new Throw(new Exc1()));
-        probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
-        return null;
-      });
-      return null;
-    });
+    LoggingTestKit.warn("exc-1")
+        .expect(
+            kit.system(),
+            () -> {
+              LoggingTestKit.error("exc-1")
+                  .withOccurrences(0)
+                  .expect(
+                      kit.system(),
+                      () -> {
+                        ref.tell(new Throw(new Exc1()));
+                        probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
+                        return null;
+                      });
+              return null;
+            });
   }
 
   @Test
@@ -931,34 +1071,48 @@ final class SupervisionSpecParityTest {
     TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     Duration d = Duration.ofMillis(1);
-    BackoffPolicy policy = exactBackoff(d, d)
-        .withResetAfter(Duration.ofSeconds(2))
-        .withLogLevel(Level.INFO)
-        .withCriticalLogLevel(Level.ERROR, 3);
-    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(policy, events)));
-    Runnable failAndRestart = () -> {
-      ref.tell(new Throw(new Exc1()));
-      probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
-      backoffPasses(events, d);
-      events.expectMessageClass(BackoffEvent.Restarted.class);
-    };
-    LoggingTestKit.info("exc-1").withOccurrences(3).expect(kit.system(), () -> {
-      for (int i = 0; i < 3; i++) {
-        failAndRestart.run();
-      }
-      return null;
-    });
-    LoggingTestKit.error("exc-1").withOccurrences(2).expect(kit.system(), () -> {
-      failAndRestart.run();
-      failAndRestart.run();
-      return null;
-    });
+    BackoffPolicy policy =
+        exactBackoff(d, d)
+            .withResetAfter(Duration.ofSeconds(2))
+            .withLogLevel(Level.INFO)
+            .withCriticalLogLevel(Level.ERROR, 3);
+    ActorRef<Command> ref =
+        kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), reporting(policy, events)));
+    Runnable failAndRestart =
+        () -> {
+          ref.tell(new Throw(new Exc1()));
+          probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
+          backoffPasses(events, d);
+          events.expectMessageClass(BackoffEvent.Restarted.class);
+        };
+    LoggingTestKit.info("exc-1")
+        .withOccurrences(3)
+        .expect(
+            kit.system(),
+            () -> {
+              for (int i = 0; i < 3; i++) {
+                failAndRestart.run();
+              }
+              return null;
+            });
+    LoggingTestKit.error("exc-1")
+        .withOccurrences(2)
+        .expect(
+            kit.system(),
+            () -> {
+              failAndRestart.run();
+              failAndRestart.run();
+              return null;
+            });
     kit.time().timePasses(Duration.ofSeconds(2)); // reset
     events.expectMessageClass(BackoffEvent.BackoffReset.class);
-    LoggingTestKit.info("exc-1").expect(kit.system(), () -> {
-      failAndRestart.run();
-      return null;
-    });
+    LoggingTestKit.info("exc-1")
+        .expect(
+            kit.system(),
+            () -> {
+              failAndRestart.run();
+              return null;
+            });
   }
 
   @Test
@@ -966,20 +1120,26 @@ final class SupervisionSpecParityTest {
   void exceptionsFromADifferentMessageType() {
     TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
-    Behavior<Command> inner = Behaviors.receive(Object.class)
-        .onMessage(Ping.class, p -> {
-          probe.ref().tell(new Pong(p.n()));
-          return Behaviors.same();
-        })
-        .onAnyMessage(m -> {
-          throw new Exc1();
-        })
-        .onSignalEquals(PreRestart.instance(), () -> {
-          probe.ref().tell(new ReceivedSignal(PreRestart.instance()));
-          return Behaviors.same();
-        })
-        .build()
-        .narrow();
+    Behavior<Command> inner =
+        Behaviors.receive(Object.class)
+            .onMessage(
+                Ping.class,
+                p -> {
+                  probe.ref().tell(new Pong(p.n()));
+                  return Behaviors.same();
+                })
+            .onAnyMessage(
+                m -> {
+                  throw new Exc1();
+                })
+            .onSignalEquals(
+                PreRestart.instance(),
+                () -> {
+                  probe.ref().tell(new ReceivedSignal(PreRestart.instance()));
+                  return Behaviors.same();
+                })
+            .build()
+            .narrow();
     ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(inner, reporting(backoff(), events)));
     ref.tell(new Ping(1));
     probe.expectMessage(new Pong(1));
@@ -994,17 +1154,20 @@ final class SupervisionSpecParityTest {
   @DisplayName("not allow AbstractBehavior without setup")
   void notAllowAbstractBehaviorWithoutSetup() {
     TestProbe<ActorContext<String>> contextProbe = kit.createTestProbe();
-    kit.spawn(Behaviors.<String>setup(context -> {
-      contextProbe.ref().tell(context);
-      return Behaviors.empty();
-    }));
+    kit.spawn(
+        Behaviors.<String>setup(
+            context -> {
+              contextProbe.ref().tell(context);
+              return Behaviors.empty();
+            }));
     ActorContext<String> wrongContext = contextProbe.receiveMessage();
-    AbstractBehavior<String> instance = new AbstractBehavior<>(wrongContext) {
-      @Override
-      public Receive<String> createReceive() {
-        return newReceiveBuilder().build();
-      }
-    };
+    AbstractBehavior<String> instance =
+        new AbstractBehavior<>(wrongContext) {
+          @Override
+          public Receive<String> createReceive() {
+            return newReceiveBuilder().build();
+          }
+        };
     assertThrows(IllegalArgumentException.class, () -> BackoffSupervisor.wrap(instance, backoff()));
   }
 
@@ -1013,36 +1176,54 @@ final class SupervisionSpecParityTest {
   void applySupervisionToAdapterFunction() {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
-    ActorRef<String> ref = kit.spawn(BackoffSupervisor.wrap(Behaviors.setup(context -> {
-      probe.ref().tell("Starting");
-      return Behaviors.receive(String.class)
-          .onMessageEquals("future-boom", () -> {
-            // the adapter function throws, in the actor
-            context.pipeToSelf(CompletableFuture.<String>failedFuture(new TestException("thrown in adapter")),
-                (ok, failure) -> {
-                  if (failure != null) {
-                    throw Target.<RuntimeException>sneaky(failure);
-                  }
-                  return ok;
-                });
-            return Behaviors.same();
-          })
-          .onMessage(String.class, other -> {
-            probe.ref().tell(other);
-            return Behaviors.same();
-          })
-          .onSignalEquals(PreRestart.instance(), () -> {
-            probe.ref().tell("PreRestart");
-            return Behaviors.same();
-          })
-          // Pekko turns a failing adapter into this signal; its Scala DSL rethrows it when the
-          // behavior does not handle it, the Java BehaviorBuilder leaves it unhandled (and the
-          // message is lost), so a Java behavior rethrows it to let the supervisor see the failure
-          .onSignal(MessageAdaptionFailure.class, f -> {
-            throw Target.<RuntimeException>sneaky(f.exception());
-          })
-          .build();
-    }), reporting(backoff(), events)));
+    ActorRef<String> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                Behaviors.setup(
+                    context -> {
+                      probe.ref().tell("Starting");
+                      return Behaviors.receive(String.class)
+                          .onMessageEquals(
+                              "future-boom",
+                              () -> {
+                                // the adapter function throws, in the actor
+                                context.pipeToSelf(
+                                    CompletableFuture.<String>failedFuture(
+                                        new TestException("thrown in adapter")),
+                                    (ok, failure) -> {
+                                      if (failure != null) {
+                                        throw Target.<RuntimeException>sneaky(failure);
+                                      }
+                                      return ok;
+                                    });
+                                return Behaviors.same();
+                              })
+                          .onMessage(
+                              String.class,
+                              other -> {
+                                probe.ref().tell(other);
+                                return Behaviors.same();
+                              })
+                          .onSignalEquals(
+                              PreRestart.instance(),
+                              () -> {
+                                probe.ref().tell("PreRestart");
+                                return Behaviors.same();
+                              })
+                          // Pekko turns a failing adapter into this signal; its Scala DSL rethrows
+                          // it when the
+                          // behavior does not handle it, the Java BehaviorBuilder leaves it
+                          // unhandled (and the
+                          // message is lost), so a Java behavior rethrows it to let the supervisor
+                          // see the failure
+                          .onSignal(
+                              MessageAdaptionFailure.class,
+                              f -> {
+                                throw Target.<RuntimeException>sneaky(f.exception());
+                              })
+                          .build();
+                    }),
+                reporting(backoff(), events)));
     probe.expectMessage("Starting");
     ref.tell("future-boom");
     probe.expectMessage("PreRestart");
@@ -1054,48 +1235,67 @@ final class SupervisionSpecParityTest {
 
   static Behavior<String> adaptedMessageFailure(TestProbe<String> signalProbe) {
     return Behaviors.receive(String.class)
-        .onMessageEquals("adapt-fail", () -> Behaviors.setup(ctx -> {
-          ActorRef<String> adapter = ctx.messageAdapter(String.class, s -> "throw-test-exception");
-          adapter.tell("throw-test-exception");
-          return Behaviors.same();
-        }))
-        .onMessageEquals("throw-test-exception", () -> {
-          throw new TestException("boom");
-        })
-        .onSignalEquals(PreRestart.instance(), () -> {
-          signalProbe.ref().tell("PreRestart");
-          return Behaviors.same();
-        })
-        .onSignalEquals(PostStop.instance(), () -> {
-          signalProbe.ref().tell("PostStop");
-          return Behaviors.same();
-        })
+        .onMessageEquals(
+            "adapt-fail",
+            () ->
+                Behaviors.setup(
+                    ctx -> {
+                      ActorRef<String> adapter =
+                          ctx.messageAdapter(String.class, s -> "throw-test-exception");
+                      adapter.tell("throw-test-exception");
+                      return Behaviors.same();
+                    }))
+        .onMessageEquals(
+            "throw-test-exception",
+            () -> {
+              throw new TestException("boom");
+            })
+        .onSignalEquals(
+            PreRestart.instance(),
+            () -> {
+              signalProbe.ref().tell("PreRestart");
+              return Behaviors.same();
+            })
+        .onSignalEquals(
+            PostStop.instance(),
+            () -> {
+              signalProbe.ref().tell("PostStop");
+              return Behaviors.same();
+            })
         .build();
   }
 
   @Test
-  @DisplayName("apply the right flatten supervision (here: one policy restarting all but withStopOn)")
+  @DisplayName(
+      "apply the right flatten supervision (here: one policy restarting all but withStopOn)")
   void applyTheRightFlattenSupervision() {
     TestProbe<String> signalProbe = kit.createTestProbe();
-    ActorRef<String> ref = kit.spawn(BackoffSupervisor.wrap(adaptedMessageFailure(signalProbe),
-        backoff().withStopOn(TestException.class)));
+    ActorRef<String> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                adaptedMessageFailure(signalProbe), backoff().withStopOn(TestException.class)));
     ref.tell("adapt-fail");
     signalProbe.expectMessage("PostStop");
     signalProbe.expectTerminated(ref);
   }
 
   @Test
-  @DisplayName("apply the right nested supervision (differs on purpose: the inner stop is restarted by the outer)")
+  @DisplayName(
+      "apply the right nested supervision (differs on purpose: the inner stop is restarted by the outer)")
   void applyTheRightNestedSupervision() {
     TestProbe<String> signalProbe = kit.createTestProbe();
     TestProbe<BackoffEvent> outerEvents = events();
-    ActorRef<String> ref = kit.spawn(BackoffSupervisor.wrap(
-        BackoffSupervisor.wrap(adaptedMessageFailure(signalProbe), backoff().withStopOn(TestException.class)),
-        reporting(backoff(), outerEvents)));
+    ActorRef<String> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                BackoffSupervisor.wrap(
+                    adaptedMessageFailure(signalProbe), backoff().withStopOn(TestException.class)),
+                reporting(backoff(), outerEvents)));
     ref.tell("adapt-fail");
     // the inner supervisor gives up and fails the actor with the cause; the outer one restarts it
     signalProbe.expectMessage("PreRestart");
-    BackoffEvent.RestartScheduled scheduled = outerEvents.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    BackoffEvent.RestartScheduled scheduled =
+        outerEvents.expectMessageClass(BackoffEvent.RestartScheduled.class);
     assertInstanceOf(TestException.class, scheduled.cause());
   }
 
@@ -1105,17 +1305,23 @@ final class SupervisionSpecParityTest {
    * treats it as a failure.
    */
   @Test
-  @DisplayName("(no Pekko case) a child returning a failed behavior is restarted like one that throws")
+  @DisplayName(
+      "(no Pekko case) a child returning a failed behavior is restarted like one that throws")
   void aChildReturningAFailedBehaviorIsRestarted() {
     TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     AtomicInteger starts = new AtomicInteger();
-    ActorRef<String> ref = kit.spawn(BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
-      probe.ref().tell(new Pong(starts.incrementAndGet()));
-      return Behaviors.receive(String.class)
-          .onMessageEquals("fail", () -> BehaviorImpl.<String>failed(new Exc1()))
-          .build();
-    }), reporting(backoff(), events)));
+    ActorRef<String> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                Behaviors.setup(
+                    ctx -> {
+                      probe.ref().tell(new Pong(starts.incrementAndGet()));
+                      return Behaviors.receive(String.class)
+                          .onMessageEquals("fail", () -> BehaviorImpl.<String>failed(new Exc1()))
+                          .build();
+                    }),
+                reporting(backoff(), events)));
     probe.expectMessage(new Pong(1));
     ref.tell("fail");
     backoffPasses(events, B);
@@ -1125,36 +1331,49 @@ final class SupervisionSpecParityTest {
   // ------------------------------------------------------------------ stopped behaviors
 
   @Test
-  @DisplayName("Supervision with the strategy restartWithBackoff: that is initially stopped should be stopped")
+  @DisplayName(
+      "Supervision with the strategy restartWithBackoff: that is initially stopped should be stopped")
   void initiallyStopped() {
-    ActorRef<Command> actor = kit.spawn(BackoffSupervisor.wrap(Behaviors.<Command>stopped(), backoff()));
+    ActorRef<Command> actor =
+        kit.spawn(BackoffSupervisor.wrap(Behaviors.<Command>stopped(), backoff()));
     kit.createTestProbe().expectTerminated(actor);
   }
 
   @Test
-  @DisplayName("Supervision with the strategy restartWithBackoff: that is stopped after setup should be stopped")
+  @DisplayName(
+      "Supervision with the strategy restartWithBackoff: that is stopped after setup should be stopped")
   void stoppedAfterSetup() {
     ActorRef<Command> actor =
-        kit.spawn(BackoffSupervisor.wrap(Behaviors.<Command>setup(ctx -> Behaviors.stopped()), backoff()));
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                Behaviors.<Command>setup(ctx -> Behaviors.stopped()), backoff()));
     kit.createTestProbe().expectTerminated(actor);
   }
 
   @Test
-  @DisplayName("Supervision with the strategy restartWithBackoff: that is stopped after restart should be stopped")
+  @DisplayName(
+      "Supervision with the strategy restartWithBackoff: that is stopped after restart should be stopped")
   void stoppedAfterRestart() {
     TestProbe<BackoffEvent> events = events();
     AtomicBoolean stopInSetup = new AtomicBoolean(false);
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(Behaviors.setup(ctx -> {
-      if (stopInSetup.get()) {
-        return Behaviors.stopped();
-      }
-      stopInSetup.set(true);
-      return Behaviors.receive(String.class)
-          .onMessageEquals("boom", () -> {
-            throw new TestException("boom");
-          })
-          .build();
-    }), reporting(backoff(), events)));
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                Behaviors.setup(
+                    ctx -> {
+                      if (stopInSetup.get()) {
+                        return Behaviors.stopped();
+                      }
+                      stopInSetup.set(true);
+                      return Behaviors.receive(String.class)
+                          .onMessageEquals(
+                              "boom",
+                              () -> {
+                                throw new TestException("boom");
+                              })
+                          .build();
+                    }),
+                reporting(backoff(), events)));
     actor.tell("boom");
     backoffPasses(events, B);
     kit.createTestProbe().expectTerminated(actor);

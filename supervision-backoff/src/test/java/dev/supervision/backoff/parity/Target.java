@@ -89,43 +89,60 @@ final class Target {
 
   static Behavior<Command> target(
       ActorRef<Event> monitor, int n, CountDownLatch slowStop, CountDownLatch slowRestart) {
-    return Behaviors.setup(ctx -> Behaviors.receive(Command.class)
-        .onMessage(Ping.class, ping -> {
-          monitor.tell(new Pong(ping.n()));
-          return Behaviors.same();
-        })
-        .onMessageEquals(Simple.INCREMENT_STATE, () -> target(monitor, n + 1, slowStop, slowRestart))
-        .onMessageEquals(Simple.GET_STATE, () -> {
-          Map<String, ActorRef<Void>> children = new TreeMap<>();
-          ctx.getChildren().forEach(c -> children.put(c.path().name(), c));
-          monitor.tell(new State(n, Map.copyOf(children)));
-          return Behaviors.same();
-        })
-        .onMessage(CreateChild.class, c -> {
-          ctx.spawn(c.behavior(), c.name());
-          return Behaviors.same();
-        })
-        .onMessage(Watch.class, w -> {
-          ctx.watch(w.ref());
-          return Behaviors.same();
-        })
-        .onMessage(WatchWith.class, w -> {
-          ctx.watchWith(w.ref(), w.message());
-          return Behaviors.same();
-        })
-        .onMessage(Throw.class, t -> {
-          throw Target.<RuntimeException>sneaky(t.failure());
-        })
-        .onSignal(Signal.class, signal -> {
-          if (signal == PostStop.instance()) {
-            await(slowStop);
-          } else if (signal == PreRestart.instance()) {
-            await(slowRestart);
-          }
-          monitor.tell(new ReceivedSignal(signal));
-          return Behaviors.same();
-        })
-        .build());
+    return Behaviors.setup(
+        ctx ->
+            Behaviors.receive(Command.class)
+                .onMessage(
+                    Ping.class,
+                    ping -> {
+                      monitor.tell(new Pong(ping.n()));
+                      return Behaviors.same();
+                    })
+                .onMessageEquals(
+                    Simple.INCREMENT_STATE, () -> target(monitor, n + 1, slowStop, slowRestart))
+                .onMessageEquals(
+                    Simple.GET_STATE,
+                    () -> {
+                      Map<String, ActorRef<Void>> children = new TreeMap<>();
+                      ctx.getChildren().forEach(c -> children.put(c.path().name(), c));
+                      monitor.tell(new State(n, Map.copyOf(children)));
+                      return Behaviors.same();
+                    })
+                .onMessage(
+                    CreateChild.class,
+                    c -> {
+                      ctx.spawn(c.behavior(), c.name());
+                      return Behaviors.same();
+                    })
+                .onMessage(
+                    Watch.class,
+                    w -> {
+                      ctx.watch(w.ref());
+                      return Behaviors.same();
+                    })
+                .onMessage(
+                    WatchWith.class,
+                    w -> {
+                      ctx.watchWith(w.ref(), w.message());
+                      return Behaviors.same();
+                    })
+                .onMessage(
+                    Throw.class,
+                    t -> {
+                      throw Target.<RuntimeException>sneaky(t.failure());
+                    })
+                .onSignal(
+                    Signal.class,
+                    signal -> {
+                      if (signal == PostStop.instance()) {
+                        await(slowStop);
+                      } else if (signal == PreRestart.instance()) {
+                        await(slowRestart);
+                      }
+                      monitor.tell(new ReceivedSignal(signal));
+                      return Behaviors.same();
+                    })
+                .build());
   }
 
   private static void await(CountDownLatch latch) throws InterruptedException {

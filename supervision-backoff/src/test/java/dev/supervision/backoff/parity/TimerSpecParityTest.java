@@ -69,30 +69,41 @@ final class TimerSpecParityTest {
   }
 
   /** Pekko's {@code target}: reports ticks, bumps its timer, throws when told, reports its timer in signals. */
-  static Behavior<Command> target(ActorRef<Event> monitor, TimerScheduler<Command> timer, int bumpCount) {
+  static Behavior<Command> target(
+      ActorRef<Event> monitor, TimerScheduler<Command> timer, int bumpCount) {
     return Behaviors.receive(Command.class)
-        .onMessage(Tick.class, t -> {
-          monitor.tell(new Tock(t.n()));
-          return Behaviors.same();
-        })
-        .onMessageEquals(Simple.BUMP, () -> {
-          int next = bumpCount + 1;
-          timer.startTimerWithFixedDelay("T", new Tick(next), INTERVAL);
-          return target(monitor, timer, next);
-        })
+        .onMessage(
+            Tick.class,
+            t -> {
+              monitor.tell(new Tock(t.n()));
+              return Behaviors.same();
+            })
+        .onMessageEquals(
+            Simple.BUMP,
+            () -> {
+              int next = bumpCount + 1;
+              timer.startTimerWithFixedDelay("T", new Tick(next), INTERVAL);
+              return target(monitor, timer, next);
+            })
         .onMessageEquals(Simple.END, Behaviors::stopped)
-        .onMessage(SlowThenThrow.class, s -> {
-          s.latch().await(10, TimeUnit.SECONDS);
-          throw s.failure();
-        })
-        .onSignalEquals(PreRestart.instance(), () -> {
-          monitor.tell(new GotPreRestart(timer.isTimerActive("T")));
-          return Behaviors.same();
-        })
-        .onSignalEquals(PostStop.instance(), () -> {
-          monitor.tell(new GotPostStop(timer.isTimerActive("T")));
-          return Behaviors.same();
-        })
+        .onMessage(
+            SlowThenThrow.class,
+            s -> {
+              s.latch().await(10, TimeUnit.SECONDS);
+              throw s.failure();
+            })
+        .onSignalEquals(
+            PreRestart.instance(),
+            () -> {
+              monitor.tell(new GotPreRestart(timer.isTimerActive("T")));
+              return Behaviors.same();
+            })
+        .onSignalEquals(
+            PostStop.instance(),
+            () -> {
+              monitor.tell(new GotPostStop(timer.isTimerActive("T")));
+              return Behaviors.same();
+            })
         .build();
   }
 
@@ -117,10 +128,16 @@ final class TimerSpecParityTest {
     TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     AtomicInteger startCounter = new AtomicInteger();
-    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(Behaviors.withTimers(timer -> {
-      timer.startTimerWithFixedDelay("T", new Tick(startCounter.incrementAndGet()), INTERVAL);
-      return target(probe.ref(), timer, 1);
-    }), backoff(events)));
+    ActorRef<Command> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                Behaviors.withTimers(
+                    timer -> {
+                      timer.startTimerWithFixedDelay(
+                          "T", new Tick(startCounter.incrementAndGet()), INTERVAL);
+                      return target(probe.ref(), timer, 1);
+                    }),
+                backoff(events)));
     kit.time().timePasses(INTERVAL);
     probe.expectMessage(new Tock(1));
     failWithATimerMessageInTheMailbox(ref); // Tick(1) is in the mailbox, for the old incarnation
@@ -140,10 +157,15 @@ final class TimerSpecParityTest {
   void discardTimersFromOldIncarnationAlt2() {
     TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
-    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(Behaviors.withTimers(timer -> {
-      timer.startTimerWithFixedDelay("T", new Tick(1), INTERVAL);
-      return target(probe.ref(), timer, 1);
-    }), backoff(events)));
+    ActorRef<Command> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                Behaviors.withTimers(
+                    timer -> {
+                      timer.startTimerWithFixedDelay("T", new Tick(1), INTERVAL);
+                      return target(probe.ref(), timer, 1);
+                    }),
+                backoff(events)));
     kit.time().timePasses(INTERVAL);
     probe.expectMessage(new Tock(1));
     ref.tell(Simple.BUMP); // changes the state, so that we see that the restart starts over
@@ -169,28 +191,38 @@ final class TimerSpecParityTest {
     TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     CountDownLatch mailboxFilled = new CountDownLatch(1);
-    Behavior<Command> behv = Behaviors.receive(Command.class)
-        .onMessageEquals(new Tick(-1), () -> {
-          probe.ref().tell(new Tock(-1));
-          return Behaviors.<Command>withTimers(timer -> {
-            timer.startSingleTimer(new Tick(0), Duration.ofMillis(5));
-            return Behaviors.receive(Command.class)
-                .onMessageEquals(new Tick(0), () -> {
-                  timer.startSingleTimer(new Tick(1), Duration.ofMillis(5)); // before Tock(0): see below
-                  probe.ref().tell(new Tock(0));
-                  // let Tick(1) reach the mailbox before the failure
-                  mailboxFilled.await(10, TimeUnit.SECONDS);
-                  throw new TestException("boom");
+    Behavior<Command> behv =
+        Behaviors.receive(Command.class)
+            .onMessageEquals(
+                new Tick(-1),
+                () -> {
+                  probe.ref().tell(new Tock(-1));
+                  return Behaviors.<Command>withTimers(
+                      timer -> {
+                        timer.startSingleTimer(new Tick(0), Duration.ofMillis(5));
+                        return Behaviors.receive(Command.class)
+                            .onMessageEquals(
+                                new Tick(0),
+                                () -> {
+                                  timer.startSingleTimer(
+                                      new Tick(1),
+                                      Duration.ofMillis(5)); // before Tock(0): see below
+                                  probe.ref().tell(new Tock(0));
+                                  // let Tick(1) reach the mailbox before the failure
+                                  mailboxFilled.await(10, TimeUnit.SECONDS);
+                                  throw new TestException("boom");
+                                })
+                            .build();
+                      });
                 })
-                .build();
-          });
-        })
-        .onMessage(Tick.class, t -> {
-          probe.ref().tell(new Tock(t.n()));
-          return Behaviors.same();
-        })
-        .onMessageEquals(Simple.END, Behaviors::stopped)
-        .build();
+            .onMessage(
+                Tick.class,
+                t -> {
+                  probe.ref().tell(new Tock(t.n()));
+                  return Behaviors.same();
+                })
+            .onMessageEquals(Simple.END, Behaviors::stopped)
+            .build();
     ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(behv, backoff(events)));
     ref.tell(new Tick(-1));
     probe.expectMessage(new Tock(-1));
@@ -218,23 +250,29 @@ final class TimerSpecParityTest {
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     CountDownLatch mailboxFilled = new CountDownLatch(1);
     CountDownLatch timerStarted = new CountDownLatch(1);
-    Behavior<Command> behv = Behaviors.receive(Command.class)
-        .onMessageEquals(new Tick(-1), () -> {
-          probe.ref().tell(new Tock(-1));
-          return Behaviors.<Command>withTimers(timer -> {
-            timer.startSingleTimer(new Tick(0), Duration.ofMillis(5));
-            timerStarted.countDown();
-            // let Tick(0) reach the mailbox before the failure
-            mailboxFilled.await(10, TimeUnit.SECONDS);
-            throw new TestException("boom");
-          });
-        })
-        .onMessage(Tick.class, t -> {
-          probe.ref().tell(new Tock(t.n()));
-          return Behaviors.same();
-        })
-        .onMessageEquals(Simple.END, Behaviors::stopped)
-        .build();
+    Behavior<Command> behv =
+        Behaviors.receive(Command.class)
+            .onMessageEquals(
+                new Tick(-1),
+                () -> {
+                  probe.ref().tell(new Tock(-1));
+                  return Behaviors.<Command>withTimers(
+                      timer -> {
+                        timer.startSingleTimer(new Tick(0), Duration.ofMillis(5));
+                        timerStarted.countDown();
+                        // let Tick(0) reach the mailbox before the failure
+                        mailboxFilled.await(10, TimeUnit.SECONDS);
+                        throw new TestException("boom");
+                      });
+                })
+            .onMessage(
+                Tick.class,
+                t -> {
+                  probe.ref().tell(new Tock(t.n()));
+                  return Behaviors.same();
+                })
+            .onMessageEquals(Simple.END, Behaviors::stopped)
+            .build();
     ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(behv, backoff(events)));
     ref.tell(new Tick(-1));
     probe.expectMessage(new Tock(-1));

@@ -45,64 +45,91 @@ final class UnstashingSpecParityTest {
 
   static Behavior<String> slowStoppingChild(CountDownLatch latch) {
     return Behaviors.receive(String.class)
-        .onSignalEquals(PostStop.instance(), () -> {
-          latch.await(10, TimeUnit.SECONDS);
-          return Behaviors.same();
-        })
+        .onSignalEquals(
+            PostStop.instance(),
+            () -> {
+              latch.await(10, TimeUnit.SECONDS);
+              return Behaviors.same();
+            })
         .build();
   }
 
   /** Pekko's {@code stashingBehavior}: stashes "stash..." messages, then unstashes into numbered behaviors. */
-  static Behavior<String> stashingBehavior(ActorRef<String> probe, CountDownLatch slowStoppingChild) {
-    return Behaviors.setup(ctx -> {
-      if (slowStoppingChild != null) {
-        ctx.spawnAnonymous(slowStoppingChild(slowStoppingChild));
-      }
-      return Behaviors.withStash(10, stash -> Behaviors.receive(String.class)
-          .onMessage(String.class, m -> m.startsWith("stash"), m -> {
-            stash.stash(m);
-            return Behaviors.same();
-          })
-          .onMessageEquals("unstash", () -> stash.unstashAll(unstashing(probe, stash, 0)))
-          .onMessageEquals("get-current", () -> {
-            probe.tell("current-00");
-            return Behaviors.same();
-          })
-          .onMessageEquals("get-stash-size", () -> {
-            probe.tell("stash-size-" + stash.size());
-            return Behaviors.same();
-          })
-          .build());
-    });
+  static Behavior<String> stashingBehavior(
+      ActorRef<String> probe, CountDownLatch slowStoppingChild) {
+    return Behaviors.setup(
+        ctx -> {
+          if (slowStoppingChild != null) {
+            ctx.spawnAnonymous(slowStoppingChild(slowStoppingChild));
+          }
+          return Behaviors.withStash(
+              10,
+              stash ->
+                  Behaviors.receive(String.class)
+                      .onMessage(
+                          String.class,
+                          m -> m.startsWith("stash"),
+                          m -> {
+                            stash.stash(m);
+                            return Behaviors.same();
+                          })
+                      .onMessageEquals(
+                          "unstash", () -> stash.unstashAll(unstashing(probe, stash, 0)))
+                      .onMessageEquals(
+                          "get-current",
+                          () -> {
+                            probe.tell("current-00");
+                            return Behaviors.same();
+                          })
+                      .onMessageEquals(
+                          "get-stash-size",
+                          () -> {
+                            probe.tell("stash-size-" + stash.size());
+                            return Behaviors.same();
+                          })
+                      .build());
+        });
   }
 
   static Behavior<String> unstashing(ActorRef<String> probe, StashBuffer<String> stash, int n) {
     return Behaviors.receive(String.class)
-        .onMessageEquals("stash", () -> {
-          probe.tell("unstashing-" + n);
-          return unstashing(probe, stash, n + 1);
-        })
-        .onMessageEquals("stash-fail", () -> {
-          probe.tell("stash-fail-" + n);
-          throw new TestException("unstash-fail");
-        })
-        .onMessageEquals("get-current", () -> {
-          probe.tell("current-" + n);
-          return Behaviors.same();
-        })
-        .onMessageEquals("get-stash-size", () -> {
-          probe.tell("stash-size-" + stash.size());
-          return Behaviors.same();
-        })
+        .onMessageEquals(
+            "stash",
+            () -> {
+              probe.tell("unstashing-" + n);
+              return unstashing(probe, stash, n + 1);
+            })
+        .onMessageEquals(
+            "stash-fail",
+            () -> {
+              probe.tell("stash-fail-" + n);
+              throw new TestException("unstash-fail");
+            })
+        .onMessageEquals(
+            "get-current",
+            () -> {
+              probe.tell("current-" + n);
+              return Behaviors.same();
+            })
+        .onMessageEquals(
+            "get-stash-size",
+            () -> {
+              probe.tell("stash-size-" + stash.size());
+              return Behaviors.same();
+            })
         .onMessageEquals("unstash", () -> stash.unstashAll(unstashing(probe, stash, n)))
-        .onSignalEquals(PreRestart.instance(), () -> {
-          probe.tell("pre-restart-" + n);
-          return Behaviors.same();
-        })
-        .onSignalEquals(PostStop.instance(), () -> {
-          probe.tell("post-stop-" + n);
-          return Behaviors.same();
-        })
+        .onSignalEquals(
+            PreRestart.instance(),
+            () -> {
+              probe.tell("pre-restart-" + n);
+              return Behaviors.same();
+            })
+        .onSignalEquals(
+            PostStop.instance(),
+            () -> {
+              probe.tell("post-stop-" + n);
+              return Behaviors.same();
+            })
         .build();
   }
 
@@ -111,24 +138,30 @@ final class UnstashingSpecParityTest {
   }
 
   /** Pekko's {@code testPreRestart}, with the backoff driven by ManualTime. */
-  static void testPreRestart(TestProbe<String> probe, TestProbe<BackoffEvent> events, CountDownLatch childLatch,
+  static void testPreRestart(
+      TestProbe<String> probe,
+      TestProbe<BackoffEvent> events,
+      CountDownLatch childLatch,
       ActorRef<String> ref) {
     ref.tell("stash");
     ref.tell("stash");
     ref.tell("stash-fail");
     ref.tell("stash");
     // pinned on purpose: WARN, not Pekko's ERROR
-    LoggingTestKit.warn("unstash-fail").withLoggerName("dev.supervision.backoff.BackoffSupervisor")
-        .expect(kit.system(), () -> {
-          ref.tell("unstash");
-          // stashed by the supervisor during the backoff (and while it waits for the child)
-          ref.tell("get-current");
-          probe.expectMessage("unstashing-0");
-          probe.expectMessage("unstashing-1");
-          probe.expectMessage("stash-fail-2");
-          probe.expectMessage("pre-restart-2");
-          return null;
-        });
+    LoggingTestKit.warn("unstash-fail")
+        .withLoggerName("dev.supervision.backoff.BackoffSupervisor")
+        .expect(
+            kit.system(),
+            () -> {
+              ref.tell("unstash");
+              // stashed by the supervisor during the backoff (and while it waits for the child)
+              ref.tell("get-current");
+              probe.expectMessage("unstashing-0");
+              probe.expectMessage("unstashing-1");
+              probe.expectMessage("stash-fail-2");
+              probe.expectMessage("pre-restart-2");
+              return null;
+            });
     events.expectMessageClass(BackoffEvent.RestartScheduled.class);
     kit.time().timePasses(B);
     if (childLatch != null) {
@@ -142,25 +175,29 @@ final class UnstashingSpecParityTest {
   }
 
   @Test
-  @DisplayName("signal PreRestart to the latest unstashed behavior on failure with backoff supervision")
+  @DisplayName(
+      "signal PreRestart to the latest unstashed behavior on failure with backoff supervision")
   void preRestartToTheLatestUnstashedBehavior() {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
-    ActorRef<String> ref = kit.spawn(BackoffSupervisor.wrap(stashingBehavior(probe.ref(), null), backoff(events)));
+    ActorRef<String> ref =
+        kit.spawn(BackoffSupervisor.wrap(stashingBehavior(probe.ref(), null), backoff(events)));
     testPreRestart(probe, events, null, ref);
     // one more time, to ensure that the backoff supervision is kept
     testPreRestart(probe, events, null, ref);
   }
 
   @Test
-  @DisplayName("signal PreRestart to the latest unstashed behavior on failure with backoff supervision"
-      + " and slow stopping child")
+  @DisplayName(
+      "signal PreRestart to the latest unstashed behavior on failure with backoff supervision"
+          + " and slow stopping child")
   void preRestartToTheLatestUnstashedBehaviorWithASlowChild() {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     CountDownLatch childLatch = new CountDownLatch(1);
     ActorRef<String> ref =
-        kit.spawn(BackoffSupervisor.wrap(stashingBehavior(probe.ref(), childLatch), backoff(events)));
+        kit.spawn(
+            BackoffSupervisor.wrap(stashingBehavior(probe.ref(), childLatch), backoff(events)));
     try {
       testPreRestart(probe, events, childLatch, ref);
     } finally {
@@ -169,13 +206,17 @@ final class UnstashingSpecParityTest {
   }
 
   @Test
-  @DisplayName("signal PostStop to the latest unstashed behavior on failure with stop supervision"
-      + " (here: a class listed in withStopOn)")
+  @DisplayName(
+      "signal PostStop to the latest unstashed behavior on failure with stop supervision"
+          + " (here: a class listed in withStopOn)")
   void postStopToTheLatestUnstashedBehavior() {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
-    ActorRef<String> ref = kit.spawn(BackoffSupervisor.wrap(stashingBehavior(probe.ref(), null),
-        backoff(events).withStopOn(TestException.class)));
+    ActorRef<String> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                stashingBehavior(probe.ref(), null),
+                backoff(events).withStopOn(TestException.class)));
     ref.tell("stash");
     ref.tell("stash");
     ref.tell("stash-fail");

@@ -1,6 +1,5 @@
 package dev.supervision.backoff.reliability;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -106,6 +105,7 @@ final class FaultInjectionAccountsForEveryMessageTest {
 
   /** Global counters that prove each fault was really injected. */
   static final AtomicInteger setupFailures = new AtomicInteger();
+
   static final AtomicInteger preRestartThrows = new AtomicInteger();
   static final AtomicInteger terminatedThrows = new AtomicInteger();
   static final AtomicInteger postStopThrows = new AtomicInteger();
@@ -114,7 +114,13 @@ final class FaultInjectionAccountsForEveryMessageTest {
   void everyMessageIsHandledOnceInOrderOrPublishedAsDroppedOrDeadLetter() throws Exception {
     long seed = Long.getLong("faults.seed", new SplittableRandom().nextLong());
     int actors = Integer.getInteger("faults.actors", 300);
-    System.out.println("FaultInjection seed = " + seed + " (replay with -Dfaults.seed=" + seed + "), actors = " + actors);
+    System.out.println(
+        "FaultInjection seed = "
+            + seed
+            + " (replay with -Dfaults.seed="
+            + seed
+            + "), actors = "
+            + actors);
     String replay = " [seed " + seed + ", replay with -Dfaults.seed=" + seed + "]";
     SplittableRandom random = new SplittableRandom(seed);
 
@@ -128,7 +134,10 @@ final class FaultInjectionAccountsForEveryMessageTest {
 
     List<ActorRef<Msg>> refs = new ArrayList<>();
     for (int i = 0; i < actors; i++) {
-      refs.add(kit.spawn(BackoffSupervisor.wrap(child(scripts[i], ledgers[i]), scripts[i].policy()), "fi-" + i));
+      refs.add(
+          kit.spawn(
+              BackoffSupervisor.wrap(child(scripts[i], ledgers[i]), scripts[i].policy()),
+              "fi-" + i));
     }
     int sent = 0;
     // phase A: the first part of every script, round-robin over the actors
@@ -136,7 +145,10 @@ final class FaultInjectionAccountsForEveryMessageTest {
     // stop the chosen actors while they wait for their restart (their first message failed)
     for (int i = 0; i < actors; i++) {
       if (scripts[i].stopMidBackoff()) {
-        awaitTrue(ledgers[i], l -> l.inBackoff || l.gone, "actor " + i + " never entered its backoff" + replay);
+        awaitTrue(
+            ledgers[i],
+            l -> l.inBackoff || l.gone,
+            "actor " + i + " never entered its backoff" + replay);
         kit.testKit().stop(refs.get(i), Duration.ofSeconds(10));
       }
     }
@@ -154,8 +166,14 @@ final class FaultInjectionAccountsForEveryMessageTest {
       stepsWithoutProgress = now == before ? stepsWithoutProgress + 1 : 0;
       before = now;
       if (stepsWithoutProgress >= 12) {
-        fail("only " + now + " of " + total + " messages are accounted for, and no progress for 12 steps:\n"
-            + missing(ledgers, scripts) + replay);
+        fail(
+            "only "
+                + now
+                + " of "
+                + total
+                + " messages are accounted for, and no progress for 12 steps:\n"
+                + missing(ledgers, scripts)
+                + replay);
       }
       kit.time().timePasses(Duration.ofMillis(250));
     }
@@ -172,7 +190,8 @@ final class FaultInjectionAccountsForEveryMessageTest {
       assertTrue(l.unhandled.isEmpty(), "unhandled messages " + l.unhandled + " for " + who);
       List<Integer> handled = new ArrayList<>(l.handled);
       for (int k = 1; k < handled.size(); k++) {
-        assertTrue(handled.get(k - 1) < handled.get(k), "handled out of order " + handled + " by " + who);
+        assertTrue(
+            handled.get(k - 1) < handled.get(k), "handled out of order " + handled + " by " + who);
       }
       int[] seen = new int[scripts[i].messages().size()];
       for (int seq : handled) {
@@ -186,13 +205,27 @@ final class FaultInjectionAccountsForEveryMessageTest {
       }
       for (int seq = 0; seq < seen.length; seq++) {
         if (seen[seq] != 1) {
-          fail("message " + seq + " (" + scripts[i].messages().get(seq) + ") of " + who + " accounted for "
-              + seen[seq] + " times; handled " + handled + ", dropped " + l.dropped + ", dead letters "
-              + l.deadLetters);
+          fail(
+              "message "
+                  + seq
+                  + " ("
+                  + scripts[i].messages().get(seq)
+                  + ") of "
+                  + who
+                  + " accounted for "
+                  + seen[seq]
+                  + " times; handled "
+                  + handled
+                  + ", dropped "
+                  + l.dropped
+                  + ", dead letters "
+                  + l.deadLetters);
         }
       }
       for (int seq : l.failed) {
-        assertTrue(scripts[i].messages().get(seq) != Kind.OK, "an OK message failed: " + seq + " of " + who);
+        assertTrue(
+            scripts[i].messages().get(seq) != Kind.OK,
+            "an OK message failed: " + seq + " of " + who);
       }
       stoppedMidBackoff += l.stoppedDuringBackoff ? 1 : 0;
       dropped += l.dropped.size();
@@ -201,10 +234,20 @@ final class FaultInjectionAccountsForEveryMessageTest {
     System.out.printf(
         "FaultInjection: %d messages to %d actors: %d handled, %d dropped, %d dead letters; %d stopped during backoff, "
             + "%d setup failures, %d PreRestart throws, %d Terminated throws, %d PostStop throws%n",
-        total, actors, total - dropped - dead, dropped, dead, stoppedMidBackoff, setupFailures.get(), preRestartThrows.get(),
-        terminatedThrows.get(), postStopThrows.get());
+        total,
+        actors,
+        total - dropped - dead,
+        dropped,
+        dead,
+        stoppedMidBackoff,
+        setupFailures.get(),
+        preRestartThrows.get(),
+        terminatedThrows.get(),
+        postStopThrows.get());
     // the faults were really injected (with 300 actors each happens dozens of times)
-    assertTrue(stoppedMidBackoff >= actors / 10, "too few actors stopped during a backoff: " + stoppedMidBackoff + replay);
+    assertTrue(
+        stoppedMidBackoff >= actors / 10,
+        "too few actors stopped during a backoff: " + stoppedMidBackoff + replay);
     if (actors >= 200) { // below that a fault kind may by chance not occur at all
       assertTrue(dropped > 0, "no stash overflowed" + replay);
       assertTrue(setupFailures.get() > 0, "no setup failed" + replay);
@@ -221,12 +264,16 @@ final class FaultInjectionAccountsForEveryMessageTest {
     List<Kind> messages = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       int p = r.nextInt(100);
-      Kind k = p < 70 ? Kind.OK
-          : p < 82 ? Kind.THROW
-          : p < 86 ? Kind.THROW_PERMANENT
-          : p < 92 ? Kind.THROW_AND_PRERESTART_THROWS
-          : p < 98 ? Kind.FAIL_LATER_IN_TERMINATED
-          : Kind.STOP_SELF;
+      Kind k =
+          p < 70
+              ? Kind.OK
+              : p < 82
+                  ? Kind.THROW
+                  : p < 86
+                      ? Kind.THROW_PERMANENT
+                      : p < 92
+                          ? Kind.THROW_AND_PRERESTART_THROWS
+                          : p < 98 ? Kind.FAIL_LATER_IN_TERMINATED : Kind.STOP_SELF;
       messages.add(k);
     }
     if (stopMidBackoff) {
@@ -245,14 +292,15 @@ final class FaultInjectionAccountsForEveryMessageTest {
     long maxMs = minMs + r.nextInt(150);
     Jitter[] jitters = {Jitter.full(), Jitter.equal(), Jitter.decorrelated(), Jitter.none()};
     int[] capacities = {0, 1, 2, 3, 5, 8, 1000, 1000, 1000, 1000};
-    BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(minMs), Duration.ofMillis(maxMs))
-        .withMultiplier(1.0 + r.nextDouble() * 3)
-        .withJitter(jitters[r.nextInt(jitters.length)])
-        .withStashCapacity(capacities[r.nextInt(capacities.length)])
-        .withResetAfter(Duration.ofMillis(50 + r.nextInt(500)))
-        .withRandomSeed(r.nextLong())
-        .withLoggingEnabled(false)
-        .withListener(event -> track(ledger, event));
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(minMs), Duration.ofMillis(maxMs))
+            .withMultiplier(1.0 + r.nextDouble() * 3)
+            .withJitter(jitters[r.nextInt(jitters.length)])
+            .withStashCapacity(capacities[r.nextInt(capacities.length)])
+            .withResetAfter(Duration.ofMillis(50 + r.nextInt(500)))
+            .withRandomSeed(r.nextLong())
+            .withLoggingEnabled(false)
+            .withListener(event -> track(ledger, event));
     int limit = r.nextInt(10);
     if (limit < 4 && !stopMidBackoff) {
       policy = policy.withMaxRestarts(limit * 2);
@@ -263,7 +311,8 @@ final class FaultInjectionAccountsForEveryMessageTest {
       policy = policy.withStopOn(Permanent.class);
     }
     int phaseA = stopMidBackoff ? 1 + r.nextInt(n / 2) : r.nextInt(n);
-    return new Script(List.copyOf(messages), phaseA, failingStarts, r.nextInt(4) == 0, stopMidBackoff, policy);
+    return new Script(
+        List.copyOf(messages), phaseA, failingStarts, r.nextInt(4) == 0, stopMidBackoff, policy);
   }
 
   private static void track(Ledger ledger, BackoffEvent event) {
@@ -285,64 +334,74 @@ final class FaultInjectionAccountsForEveryMessageTest {
 
   /** The failing child: every decision comes from the message or the script. */
   private static Behavior<Msg> child(Script script, Ledger ledger) {
-    return Behaviors.setup(ctx -> {
-      int start = ledger.starts.incrementAndGet();
-      if (script.failingStarts().contains(start)) {
-        setupFailures.incrementAndGet();
-        throw new Boom("setup " + start);
-      }
-      boolean[] preRestartShouldThrow = {false};
-      Set<ActorRef<Void>> watched = new java.util.HashSet<>();
-      return Behaviors.receive(Msg.class)
-          .onMessage(Msg.class, m -> {
-            ledger.handled.add(m.seq());
-            switch (m.kind()) {
-              case OK:
-                return Behaviors.same();
-              case THROW:
-                ledger.failed.add(m.seq());
-                throw new Boom("message " + m.seq());
-              case THROW_PERMANENT:
-                ledger.failed.add(m.seq());
-                throw new Permanent("message " + m.seq());
-              case THROW_AND_PRERESTART_THROWS:
-                ledger.failed.add(m.seq());
-                preRestartShouldThrow[0] = true;
-                throw new Boom("message " + m.seq() + ", PreRestart throws too");
-              case FAIL_LATER_IN_TERMINATED:
-                ActorRef<Void> shortLived = ctx.spawnAnonymous(Behaviors.<Void>setup(c -> Behaviors.stopped()));
-                ctx.watch(shortLived);
-                watched.add(shortLived);
-                return Behaviors.same();
-              case STOP_SELF:
-                return Behaviors.stopped();
-              default:
-                throw new AssertionError(m.kind());
-            }
-          })
-          .onSignal(PreRestart.class, s -> {
-            if (preRestartShouldThrow[0]) {
-              preRestartThrows.incrementAndGet();
-              throw new Boom("PreRestart");
-            }
-            return Behaviors.same();
-          })
-          .onSignal(Terminated.class, t -> {
-            if (watched.remove(t.getRef())) {
-              terminatedThrows.incrementAndGet();
-              throw new Boom("Terminated");
-            }
-            return Behaviors.same();
-          })
-          .onSignal(PostStop.class, s -> {
-            if (script.postStopThrows()) {
-              postStopThrows.incrementAndGet();
-              throw new Boom("PostStop");
-            }
-            return Behaviors.same();
-          })
-          .build();
-    });
+    return Behaviors.setup(
+        ctx -> {
+          int start = ledger.starts.incrementAndGet();
+          if (script.failingStarts().contains(start)) {
+            setupFailures.incrementAndGet();
+            throw new Boom("setup " + start);
+          }
+          boolean[] preRestartShouldThrow = {false};
+          Set<ActorRef<Void>> watched = new java.util.HashSet<>();
+          return Behaviors.receive(Msg.class)
+              .onMessage(
+                  Msg.class,
+                  m -> {
+                    ledger.handled.add(m.seq());
+                    switch (m.kind()) {
+                      case OK:
+                        return Behaviors.same();
+                      case THROW:
+                        ledger.failed.add(m.seq());
+                        throw new Boom("message " + m.seq());
+                      case THROW_PERMANENT:
+                        ledger.failed.add(m.seq());
+                        throw new Permanent("message " + m.seq());
+                      case THROW_AND_PRERESTART_THROWS:
+                        ledger.failed.add(m.seq());
+                        preRestartShouldThrow[0] = true;
+                        throw new Boom("message " + m.seq() + ", PreRestart throws too");
+                      case FAIL_LATER_IN_TERMINATED:
+                        ActorRef<Void> shortLived =
+                            ctx.spawnAnonymous(Behaviors.<Void>setup(c -> Behaviors.stopped()));
+                        ctx.watch(shortLived);
+                        watched.add(shortLived);
+                        return Behaviors.same();
+                      case STOP_SELF:
+                        return Behaviors.stopped();
+                      default:
+                        throw new AssertionError(m.kind());
+                    }
+                  })
+              .onSignal(
+                  PreRestart.class,
+                  s -> {
+                    if (preRestartShouldThrow[0]) {
+                      preRestartThrows.incrementAndGet();
+                      throw new Boom("PreRestart");
+                    }
+                    return Behaviors.same();
+                  })
+              .onSignal(
+                  Terminated.class,
+                  t -> {
+                    if (watched.remove(t.getRef())) {
+                      terminatedThrows.incrementAndGet();
+                      throw new Boom("Terminated");
+                    }
+                    return Behaviors.same();
+                  })
+              .onSignal(
+                  PostStop.class,
+                  s -> {
+                    if (script.postStopThrows()) {
+                      postStopThrows.incrementAndGet();
+                      throw new Boom("PostStop");
+                    }
+                    return Behaviors.same();
+                  })
+              .build();
+        });
   }
 
   private static int sendRange(List<ActorRef<Msg>> refs, Script[] scripts, boolean phaseA) {
@@ -365,25 +424,32 @@ final class FaultInjectionAccountsForEveryMessageTest {
   }
 
   private static void subscribeToDeadLetters(Ledger[] ledgers) {
-    ActorRef<AllDeadLetters> listener = kit.spawn(Behaviors.receive(AllDeadLetters.class)
-        .onMessage(AllDeadLetters.class, d -> {
-          if (d.message() instanceof Msg m) {
-            Ledger l = ledgers[m.actor()];
-            if (d instanceof Dropped) {
-              l.dropped.add(m.seq());
-            } else if (d instanceof DeadLetter) {
-              l.deadLetters.add(m.seq());
-            } else {
-              l.unhandled.add(d);
-            }
-          } else if (d instanceof UnhandledMessage u && u.message() instanceof Msg m) {
-            ledgers[m.actor()].unhandled.add(u);
-          }
-          return Behaviors.same();
-        })
-        .build(), "dead-letter-accountant");
+    ActorRef<AllDeadLetters> listener =
+        kit.spawn(
+            Behaviors.receive(AllDeadLetters.class)
+                .onMessage(
+                    AllDeadLetters.class,
+                    d -> {
+                      if (d.message() instanceof Msg m) {
+                        Ledger l = ledgers[m.actor()];
+                        if (d instanceof Dropped) {
+                          l.dropped.add(m.seq());
+                        } else if (d instanceof DeadLetter) {
+                          l.deadLetters.add(m.seq());
+                        } else {
+                          l.unhandled.add(d);
+                        }
+                      } else if (d instanceof UnhandledMessage u && u.message() instanceof Msg m) {
+                        ledgers[m.actor()].unhandled.add(u);
+                      }
+                      return Behaviors.same();
+                    })
+                .build(),
+            "dead-letter-accountant");
     // the classic subscribe is synchronous: nothing published after this line is missed
-    Adapter.toClassic(kit.system()).getEventStream().subscribe(Adapter.toClassic(listener), AllDeadLetters.class);
+    Adapter.toClassic(kit.system())
+        .getEventStream()
+        .subscribe(Adapter.toClassic(listener), AllDeadLetters.class);
   }
 
   private static int accounted(Ledger[] ledgers) {
@@ -399,16 +465,30 @@ final class FaultInjectionAccountsForEveryMessageTest {
     for (int i = 0; i < ledgers.length && sb.length() < 4000; i++) {
       Ledger l = ledgers[i];
       if (l.accounted() != scripts[i].messages().size()) {
-        sb.append("fi-").append(i).append(": ").append(scripts[i]).append(" handled ").append(l.handled)
-            .append(" dropped ").append(l.dropped).append(" dead ").append(l.deadLetters)
-            .append(" inBackoff ").append(l.inBackoff).append(" gone ").append(l.gone)
-            .append(" starts ").append(l.starts).append('\n');
+        sb.append("fi-")
+            .append(i)
+            .append(": ")
+            .append(scripts[i])
+            .append(" handled ")
+            .append(l.handled)
+            .append(" dropped ")
+            .append(l.dropped)
+            .append(" dead ")
+            .append(l.deadLetters)
+            .append(" inBackoff ")
+            .append(l.inBackoff)
+            .append(" gone ")
+            .append(l.gone)
+            .append(" starts ")
+            .append(l.starts)
+            .append('\n');
       }
     }
     return sb.toString();
   }
 
-  private static void awaitTrue(Ledger ledger, java.util.function.Predicate<Ledger> condition, String message)
+  private static void awaitTrue(
+      Ledger ledger, java.util.function.Predicate<Ledger> condition, String message)
       throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (!condition.test(ledger)) {

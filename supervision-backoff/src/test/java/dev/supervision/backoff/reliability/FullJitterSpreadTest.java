@@ -26,7 +26,8 @@ final class FullJitterSpreadTest {
   private static double[] cappedDelaysMillis(Jitter jitter, long seed) {
     BackoffPolicy policy =
         BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1)).withJitter(jitter);
-    return policy.delays(new SplittableRandom(seed))
+    return policy
+        .delays(new SplittableRandom(seed))
         .skip(10)
         .limit(N)
         .mapToDouble(d -> d.toNanos() / 1e6)
@@ -37,11 +38,16 @@ final class FullJitterSpreadTest {
   void fullJitterDelaysAreUniformOnZeroToCap_kolmogorovSmirnov() {
     UniformRealDistribution uniform = new UniformRealDistribution(0, 1000);
     for (long seed : new long[] {1, 42, 20261129}) {
-      double p = new KolmogorovSmirnovTest().kolmogorovSmirnovTest(uniform, cappedDelaysMillis(Jitter.full(), seed));
-      assertTrue(p > ALPHA, "seed " + seed + ": full jitter is not uniform on [0, 1000) ms, p = " + p);
+      double p =
+          new KolmogorovSmirnovTest()
+              .kolmogorovSmirnovTest(uniform, cappedDelaysMillis(Jitter.full(), seed));
+      assertTrue(
+          p > ALPHA, "seed " + seed + ": full jitter is not uniform on [0, 1000) ms, p = " + p);
     }
     // negative control: equal jitter lives on [500, 1000) and must be rejected
-    double p = new KolmogorovSmirnovTest().kolmogorovSmirnovTest(uniform, cappedDelaysMillis(Jitter.equal(), 1));
+    double p =
+        new KolmogorovSmirnovTest()
+            .kolmogorovSmirnovTest(uniform, cappedDelaysMillis(Jitter.equal(), 1));
     assertTrue(p < 1e-9, "the KS test cannot tell [500, 1000) from [0, 1000): p = " + p);
   }
 
@@ -60,13 +66,23 @@ final class FullJitterSpreadTest {
   /** Before the cap, attempt n's delays are uniform on [0, min * 2^(n-1)): check attempt 3. */
   @Test
   void fullJitterDelaysOfAnUncappedAttemptAreUniformOnItsBound() {
-    BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(10));
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(10));
     SplittableRandom seeds = new SplittableRandom(7);
     double[] third = new double[5000];
     for (int i = 0; i < third.length; i++) {
-      third[i] = policy.delays(new SplittableRandom(seeds.nextLong())).skip(2).findFirst().orElseThrow().toNanos() / 1e6;
+      third[i] =
+          policy
+                  .delays(new SplittableRandom(seeds.nextLong()))
+                  .skip(2)
+                  .findFirst()
+                  .orElseThrow()
+                  .toNanos()
+              / 1e6;
     }
-    double p = new KolmogorovSmirnovTest().kolmogorovSmirnovTest(new UniformRealDistribution(0, 400), third);
+    double p =
+        new KolmogorovSmirnovTest()
+            .kolmogorovSmirnovTest(new UniformRealDistribution(0, 400), third);
     assertTrue(p > ALPHA, "attempt 3 is not uniform on [0, 400) ms, p = " + p);
     assertEquals(0, java.util.Arrays.stream(third).filter(d -> d < 0 || d >= 400).count());
   }

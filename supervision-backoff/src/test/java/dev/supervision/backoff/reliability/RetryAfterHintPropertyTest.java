@@ -10,11 +10,6 @@ import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RetryAfter;
 import dev.supervision.backoff.reliability.Generators.Spec;
 import java.time.Duration;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
-import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
-import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -22,6 +17,11 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
  * A {@link RetryAfter} hint may lengthen a delay beyond the cap, but never beyond {@code
@@ -30,10 +30,13 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  */
 final class RetryAfterHintPropertyTest {
 
-  // Not BackoffTestKit: jqwik runs no JUnit Jupiter extensions (its beforeAll/afterAll would never be
+  // Not BackoffTestKit: jqwik runs no JUnit Jupiter extensions (its beforeAll/afterAll would never
+  // be
   // called, and the system never shut down), hence jqwik's own container hooks.
-  // Created in @BeforeContainer, not in a static initializer: a runner that runs the class again in the
-  // same JVM (PIT does, once per mutant) must get a live system, not the one @AfterContainer shut down.
+  // Created in @BeforeContainer, not in a static initializer: a runner that runs the class again in
+  // the
+  // same JVM (PIT does, once per mutant) must get a live system, not the one @AfterContainer shut
+  // down.
   static ActorTestKit testKit;
 
   @BeforeContainer
@@ -71,10 +74,16 @@ final class RetryAfterHintPropertyTest {
   Arbitrary<Duration> hints() {
     return Arbitraries.frequencyOf(
         net.jqwik.api.Tuple.of(1, Arbitraries.just((Duration) null)),
-        net.jqwik.api.Tuple.of(1, Arbitraries.of(Duration.ZERO, Duration.ofNanos(-1), Duration.ofDays(-3),
-            Duration.ofSeconds(Long.MAX_VALUE, 999_999_999))),
-        net.jqwik.api.Tuple.of(8, Arbitraries.longs().between(1, Duration.ofDays(400).toNanos())
-            .map(Duration::ofNanos)));
+        net.jqwik.api.Tuple.of(
+            1,
+            Arbitraries.of(
+                Duration.ZERO,
+                Duration.ofNanos(-1),
+                Duration.ofDays(-3),
+                Duration.ofSeconds(Long.MAX_VALUE, 999_999_999))),
+        net.jqwik.api.Tuple.of(
+            8,
+            Arbitraries.longs().between(1, Duration.ofDays(400).toNanos()).map(Duration::ofNanos)));
   }
 
   @Provide
@@ -95,21 +104,27 @@ final class RetryAfterHintPropertyTest {
       @ForAll("wrapDepths") int depth) {
     Duration maxRetryAfter = Duration.ofNanos(maxRetryAfterNanos);
     TestProbe<BackoffEvent> events = testKit.createTestProbe();
-    BackoffPolicy policy = spec.policy()
-        .withMaxRetryAfter(maxRetryAfter)
-        .withLoggingEnabled(false)
-        .withListener(events.ref()::tell);
+    BackoffPolicy policy =
+        spec.policy()
+            .withMaxRetryAfter(maxRetryAfter)
+            .withLoggingEnabled(false)
+            .withListener(events.ref()::tell);
     RuntimeException failure = new Hinted(hint);
     for (int i = 0; i < depth; i++) {
       failure = new IllegalStateException("wrapper " + i, failure);
     }
     RuntimeException thrown = failure;
-    ActorRef<String> actor = testKit.spawn(BackoffSupervisor.wrap(
-        Behaviors.receiveMessage((String m) -> {
-          throw thrown;
-        }), policy));
+    ActorRef<String> actor =
+        testKit.spawn(
+            BackoffSupervisor.wrap(
+                Behaviors.receiveMessage(
+                    (String m) -> {
+                      throw thrown;
+                    }),
+                policy));
     actor.tell("fail");
-    BackoffEvent.RestartScheduled scheduled = events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    BackoffEvent.RestartScheduled scheduled =
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class);
     testKit.stop(actor);
     Duration delay = scheduled.delay();
 
@@ -124,13 +139,24 @@ final class RetryAfterHintPropertyTest {
       return;
     }
     Duration granted = hint.compareTo(maxRetryAfter) < 0 ? hint : maxRetryAfter;
-    assertTrue(delay.compareTo(granted) >= 0, "delay " + delay + " shorter than the granted hint " + granted);
+    assertTrue(
+        delay.compareTo(granted) >= 0,
+        "delay " + delay + " shorter than the granted hint " + granted);
     Duration ceiling = granted.compareTo(max) > 0 ? granted : max;
-    assertTrue(delay.compareTo(ceiling) <= 0,
-        "delay " + delay + " above both the cap " + max + " and maxRetryAfter-limited hint " + granted);
+    assertTrue(
+        delay.compareTo(ceiling) <= 0,
+        "delay "
+            + delay
+            + " above both the cap "
+            + max
+            + " and maxRetryAfter-limited hint "
+            + granted);
     if (spec.jitter() == Jitter.none()) {
       Duration min = spec.policy().getMinBackoff();
-      assertEquals(granted.compareTo(min) > 0 ? granted : min, delay, "max(policy delay, min(hint, maxRetryAfter))");
+      assertEquals(
+          granted.compareTo(min) > 0 ? granted : min,
+          delay,
+          "max(policy delay, min(hint, maxRetryAfter))");
     }
   }
 }

@@ -31,7 +31,8 @@ final class SameSeedSameSchedulePropertyTest {
   }
 
   @Property(tries = 500)
-  void sameSeedGivesTheSameDelays(@ForAll("specs") Spec spec, @ForAll long seed, @ForAll("lengths") int n) {
+  void sameSeedGivesTheSameDelays(
+      @ForAll("specs") Spec spec, @ForAll long seed, @ForAll("lengths") int n) {
     BackoffPolicy policy = spec.policy();
     List<Duration> first = policy.delays(new SplittableRandom(seed)).limit(n).toList();
     List<Duration> again = policy.delays(new SplittableRandom(seed)).limit(n).toList();
@@ -48,7 +49,8 @@ final class SameSeedSameSchedulePropertyTest {
     BackoffPolicy policy = spec.policy().withJitter(Jitter.full());
     List<Duration> a = policy.delays(new SplittableRandom(seed)).limit(8).toList();
     List<Duration> b = policy.delays(new SplittableRandom(otherSeed)).limit(8).toList();
-    // each full-jitter delay spreads over >= 1 ms = 10^6 ns; 8 equal draws would be a broken generator
+    // each full-jitter delay spreads over >= 1 ms = 10^6 ns; 8 equal draws would be a broken
+    // generator
     assertNotEquals(a, b);
   }
 
@@ -58,10 +60,19 @@ final class SameSeedSameSchedulePropertyTest {
    */
   @Example
   void fixedDrawsGiveTheseLiteralFullJitterDelays() {
-    BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1)).withJitter(Jitter.full());
-    List<Duration> delays = policy.delays(new FixedDraws(0.5, 0.25, 0.75, 0.125, 0.875)).limit(5).toList();
-    assertEquals(List.of(Duration.ofMillis(50), Duration.ofMillis(50), Duration.ofMillis(300),
-        Duration.ofMillis(100), Duration.ofMillis(875)), delays);
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.full());
+    List<Duration> delays =
+        policy.delays(new FixedDraws(0.5, 0.25, 0.75, 0.125, 0.875)).limit(5).toList();
+    assertEquals(
+        List.of(
+            Duration.ofMillis(50),
+            Duration.ofMillis(50),
+            Duration.ofMillis(300),
+            Duration.ofMillis(100),
+            Duration.ofMillis(875)),
+        delays);
   }
 
   /**
@@ -71,11 +82,22 @@ final class SameSeedSameSchedulePropertyTest {
    */
   @Example
   void seed42GivesTheseLiteralDelaysAndSeed7OtherOnes() {
-    BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1)).withJitter(Jitter.full());
-    assertEquals(List.of(74_156_487L, 31_982_078L, 111_440_452L, 275_352_573L, 38_030_168L, 868_228_076L,
-            218_405_193L, 800_631_876L),
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.full());
+    assertEquals(
+        List.of(
+            74_156_487L,
+            31_982_078L,
+            111_440_452L,
+            275_352_573L,
+            38_030_168L,
+            868_228_076L,
+            218_405_193L,
+            800_631_876L),
         policy.delays(new SplittableRandom(42)).limit(8).map(Duration::toNanos).toList());
-    assertEquals(List.of(38_982_974L, 3_357_658L, 360_304_272L),
+    assertEquals(
+        List.of(38_982_974L, 3_357_658L, 360_304_272L),
         policy.delays(new SplittableRandom(7)).limit(3).map(Duration::toNanos).toList());
   }
 }

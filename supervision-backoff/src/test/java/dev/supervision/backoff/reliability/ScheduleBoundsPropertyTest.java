@@ -58,12 +58,15 @@ final class ScheduleBoundsPropertyTest {
     long boundA = DelaySchedule.boundNanos(min, max, m, a);
     long boundB = DelaySchedule.boundNanos(min, max, m, b);
     assertTrue(boundA >= min && boundA <= max, "bound outside [min, max]: " + boundA);
-    assertTrue(Integer.compare(a, b) * Long.compare(boundA, boundB) >= 0, "bound not monotonic in the attempt");
+    assertTrue(
+        Integer.compare(a, b) * Long.compare(boundA, boundB) >= 0,
+        "bound not monotonic in the attempt");
     // min * m^(a-1), in log space so that it cannot overflow
     double logExact = Math.log(min) + (a - 1) * Math.log(m);
     if (logExact < Math.log(max) - 1e-9) {
       double exact = Math.exp(logExact);
-      assertEquals(exact, boundA, Math.max(2.0, exact * 1e-9), "bound is min * multiplier^(attempt-1)");
+      assertEquals(
+          exact, boundA, Math.max(2.0, exact * 1e-9), "bound is min * multiplier^(attempt-1)");
     } else if (logExact > Math.log(max) + 1e-9) {
       assertEquals(max, boundA, "bound is capped at maxBackoff");
     }
@@ -81,19 +84,27 @@ final class ScheduleBoundsPropertyTest {
     long bound = DelaySchedule.boundNanos(min, max, spec.multiplier(), attempt);
     // a previous delay the schedule can produce: decorrelated delays never go below min
     long previous = min + (long) ((max - min) * previousFraction);
-    Jitter.Step step = new Jitter.Step(attempt, Duration.ofNanos(min), Duration.ofNanos(max),
-        Duration.ofNanos(bound), Duration.ofNanos(previous));
+    Jitter.Step step =
+        new Jitter.Step(
+            attempt,
+            Duration.ofNanos(min),
+            Duration.ofNanos(max),
+            Duration.ofNanos(bound),
+            Duration.ofNanos(previous));
     long delay = jitter.delay(step, draw).toNanos();
     KindBounds.check(jitter, min, max, bound, previous, draw, delay);
   }
 
   @Property(tries = 1000)
   void scheduleWithFixedDrawsKeepsEveryDelayInItsRange(
-      @ForAll("specs") Spec spec, @ForAll("drawLists") @Size(min = 1, max = 300) List<Double> draws) {
+      @ForAll("specs") Spec spec,
+      @ForAll("drawLists") @Size(min = 1, max = 300) List<Double> draws) {
     long min = spec.minNanos();
     long max = spec.maxNanos();
     double[] fixed = draws.stream().mapToDouble(Double::doubleValue).toArray();
-    DelaySchedule schedule = new DelaySchedule(Duration.ofNanos(min), Duration.ofNanos(max), spec.multiplier(), spec.jitter());
+    DelaySchedule schedule =
+        new DelaySchedule(
+            Duration.ofNanos(min), Duration.ofNanos(max), spec.multiplier(), spec.jitter());
     FixedDraws random = new FixedDraws(fixed);
     long previous = min;
     for (int i = 0; i < fixed.length; i++) {
@@ -116,7 +127,9 @@ final class ScheduleBoundsPropertyTest {
     List<Duration> delays = policy.delays(new SplittableRandom(seed)).toList();
     assertEquals(maxRestarts, delays.size(), "one delay per allowed restart");
     for (Duration d : delays) {
-      assertTrue(!d.isNegative() && d.compareTo(policy.getMaxBackoff()) <= 0, "delay outside [0, max]: " + d);
+      assertTrue(
+          !d.isNegative() && d.compareTo(policy.getMaxBackoff()) <= 0,
+          "delay outside [0, max]: " + d);
     }
   }
 
@@ -128,7 +141,8 @@ final class ScheduleBoundsPropertyTest {
   /** The one long run: 10^7 consecutive attempts of each standard kind, all within [0, cap]. */
   @Example
   void tenMillionConsecutiveAttemptsStayWithinTheCap() {
-    for (Jitter jitter : List.of(Jitter.full(), Jitter.equal(), Jitter.decorrelated(), Jitter.none())) {
+    for (Jitter jitter :
+        List.of(Jitter.full(), Jitter.equal(), Jitter.decorrelated(), Jitter.none())) {
       Duration min = Duration.ofMillis(3);
       Duration max = Duration.ofDays(180);
       DelaySchedule schedule = new DelaySchedule(min, max, 1.0000037, jitter);

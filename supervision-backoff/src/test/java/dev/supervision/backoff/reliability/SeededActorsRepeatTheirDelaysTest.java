@@ -31,31 +31,41 @@ final class SeededActorsRepeatTheirDelaysTest {
   @Test
   void samePathAndSeedGiveTheSameDelays_otherPathOrSeedDoNot() {
     Map<String, List<Duration>> delays = new ConcurrentHashMap<>();
-    BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(10), Duration.ofMillis(200))
-        .withResetAfter(Duration.ofDays(1))
-        .withLoggingEnabled(false)
-        .withRandomSeed(20261129L);
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(10), Duration.ofMillis(200))
+            .withResetAfter(Duration.ofDays(1))
+            .withLoggingEnabled(false)
+            .withRandomSeed(20261129L);
 
     runFailures(policy, delays, "first", "seeded-a", "seeded-b");
     runFailures(policy, delays, "again", "seeded-a");
     runFailures(policy.withRandomSeed(1L), delays, "otherSeed", "seeded-a");
 
     assertEquals(FAILURES, delays.get("first/seeded-a").size());
-    assertEquals(delays.get("first/seeded-a"), delays.get("again/seeded-a"), "same seed, same path");
-    assertNotEquals(delays.get("first/seeded-a"), delays.get("first/seeded-b"), "same seed, other path");
-    assertNotEquals(delays.get("first/seeded-a"), delays.get("otherSeed/seeded-a"), "other seed, same path");
+    assertEquals(
+        delays.get("first/seeded-a"), delays.get("again/seeded-a"), "same seed, same path");
+    assertNotEquals(
+        delays.get("first/seeded-a"), delays.get("first/seeded-b"), "same seed, other path");
+    assertNotEquals(
+        delays.get("first/seeded-a"), delays.get("otherSeed/seeded-a"), "other seed, same path");
   }
 
   /** Spawns the named actors, makes each fail FAILURES times in a row, records their delays, stops them. */
-  private static void runFailures(BackoffPolicy policy, Map<String, List<Duration>> delays, String run, String... names) {
+  private static void runFailures(
+      BackoffPolicy policy, Map<String, List<Duration>> delays, String run, String... names) {
     BackoffProbe probe = kit.createProbe();
     List<ActorRef<String>> actors = new ArrayList<>();
     for (String name : names) {
       delays.put(run + "/" + name, new CopyOnWriteArrayList<>());
-      ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(
-          Behaviors.receiveMessage((String m) -> {
-            throw new IllegalStateException("fail " + m);
-          }), policy.withListener(probe.listener())), name);
+      ActorRef<String> actor =
+          kit.spawn(
+              BackoffSupervisor.wrap(
+                  Behaviors.receiveMessage(
+                      (String m) -> {
+                        throw new IllegalStateException("fail " + m);
+                      }),
+                  policy.withListener(probe.listener())),
+              name);
       for (int i = 0; i < FAILURES; i++) {
         actor.tell("m" + i); // the first fails, the rest wait in the stash and fail one per restart
       }

@@ -49,6 +49,7 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
 
   static final AtomicLong starts = new AtomicLong();
   static final AtomicInteger setupFailures = new AtomicInteger();
+
   /** Restarts completed: counted by the Restarted event, which comes after the reset timer is scheduled. */
   static final AtomicLong restarted = new AtomicLong();
 
@@ -57,7 +58,10 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
     return (ExplicitlyTriggeredScheduler) Adapter.toClassic(kit.system()).scheduler();
   }
 
-  enum Cmd { FAIL, TIMER }
+  enum Cmd {
+    FAIL,
+    TIMER
+  }
 
   /**
    * Starts healthy; after the first FAIL from outside it fails {@code cycles} times in a row (by
@@ -65,31 +69,35 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
    */
   private static Behavior<Cmd> cycling(int cycles) {
     AtomicInteger mine = new AtomicInteger();
-    return Behaviors.setup(ctx -> {
-      try {
-        ctx.spawn(Behaviors.<Void>empty(), "worker"); // same name in every incarnation
-      } catch (RuntimeException nameStillTaken) {
-        setupFailures.incrementAndGet();
-        throw nameStillTaken;
-      }
-      int n = mine.incrementAndGet();
-      starts.incrementAndGet();
-      boolean failsAgain = n >= 2 && n <= cycles;
-      if (failsAgain) {
-        ctx.getSelf().tell(Cmd.FAIL);
-      }
-      return Behaviors.withTimers(timers -> {
-        if (failsAgain) {
-          timers.startSingleTimer(Cmd.TIMER, Duration.ofHours(1)); // must die with the incarnation
-        }
-        return Behaviors.receiveMessage(cmd -> {
-          if (cmd == Cmd.FAIL) {
-            throw new TestFailure();
+    return Behaviors.setup(
+        ctx -> {
+          try {
+            ctx.spawn(Behaviors.<Void>empty(), "worker"); // same name in every incarnation
+          } catch (RuntimeException nameStillTaken) {
+            setupFailures.incrementAndGet();
+            throw nameStillTaken;
           }
-          return Behaviors.same();
+          int n = mine.incrementAndGet();
+          starts.incrementAndGet();
+          boolean failsAgain = n >= 2 && n <= cycles;
+          if (failsAgain) {
+            ctx.getSelf().tell(Cmd.FAIL);
+          }
+          return Behaviors.withTimers(
+              timers -> {
+                if (failsAgain) {
+                  timers.startSingleTimer(
+                      Cmd.TIMER, Duration.ofHours(1)); // must die with the incarnation
+                }
+                return Behaviors.receiveMessage(
+                    cmd -> {
+                      if (cmd == Cmd.FAIL) {
+                        throw new TestFailure();
+                      }
+                      return Behaviors.same();
+                    });
+              });
         });
-      });
-    });
   }
 
   static final class TestFailure extends RuntimeException {
@@ -104,11 +112,12 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
         BackoffPolicy.exponential(Duration.ofMillis(1), Duration.ofMillis(4))
             .withResetAfter(Duration.ofMillis(20))
             .withLoggingEnabled(false)
-            .withListener(e -> {
-              if (e instanceof BackoffEvent.Restarted) {
-                restarted.incrementAndGet();
-              }
-            }));
+            .withListener(
+                e -> {
+                  if (e instanceof BackoffEvent.Restarted) {
+                    restarted.incrementAndGet();
+                  }
+                }));
   }
 
   @Test
@@ -138,18 +147,22 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
     long began = System.nanoTime();
 
     // the parent spawns the actors and, on a message [from, to), makes those fail once
-    ActorRef<int[]> parent = kit.spawn(Behaviors.<int[]>setup(ctx -> {
-      java.util.List<ActorRef<Cmd>> children = new java.util.ArrayList<>();
-      for (int i = 0; i < actors; i++) {
-        children.add(ctx.spawn(supervised(cyclesEach), "soak-" + i));
-      }
-      return Behaviors.receiveMessage(range -> {
-        for (int i = range[0]; i < range[1]; i++) {
-          children.get(i).tell(Cmd.FAIL);
-        }
-        return Behaviors.same();
-      });
-    }));
+    ActorRef<int[]> parent =
+        kit.spawn(
+            Behaviors.<int[]>setup(
+                ctx -> {
+                  java.util.List<ActorRef<Cmd>> children = new java.util.ArrayList<>();
+                  for (int i = 0; i < actors; i++) {
+                    children.add(ctx.spawn(supervised(cyclesEach), "soak-" + i));
+                  }
+                  return Behaviors.receiveMessage(
+                      range -> {
+                        for (int i = range[0]; i < range[1]; i++) {
+                          children.get(i).tell(Cmd.FAIL);
+                        }
+                        return Behaviors.same();
+                      });
+                }));
     int maxTimers = 0;
     long deadline = System.nanoTime() + Duration.ofMinutes(FULL ? 20 : 2).toNanos();
     long lastStarts = -1;
@@ -158,17 +171,22 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
       int to = Math.min(actors, from + wave);
       parent.tell(new int[] {from, to});
       target += (long) (to - from) * cyclesEach;
-    while (starts.get() < target) {
-      scheduler.executeTasks(scheduler.currentTimeMs() + 5);
-      maxTimers = Math.max(maxTimers, scheduledTimers());
-      if (System.nanoTime() > deadline) {
-        fail("only " + (starts.get() - startsBefore) + " of " + (target - startsBefore) + " starts");
+      while (starts.get() < target) {
+        scheduler.executeTasks(scheduler.currentTimeMs() + 5);
+        maxTimers = Math.max(maxTimers, scheduledTimers());
+        if (System.nanoTime() > deadline) {
+          fail(
+              "only "
+                  + (starts.get() - startsBefore)
+                  + " of "
+                  + (target - startsBefore)
+                  + " starts");
+        }
+        if (starts.get() == lastStarts) {
+          java.util.concurrent.locks.LockSupport.parkNanos(20_000); // let the actors run
+        }
+        lastStarts = starts.get();
       }
-      if (starts.get() == lastStarts) {
-        java.util.concurrent.locks.LockSupport.parkNanos(20_000); // let the actors run
-      }
-      lastStarts = starts.get();
-    }
     }
     // the last incarnation has started; wait until its restart is complete (reset timer scheduled)
     long restartsExpected = restartedBefore + (long) actors * cyclesEach;
@@ -183,29 +201,47 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
     long cyclesDone = (long) actors * cyclesEach;
     double seconds = (System.nanoTime() - began) / 1e9;
     // at most a user timer, a reset timer and a restart tick per cycling actor at once
-    assertTrue(maxTimers <= timersBefore + 3 * Math.min(actors, wave),
+    assertTrue(
+        maxTimers <= timersBefore + 3 * Math.min(actors, wave),
         "timers piled up: " + maxTimers + " for " + Math.min(actors, wave) + " cycling actors");
     assertEquals(timersBefore, scheduledTimers(), "healthy, reset actors still have timers");
-    assertEquals(0, setupFailures.get(), "a restart spawned its child before the old one terminated");
+    assertEquals(
+        0, setupFailures.get(), "a restart spawned its child before the old one terminated");
 
-    kit.testKit().stop(parent, Duration.ofSeconds(60)); // returns once the parent and its children are gone
-    // stop() asks the kit's guardian: the ask's timeout task sits on this scheduler until a callback
-    // cancels it, which may run just after stop() returns; wait for that (a leaked timer never goes)
-    kit.createTestProbe().awaitAssert(Duration.ofSeconds(10), () -> {
-      assertEquals(timersBefore, scheduledTimers(), "scheduled timers not back to the start");
-      return null;
-    });
+    kit.testKit()
+        .stop(parent, Duration.ofSeconds(60)); // returns once the parent and its children are gone
+    // stop() asks the kit's guardian: the ask's timeout task sits on this scheduler until a
+    // callback
+    // cancels it, which may run just after stop() returns; wait for that (a leaked timer never
+    // goes)
+    kit.createTestProbe()
+        .awaitAssert(
+            Duration.ofSeconds(10),
+            () -> {
+              assertEquals(
+                  timersBefore, scheduledTimers(), "scheduled timers not back to the start");
+              return null;
+            });
     int timersAfter = scheduledTimers();
     int liveAfter = liveActors();
     long heapAfter = usedHeapAfterGc();
     System.out.printf(
         "Soak: %d restart cycles in %d actor(s) in %.1f s; timers %d -> max %d -> %d; live actors %d -> %d; "
             + "heap after GC %.1f MB -> %.1f MB%n",
-        cyclesDone, actors, seconds, timersBefore, maxTimers, timersAfter, liveBefore, liveAfter,
-        heapBefore / 1048576.0, heapAfter / 1048576.0);
+        cyclesDone,
+        actors,
+        seconds,
+        timersBefore,
+        maxTimers,
+        timersAfter,
+        liveBefore,
+        liveAfter,
+        heapBefore / 1048576.0,
+        heapAfter / 1048576.0);
     assertEquals(timersBefore, timersAfter, "scheduled timers not back to the start");
     assertEquals(liveBefore, liveAfter, "live actors not back to the start");
-    assertTrue(heapAfter - heapBefore < HEAP_TOLERANCE,
+    assertTrue(
+        heapAfter - heapBefore < HEAP_TOLERANCE,
         "heap grew by " + (heapAfter - heapBefore) / 1024 + " KB over " + cyclesDone + " cycles");
   }
 

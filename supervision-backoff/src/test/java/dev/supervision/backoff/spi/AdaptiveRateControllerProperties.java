@@ -22,16 +22,20 @@ final class AdaptiveRateControllerProperties {
       @ForAll @IntRange(min = 50, max = 400) int probationMillis,
       @ForAll @IntRange(min = 10, max = 2000) int initialRate) {
     double[] lossGoodput = {Double.NaN};
-    AdaptiveRateController c = new AdaptiveRateController(
-        Parameters.defaults().withProbation(Duration.ofMillis(probationMillis)).withInitialRate(initialRate),
-        new AdaptiveRateController.Listener() {
-          @Override
-          public void rateChanged(double from, double to, double goodput, Reason reason, long nowNanos) {
-            if (reason == Reason.LOSS) {
-              lossGoodput[0] = goodput;
-            }
-          }
-        });
+    AdaptiveRateController c =
+        new AdaptiveRateController(
+            Parameters.defaults()
+                .withProbation(Duration.ofMillis(probationMillis))
+                .withInitialRate(initialRate),
+            new AdaptiveRateController.Listener() {
+              @Override
+              public void rateChanged(
+                  double from, double to, double goodput, Reason reason, long nowNanos) {
+                if (reason == Reason.LOSS) {
+                  lossGoodput[0] = goodput;
+                }
+              }
+            });
     Drive d = new Drive(c, waiting).allFailAtZero();
     for (int k = 1; k <= capacity.size(); k++) {
       lossGoodput[0] = Double.NaN;
@@ -49,7 +53,8 @@ final class AdaptiveRateControllerProperties {
       @ForAll @IntRange(min = 1, max = 20_000) int waiting,
       @ForAll @IntRange(min = 10, max = 3000) int ceiling,
       @ForAll boolean startFailing) {
-    AdaptiveRateController c = new AdaptiveRateController(Parameters.defaults().withMaxRate(ceiling));
+    AdaptiveRateController c =
+        new AdaptiveRateController(Parameters.defaults().withMaxRate(ceiling));
     Drive d = new Drive(c, waiting);
     if (startFailing) {
       d.allFailAtZero();
@@ -66,7 +71,8 @@ final class AdaptiveRateControllerProperties {
 
   @Property(tries = 200)
   boolean whileTheResourceIsDown_atMostOneProbeIsOutstanding(
-      @ForAll @IntRange(min = 1, max = 100) int downSlices, @ForAll @IntRange(min = 10, max = 5000) int waiting) {
+      @ForAll @IntRange(min = 1, max = 100) int downSlices,
+      @ForAll @IntRange(min = 10, max = 5000) int waiting) {
     Drive d = new Drive(new AdaptiveRateController(Parameters.defaults()), waiting).allFailAtZero();
     int calls = 0;
     for (int k = 1; k <= downSlices; k++) {

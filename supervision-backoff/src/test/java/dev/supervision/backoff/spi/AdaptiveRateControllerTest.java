@@ -17,58 +17,86 @@ final class AdaptiveRateControllerTest {
 
   private final List<String> log = new ArrayList<>();
 
-  private final AdaptiveRateController.Listener recorder = new AdaptiveRateController.Listener() {
-    @Override
-    public void stateChanged(State from, State to, Reason reason, long nowNanos) {
-      log.add(nowNanos / Drive.SLICE + " " + to + " " + reason);
-    }
+  private final AdaptiveRateController.Listener recorder =
+      new AdaptiveRateController.Listener() {
+        @Override
+        public void stateChanged(State from, State to, Reason reason, long nowNanos) {
+          log.add(nowNanos / Drive.SLICE + " " + to + " " + reason);
+        }
 
-    @Override
-    public void rateChanged(double from, double to, double goodput, Reason reason, long nowNanos) {
-      if (reason == Reason.LOSS) {
-        log.add(nowNanos / Drive.SLICE + " rate " + Math.round(to) + " goodput " + Math.round(goodput));
-      }
-    }
+        @Override
+        public void rateChanged(
+            double from, double to, double goodput, Reason reason, long nowNanos) {
+          if (reason == Reason.LOSS) {
+            log.add(
+                nowNanos / Drive.SLICE
+                    + " rate "
+                    + Math.round(to)
+                    + " goodput "
+                    + Math.round(goodput));
+          }
+        }
 
-    @Override
-    public void probe(int probes, long nowNanos) {
-      log.add(nowNanos / Drive.SLICE + " probe " + probes);
-    }
-  };
+        @Override
+        public void probe(int probes, long nowNanos) {
+          log.add(nowNanos / Drive.SLICE + " probe " + probes);
+        }
+      };
 
   @Test
   void holdsWhileTheGroupFails_probingOnceAtIntervalsThatDoubleUpTo300ms() {
-    Drive d = new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 10_000).allFailAtZero();
+    Drive d =
+        new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 10_000)
+            .allFailAtZero();
     assertEquals(State.HOLDING, d.c.state());
     assertEquals(List.of(1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0), d.run(1, 20, 0));
-    assertEquals(List.of("0 HOLDING FAILURES", "1 probe 1", "4 probe 2", "8 probe 3", "12 probe 4", "16 probe 5"), log);
+    assertEquals(
+        List.of(
+            "0 HOLDING FAILURES",
+            "1 probe 1",
+            "4 probe 2",
+            "8 probe 3",
+            "12 probe 4",
+            "16 probe 5"),
+        log);
   }
 
   @Test
   void aSurvivingProbeOpensWithSlowStart_doublingEveryRoundTrip_thenCutsToTheMeasuredGoodput() {
-    Drive d = new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 10_000).allFailAtZero();
+    Drive d =
+        new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 10_000)
+            .allFailAtZero();
     d.run(1, 20, 0);
     log.clear();
-    // the probe at slice 20 survives its probation (resolved at 22); slow start from 100/s = 10 per slice
-    assertEquals(List.of(1, 0, 10, 10, 14, 20, 28, 40, 56, 80, 113, 90, 90, 91, 93, 95), d.run(20, 36, 100));
-    assertEquals(List.of("20 probe 6", "22 RAMPING PROBE_SURVIVED", "31 rate 900 goodput 1000"), log);
+    // the probe at slice 20 survives its probation (resolved at 22); slow start from 100/s = 10 per
+    // slice
+    assertEquals(
+        List.of(1, 0, 10, 10, 14, 20, 28, 40, 56, 80, 113, 90, 90, 91, 93, 95), d.run(20, 36, 100));
+    assertEquals(
+        List.of("20 probe 6", "22 RAMPING PROBE_SURVIVED", "31 rate 900 goodput 1000"), log);
     assertEquals(1000.0, d.c.goodput(), 1e-9);
   }
 
   @Test
-  void afterTheCut_growsByTwoPercentPerSliceWhileActorsWait_andCutsAgainWhenMoreThanTenPercentFail() {
-    Drive d = new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 10_000).allFailAtZero();
+  void
+      afterTheCut_growsByTwoPercentPerSliceWhileActorsWait_andCutsAgainWhenMoreThanTenPercentFail() {
+    Drive d =
+        new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 10_000)
+            .allFailAtZero();
     d.run(1, 20, 0);
     d.run(20, 31, 100);
     log.clear();
     List<Integer> grants = d.run(31, 47, 100);
-    assertEquals(List.of(90, 90, 91, 93, 95, 97, 99, 101, 103, 105, 107, 109, 111, 114, 90, 90), grants);
+    assertEquals(
+        List.of(90, 90, 91, 93, 95, 97, 99, 101, 103, 105, 107, 109, 111, 114, 90, 90), grants);
     assertEquals(List.of("31 rate 900 goodput 1000", "45 rate 900 goodput 1000"), log);
   }
 
   @Test
   void aSliceWhoseGrantsAllFailHoldsAgain_andHalvesTheNextStartRate() {
-    Drive d = new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 10_000).allFailAtZero();
+    Drive d =
+        new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 10_000)
+            .allFailAtZero();
     d.run(1, 25, 100); // probe at 1 survives, ramping from slice 3
     log.clear();
     d.run(25, 28, 0); // the resource is down again
@@ -81,7 +109,8 @@ final class AdaptiveRateControllerTest {
 
   @Test
   void returnsToSteadyAfterOneCalmSecond_andThenLetsEveryRestartPassAtOnce() {
-    Drive d = new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 50).allFailAtZero();
+    Drive d =
+        new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 50).allFailAtZero();
     d.run(1, 40, 100);
     assertEquals(0, d.waiting);
     assertEquals(State.STEADY, d.c.state());
@@ -104,7 +133,9 @@ final class AdaptiveRateControllerTest {
 
   @Test
   void aLateCallCatchesUpWithEverySliceItMissed() {
-    Drive d = new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 10_000).allFailAtZero();
+    Drive d =
+        new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 10_000)
+            .allFailAtZero();
     d.c.onSlice(10 * Drive.SLICE, d.waiting); // ten slices at once: the first probe is due
     assertEquals(1, d.c.available());
     d.c.onSlice(1_000_000 * Drive.SLICE, d.waiting); // a long gap costs a bounded number of steps
@@ -113,10 +144,14 @@ final class AdaptiveRateControllerTest {
 
   @Test
   void parameters_nameTheRejectedValue() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> Parameters.defaults().withInitialRate(0));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> Parameters.defaults().withInitialRate(0));
     assertEquals("initialRate must be finite and > 0 but was 0.0", e.getMessage());
-    e = assertThrows(IllegalArgumentException.class, () -> Parameters.defaults().withProbation(Duration.ZERO));
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> Parameters.defaults().withProbation(Duration.ZERO));
     assertEquals("probation must be > 0 but was PT0S", e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> Parameters.defaults().withHoldAfter(0));
     assertEquals("holdAfter must be >= 1 but was 0", e.getMessage());

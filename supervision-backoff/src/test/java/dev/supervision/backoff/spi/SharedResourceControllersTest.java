@@ -27,14 +27,18 @@ final class SharedResourceControllersTest {
     double[] loss = new double[nodes];
     for (int n = 0; n < nodes; n++) {
       int node = n;
-      AdaptiveRateController controller = new AdaptiveRateController(Parameters.defaults(), new AdaptiveRateController.Listener() {
-        @Override
-        public void rateChanged(double from, double to, double goodput, Reason reason, long nowNanos) {
-          if (reason == Reason.LOSS) {
-            loss[node] = goodput;
-          }
-        }
-      });
+      AdaptiveRateController controller =
+          new AdaptiveRateController(
+              Parameters.defaults(),
+              new AdaptiveRateController.Listener() {
+                @Override
+                public void rateChanged(
+                    double from, double to, double goodput, Reason reason, long nowNanos) {
+                  if (reason == Reason.LOSS) {
+                    loss[node] = goodput;
+                  }
+                }
+              });
       controller.setShare(nodes);
       waiting[n] = 3334;
       for (int i = 0; i < waiting[n]; i++) {
@@ -82,19 +86,28 @@ final class SharedResourceControllersTest {
         busiestSliceAfterRamp = Math.max(busiestSliceAfterRamp, calls);
       }
       for (int n = 0; n < nodes; n++) {
-        assertTrue(Double.isNaN(loss[n]) || grants[n] <= Math.max(1, loss[n] * SLICE / 1e9),
-            "node " + n + " granted " + grants[n] + " in the slice of its cut to " + loss[n] + "/s");
+        assertTrue(
+            Double.isNaN(loss[n]) || grants[n] <= Math.max(1, loss[n] * SLICE / 1e9),
+            "node "
+                + n
+                + " granted "
+                + grants[n]
+                + " in the slice of its cut to "
+                + loss[n]
+                + "/s");
       }
       if (waiting[0] + waiting[1] + waiting[2] == 0) {
         recoveredAt = k;
       }
     }
     // 10,002 calls at 100 per slice need 101 slices from slice 20
-    assertTrue(recoveredAt > 0 && recoveredAt - 20 <= 101 * 1.2, "recovered at slice " + recoveredAt);
+    assertTrue(
+        recoveredAt > 0 && recoveredAt - 20 <= 101 * 1.2, "recovered at slice " + recoveredAt);
     assertTrue(callsWhileDown <= 10, "calls while down " + callsWhileDown);
     assertTrue(busiestSliceAfterRamp <= 2 * capacity, "busiest slice " + busiestSliceAfterRamp);
     assertTrue(failedAfterOutage <= 0.05 * 10_002, "failed after the outage " + failedAfterOutage);
-    System.out.printf("three nodes: recovered %d slices after the outage, %d calls while down, busiest slice %d, %d failed%n",
+    System.out.printf(
+        "three nodes: recovered %d slices after the outage, %d calls while down, busiest slice %d, %d failed%n",
         recoveredAt - 20, callsWhileDown, busiestSliceAfterRamp, failedAfterOutage);
     assertEquals(0, waiting[0] + waiting[1] + waiting[2]);
   }

@@ -11,16 +11,22 @@ final class TokenBucketTest {
 
   @Test
   void slicesAreWholeMilliseconds_roundedUp() {
-    assertEquals(Duration.ofMillis(117), TokenBucket.forRate(10, Duration.ofMillis(350), 1, 1).slice());
-    assertEquals(Duration.ofMillis(143), TokenBucket.forRate(7, Duration.ofSeconds(1), 1, 1).slice());
-    assertEquals(Duration.ofMillis(100), TokenBucket.forRate(1000, Duration.ofSeconds(1), 100, 1).slice());
-    assertEquals(Duration.ofMillis(10), TokenBucket.forRate(5, Duration.ofMillis(10), 1, 1).slice());
+    assertEquals(
+        Duration.ofMillis(117), TokenBucket.forRate(10, Duration.ofMillis(350), 1, 1).slice());
+    assertEquals(
+        Duration.ofMillis(143), TokenBucket.forRate(7, Duration.ofSeconds(1), 1, 1).slice());
+    assertEquals(
+        Duration.ofMillis(100), TokenBucket.forRate(1000, Duration.ofSeconds(1), 100, 1).slice());
+    assertEquals(
+        Duration.ofMillis(10), TokenBucket.forRate(5, Duration.ofMillis(10), 1, 1).slice());
   }
 
   @Test
   void noWindowOfOnePeriodGetsMoreThanPermitsPlusCapacity() {
-    // a waiter always present: count grants in every window of one period (at millisecond resolution)
-    for (int[] c : new int[][] {{10, 350, 1}, {7, 1000, 1}, {3, 1000, 2}, {1000, 1000, 100}, {13, 777, 5}}) {
+    // a waiter always present: count grants in every window of one period (at millisecond
+    // resolution)
+    for (int[] c :
+        new int[][] {{10, 350, 1}, {7, 1000, 1}, {3, 1000, 2}, {1000, 1000, 100}, {13, 777, 5}}) {
       TokenBucket b = TokenBucket.forRate(c[0], Duration.ofMillis(c[1]), c[2], 1);
       int horizon = 100 * c[1];
       int[] grantsAt = new int[horizon + 1];
@@ -40,7 +46,9 @@ final class TokenBucketTest {
         inWindow += grantsAt[t] - (t >= c[1] ? grantsAt[t - c[1]] : 0);
         most = Math.max(most, inWindow);
       }
-      assertTrue(most <= c[0] + c[2], "permits " + c[0] + " period " + c[1] + " burst " + c[2] + ": " + most);
+      assertTrue(
+          most <= c[0] + c[2],
+          "permits " + c[0] + " period " + c[1] + " burst " + c[2] + ": " + most);
     }
   }
 
@@ -63,9 +71,17 @@ final class TokenBucketTest {
 
   @Test
   void rejectsBadArguments_namingThem() {
-    assertEquals("permits must be >= 1 but was 0", assertThrows(IllegalArgumentException.class,
-        () -> TokenBucket.forRate(0, Duration.ofSeconds(1), 1, 1)).getMessage());
-    assertEquals("members must be >= 1 but was 0", assertThrows(IllegalArgumentException.class,
-        () -> TokenBucket.forRate(1, Duration.ofSeconds(1), 1, 0)).getMessage());
+    assertEquals(
+        "permits must be >= 1 but was 0",
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TokenBucket.forRate(0, Duration.ofSeconds(1), 1, 1))
+            .getMessage());
+    assertEquals(
+        "members must be >= 1 but was 0",
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TokenBucket.forRate(1, Duration.ofSeconds(1), 1, 0))
+            .getMessage());
   }
 }

@@ -91,13 +91,15 @@ public final class DelaySchedule {
     }
     long bound = boundNanos(minNanos, maxNanos, multiplier, attempt);
     double draw = random.nextDouble();
-    // The standard jitters compute in nanoseconds behind the same call, exactly (no double rounding).
+    // The standard jitters compute in nanoseconds behind the same call, exactly (no double
+    // rounding).
     Duration delayed;
     Throwable threw = null;
     try {
       delayed =
           jitter.delay(
-              new Jitter.Step(attempt, min, max, Duration.ofNanos(bound), Duration.ofNanos(previousNanos)),
+              new Jitter.Step(
+                  attempt, min, max, Duration.ofNanos(bound), Duration.ofNanos(previousNanos)),
               draw);
     } catch (Throwable t) {
       if (!NonFatal.apply(t)) {

@@ -70,17 +70,21 @@ public final class PolicyConfig {
           "hold-after", "a whole number >= 1");
 
   private static final String POLICY_BLOCK = "a backoff policy block { ... }";
-  private static final String BUDGET_BLOCK = "a restart budget block { permits = ..., period = ... }";
+  private static final String BUDGET_BLOCK =
+      "a restart budget block { permits = ..., period = ... }";
   private static final String BUDGET_DEFAULTS_BLOCK = "a block of restart budget defaults { ... }";
 
   /** The whole config, where budgets are defined; null when only a block was given. */
   private final Config root;
+
   private final Config block;
   private final Config defaults;
   private final String prefix;
   private final String defaultsPath;
+
   /** Every key of the block, in the documented order. */
   private final List<String> keys;
+
   /** What each key allows, for the messages about a null or missing value. */
   private final Map<String, String> allowed;
 
@@ -142,8 +146,13 @@ public final class PolicyConfig {
     Config block = block(root, path, POLICY_BLOCK);
     PolicyConfig reader =
         new PolicyConfig(
-            root, block, defaults(root, DEFAULTS_PATH, keys, POLICY_BLOCK), path + ".", DEFAULTS_PATH,
-            keys, allowed);
+            root,
+            block,
+            defaults(root, DEFAULTS_PATH, keys, POLICY_BLOCK),
+            path + ".",
+            DEFAULTS_PATH,
+            keys,
+            allowed);
     reader.rejectUnknownKeys("a backoff policy block");
     return reader;
   }
@@ -172,15 +181,21 @@ public final class PolicyConfig {
     try {
       elements = ConfigUtil.splitPath(path);
     } catch (ConfigException e) {
-      throw new IllegalArgumentException("\"" + path + "\" is not a valid config path: " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "\"" + path + "\" is not a valid config path: " + e.getMessage(), e);
     }
     ConfigValue value = root.root();
     for (int i = 0; i < elements.size(); i++) {
       if (value.valueType() != ConfigValueType.OBJECT) {
         String parent = ConfigUtil.joinPath(elements.subList(0, i));
         throw new IllegalArgumentException(
-            path + ": " + parent + " is " + (value.valueType() == ConfigValueType.NULL ? "null" : render(value))
-                + ", not a block { ... }, so it cannot hold " + what);
+            path
+                + ": "
+                + parent
+                + " is "
+                + (value.valueType() == ConfigValueType.NULL ? "null" : render(value))
+                + ", not a block { ... }, so it cannot hold "
+                + what);
       }
       value = ((ConfigObject) value).get(elements.get(i));
       if (value == null) {
@@ -216,15 +231,25 @@ public final class PolicyConfig {
     String key = firstUnknownKey(block, keys);
     if (key != null) {
       throw new IllegalArgumentException(
-          where(key, block) + ": unknown setting; " + what + " has only " + String.join(", ", keys));
+          where(key, block)
+              + ": unknown setting; "
+              + what
+              + " has only "
+              + String.join(", ", keys));
     }
   }
 
-  private static void rejectUnknownKeys(Config block, String prefix, List<String> keys, String what) {
+  private static void rejectUnknownKeys(
+      Config block, String prefix, List<String> keys, String what) {
     String key = firstUnknownKey(block, keys);
     if (key != null) {
       throw new IllegalArgumentException(
-          prefix + ConfigUtil.joinPath(key) + ": unknown setting; " + what + " has only " + String.join(", ", keys));
+          prefix
+              + ConfigUtil.joinPath(key)
+              + ": unknown setting; "
+              + what
+              + " has only "
+              + String.join(", ", keys));
     }
   }
 
@@ -254,17 +279,24 @@ public final class PolicyConfig {
     }
     String name = ((String) raw).trim();
     if (root == null) {
-      throw bad(key, "cannot be looked up: budgets are defined at " + BUDGETS_PATH
-          + ".<name>, which only BackoffPolicy.fromConfig(root, path) can see");
+      throw bad(
+          key,
+          "cannot be looked up: budgets are defined at "
+              + BUDGETS_PATH
+              + ".<name>, which only BackoffPolicy.fromConfig(root, path) can see");
     }
     String path = ConfigUtil.joinPath("supervision-backoff", "budgets", name);
     if (find(root, path, BUDGET_BLOCK) == null) {
       throw bad(key, "is not defined: expected " + path + " { permits = ..., period = ... }");
     }
     return new PolicyConfig(
-            root, block(root, path, BUDGET_BLOCK),
-            defaults(root, BUDGET_DEFAULTS_PATH, BUDGET_KEYS, BUDGET_DEFAULTS_BLOCK), path + ".",
-            BUDGET_DEFAULTS_PATH, BUDGET_KEYS, BUDGET_ALLOWED)
+            root,
+            block(root, path, BUDGET_BLOCK),
+            defaults(root, BUDGET_DEFAULTS_PATH, BUDGET_KEYS, BUDGET_DEFAULTS_BLOCK),
+            path + ".",
+            BUDGET_DEFAULTS_PATH,
+            BUDGET_KEYS,
+            BUDGET_ALLOWED)
         .parseBudget(name);
   }
 
@@ -301,8 +333,11 @@ public final class PolicyConfig {
     budget = apply(budget, "hold-after", b -> b.withHoldAfter(holdAfter));
     boolean hasPermits = block.hasPath("permits");
     if (hasPermits != block.hasPath("period")) {
-      throw bad(hasPermits ? "permits" : "period",
-          "needs " + (hasPermits ? "period" : "permits") + " beside it: together they set an adaptive budget's ceiling");
+      throw bad(
+          hasPermits ? "permits" : "period",
+          "needs "
+              + (hasPermits ? "period" : "permits")
+              + " beside it: together they set an adaptive budget's ceiling");
     }
     if (hasPermits) {
       int permits = integer("permits", BUDGET_ALLOWED.get("permits"));
@@ -328,7 +363,8 @@ public final class PolicyConfig {
     if (defaults.hasPathOrNull(key)) {
       return defaults;
     }
-    throw new IllegalArgumentException(where(key, block) + ": missing; expected " + allowed.get(key));
+    throw new IllegalArgumentException(
+        where(key, block) + ": missing; expected " + allowed.get(key));
   }
 
   /** The full path of {@code key} as the message should name it. */
@@ -371,6 +407,7 @@ public final class PolicyConfig {
     e.initCause(rule);
     return e;
   }
+
   /** Applies one setting to a value; a rule it breaks is reported under {@code key}. */
   private <T> T apply(T value, String key, UnaryOperator<T> change) {
     try {
@@ -379,7 +416,6 @@ public final class PolicyConfig {
       throw invalid(key, e);
     }
   }
-
 
   private static String render(ConfigValue value) {
     return value.render(ConfigRenderOptions.concise());
@@ -521,15 +557,20 @@ public final class PolicyConfig {
   public Class<? extends Throwable>[] throwables(String key) {
     ConfigValue value = raw(key);
     if (value.valueType() != ConfigValueType.LIST) {
-      throw bad(key, "is not a list of Throwable class names, for example [\"java.io.IOException\"]");
+      throw bad(
+          key, "is not a list of Throwable class names, for example [\"java.io.IOException\"]");
     }
     List<?> names = (List<?>) value.unwrapped();
     Class<? extends Throwable>[] types = new Class[names.size()];
     for (int i = 0; i < types.length; i++) {
       Object name = names.get(i);
       if (!(name instanceof String) || ((String) name).isBlank()) {
-        throw bad(key, "is not a list of Throwable class names: element " + i + " is "
-            + (name == null ? "null" : render(((ConfigList) value).get(i))));
+        throw bad(
+            key,
+            "is not a list of Throwable class names: element "
+                + i
+                + " is "
+                + (name == null ? "null" : render(((ConfigList) value).get(i))));
       }
       types[i] = throwable(key, ((String) name).trim());
     }
@@ -541,8 +582,13 @@ public final class PolicyConfig {
     try {
       type = Class.forName(name, false, classLoader());
     } catch (ClassNotFoundException | LinkageError e) {
-      IllegalArgumentException error = bad(key, "names class " + name + ", which is not found"
-          + " (write the binary name, for example java.io.IOException or com.example.Outer$Inner)");
+      IllegalArgumentException error =
+          bad(
+              key,
+              "names class "
+                  + name
+                  + ", which is not found"
+                  + " (write the binary name, for example java.io.IOException or com.example.Outer$Inner)");
       error.initCause(e);
       throw error;
     }

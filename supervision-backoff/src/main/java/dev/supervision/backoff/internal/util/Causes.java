@@ -55,7 +55,10 @@ public final class Causes {
       if (!NonFatal.apply(broken)) {
         throw Causes.<RuntimeException>rethrow(broken);
       }
-      return failure.getClass().getName() + " (whose toString threw " + broken.getClass().getName() + ")";
+      return failure.getClass().getName()
+          + " (whose toString threw "
+          + broken.getClass().getName()
+          + ")";
     }
   }
 

@@ -23,7 +23,8 @@ final class BrokenJitterFallsBackToFullJitterTest {
     SplittableRandom twin = new SplittableRandom(42);
     for (int attempt = 1; attempt <= 3; attempt++) {
       long bound = DelaySchedule.boundNanos(MIN.toNanos(), MAX.toNanos(), 2.0, attempt);
-      long expected = StandardJitter.FULL.delayNanos(MIN.toNanos(), MAX.toNanos(), bound, 0, twin.nextDouble());
+      long expected =
+          StandardJitter.FULL.delayNanos(MIN.toNanos(), MAX.toNanos(), bound, 0, twin.nextDouble());
       assertEquals(expected, schedule.nextDelayNanos(random), problem + ", attempt " + attempt);
       DelaySchedule.BrokenJitter what = schedule.takeBrokenJitter();
       assertSame(broken, what.jitter());
@@ -35,9 +36,10 @@ final class BrokenJitterFallsBackToFullJitterTest {
 
   @Test
   void aJitterThatThrows() {
-    Jitter throwing = (step, draw) -> {
-      throw new ArithmeticException("/ by zero");
-    };
+    Jitter throwing =
+        (step, draw) -> {
+          throw new ArithmeticException("/ by zero");
+        };
     fallsBack(throwing, "threw java.lang.ArithmeticException: / by zero");
     DelaySchedule schedule = new DelaySchedule(MIN, MAX, 2.0, throwing);
     schedule.nextDelayNanos(new SplittableRandom(1));

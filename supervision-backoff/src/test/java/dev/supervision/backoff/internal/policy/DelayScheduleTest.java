@@ -1,7 +1,6 @@
 package dev.supervision.backoff.internal.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.Jitter;
@@ -56,13 +55,15 @@ final class DelayScheduleTest {
 
   @Test
   void attemptOneMillionIsWithinTheCapForEveryJitter() {
-    for (Jitter jitter : List.of(Jitter.full(), Jitter.equal(), Jitter.decorrelated(), Jitter.none())) {
+    for (Jitter jitter :
+        List.of(Jitter.full(), Jitter.equal(), Jitter.decorrelated(), Jitter.none())) {
       DelaySchedule schedule = new DelaySchedule(MIN, MAX, 2.0, jitter);
       SplittableRandom random = new SplittableRandom(1);
       long last = 0;
       for (int i = 0; i < 1_000_000; i++) {
         last = schedule.nextDelayNanos(random);
-        assertTrue(last >= 0 && last <= MAX_NANOS, jitter + " attempt " + (i + 1) + " gave " + last);
+        assertTrue(
+            last >= 0 && last <= MAX_NANOS, jitter + " attempt " + (i + 1) + " gave " + last);
       }
       assertEquals(1_000_000, schedule.attempt());
       if (jitter == Jitter.none()) {
@@ -94,7 +95,8 @@ final class DelayScheduleTest {
 
   @Test
   void decorrelatedJitterGrowsFromThePreviousDelayAndStartsAgainAfterAReset() {
-    DelaySchedule schedule = new DelaySchedule(MIN, Duration.ofSeconds(100), 2.0, Jitter.decorrelated());
+    DelaySchedule schedule =
+        new DelaySchedule(MIN, Duration.ofSeconds(100), 2.0, Jitter.decorrelated());
     RandomGenerator top = fixed(0.999999);
     long first = schedule.nextDelayNanos(top); // close to 3 * min
     long second = schedule.nextDelayNanos(top); // close to 3 * first
@@ -106,9 +108,11 @@ final class DelayScheduleTest {
 
   @Test
   void customJitterResultsAreClampedToTheCapAndANegativeOneGetsFullJitter() {
-    DelaySchedule tooLong = new DelaySchedule(MIN, MAX, 2.0, (step, draw) -> Duration.ofDays(1000 * 365));
+    DelaySchedule tooLong =
+        new DelaySchedule(MIN, MAX, 2.0, (step, draw) -> Duration.ofDays(1000 * 365));
     assertEquals(MAX_NANOS, tooLong.nextDelayNanos(fixed(0.1)));
-    DelaySchedule negative = new DelaySchedule(MIN, MAX, 2.0, (step, draw) -> Duration.ofSeconds(-5));
+    DelaySchedule negative =
+        new DelaySchedule(MIN, MAX, 2.0, (step, draw) -> Duration.ofSeconds(-5));
     // a broken jitter: full jitter on the bound (MIN for attempt 1) with the same draw
     assertEquals(MIN.toNanos() / 10, negative.nextDelayNanos(fixed(0.1)));
     assertEquals("returned a negative delay PT-5S", negative.takeBrokenJitter().problem());
@@ -117,10 +121,15 @@ final class DelayScheduleTest {
   @Test
   void customJitterSeesTheStep() {
     Jitter.Step[] seen = new Jitter.Step[1];
-    DelaySchedule schedule = new DelaySchedule(MIN, MAX, 3.0, (step, draw) -> {
-      seen[0] = step;
-      return step.bound();
-    });
+    DelaySchedule schedule =
+        new DelaySchedule(
+            MIN,
+            MAX,
+            3.0,
+            (step, draw) -> {
+              seen[0] = step;
+              return step.bound();
+            });
     schedule.nextDelayNanos(fixed(0.3));
     schedule.nextDelayNanos(fixed(0.3));
     assertEquals(new Jitter.Step(2, MIN, MAX, Duration.ofMillis(300), MIN), seen[0]);
