@@ -92,8 +92,7 @@ import org.slf4j.event.Level;
  * is created in a setup" and "replace supervision ... nested in other behaviors" (both rely on
  * Pekko keeping supervisors of different throwable classes, with {@code resume}), and "detect
  * AbstractBehavior with wrong ActorContext" (a check of {@code AbstractBehavior}, not of the
- * supervisor). "optionally NOT stop children when backoff" is left out: {@code withStopChildren}
- * does not exist yet.
+ * supervisor).
  */
 final class SupervisionSpecParityTest {
 
@@ -295,6 +294,31 @@ final class SupervisionSpecParityTest {
     ReceivedSignal terminated = parentProbe.expectMessageClass(ReceivedSignal.class);
     assertEquals(
         anotherProbe.ref(), assertInstanceOf(Terminated.class, terminated.signal()).getRef());
+  }
+
+  @Test
+  @DisplayName("optionally NOT stop children when backoff")
+  void optionallyNotStopChildrenWhenBackoff() {
+    TestProbe<Event> parentProbe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = events();
+    ActorRef<Command> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                target(parentProbe.ref()), reporting(backoff().withStopChildren(false), events)));
+    TestProbe<Event> childProbe = kit.createTestProbe();
+    String childName = nextName();
+    ref.tell(new CreateChild(target(childProbe.ref()), childName));
+    ref.tell(Simple.GET_STATE);
+    assertEquals(Set.of(childName), expectState(parentProbe).children().keySet());
+
+    ref.tell(new Throw(new Exc1()));
+    parentProbe.expectMessage(new ReceivedSignal(PreRestart.instance()));
+    ref.tell(Simple.GET_STATE); // stashed during the backoff
+    backoffPasses(events, B);
+    // the restarted behavior sees the child that the failed one spawned, and the child never
+    // stopped
+    assertEquals(Set.of(childName), expectState(parentProbe).children().keySet());
+    childProbe.expectNoMessage(QUIET);
   }
 
   @Test
