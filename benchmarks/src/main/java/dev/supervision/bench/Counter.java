@@ -3,6 +3,8 @@ package dev.supervision.bench;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.LongConsumer;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.BehaviorInterceptor;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
@@ -32,7 +34,7 @@ public final class Counter {
    *
    * @param reply called on the actor's thread with the count
    */
-  record Flush(java.util.function.LongConsumer reply) implements Msg {}
+  record Flush(LongConsumer reply) implements Msg {}
 
   /**
    * Blocks the actor's thread until {@code release} opens, after opening {@code holding}: lets a
@@ -42,9 +44,7 @@ public final class Counter {
    * @param holding opened when the actor has started to wait
    * @param release the actor waits for this
    */
-  record Hold(
-      java.util.concurrent.CountDownLatch holding, java.util.concurrent.CountDownLatch release)
-      implements Msg {}
+  record Hold(CountDownLatch holding, CountDownLatch release) implements Msg {}
 
   /** Backoff settings shared by both supervisors: 100 ms to 10 s, Pekko's usual random factor. */
   static final Duration MIN = Duration.ofMillis(100);

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.Signal;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -76,7 +77,7 @@ public final class GateBenchmark {
                           .onMessageEquals("stop", Behaviors::stopped)
                           .build()),
               budget.getName() + "-requester-" + i,
-              org.apache.pekko.actor.typed.Props.empty()));
+              Props.empty()));
     }
     Grant grant = new Grant();
     requesters.forEach(r -> gate.tell(new GateProtocol.Acquire(r, grant)));
@@ -96,11 +97,7 @@ public final class GateBenchmark {
     ActorRef<GateProtocol.Command> gate = RestartBudgets.get(system).gate(budget);
     List<ActorRef<Object>> waiters = new ArrayList<>(actors);
     for (int i = 0; i < actors; i++) {
-      waiters.add(
-          system.systemActorOf(
-              Behaviors.<Object>empty(),
-              "waiter-" + i,
-              org.apache.pekko.actor.typed.Props.empty()));
+      waiters.add(system.systemActorOf(Behaviors.<Object>empty(), "waiter-" + i, Props.empty()));
     }
     long before = Heap.usedAfterGc();
     long t0 = System.nanoTime();

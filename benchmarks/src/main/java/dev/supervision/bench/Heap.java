@@ -2,6 +2,7 @@ package dev.supervision.bench;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -39,7 +40,7 @@ final class Heap {
 
   /** Mebibytes with one decimal. */
   static String mib(long bytes) {
-    return String.format(java.util.Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024.0));
+    return String.format(Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024.0));
   }
 
   /**

@@ -15,6 +15,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
@@ -118,7 +119,7 @@ public final class MemoryPerActor {
         system.systemActorOf(
             parent,
             "parent-" + kind.name().toLowerCase(Locale.ROOT) + "-" + System.nanoTime(),
-            org.apache.pekko.actor.typed.Props.empty());
+            Props.empty());
     spawned.get(5, TimeUnit.MINUTES);
     if (!answered.await(5, TimeUnit.MINUTES)) {
       throw new IllegalStateException(answered.getCount() + " actors did not answer");

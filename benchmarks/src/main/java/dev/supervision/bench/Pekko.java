@@ -3,6 +3,7 @@ package dev.supervision.bench;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
 
@@ -30,6 +31,6 @@ final class Pekko {
 
   /** Formats a duration in seconds with millisecond precision. */
   static String seconds(Duration d) {
-    return String.format(java.util.Locale.ROOT, "%.3f s", d.toNanos() / 1e9);
+    return String.format(Locale.ROOT, "%.3f s", d.toNanos() / 1e9);
   }
 }

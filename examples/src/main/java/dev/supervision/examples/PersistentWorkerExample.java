@@ -10,6 +10,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -160,8 +161,7 @@ public final class PersistentWorkerExample {
     return ask(system, replyTo -> new RecordJob(job, replyTo));
   }
 
-  private static int ask(
-      ActorSystem<Command> system, java.util.function.Function<ActorRef<Integer>, Command> command)
+  private static int ask(ActorSystem<Command> system, Function<ActorRef<Integer>, Command> command)
       throws Exception {
     return AskPattern.ask(system, command::apply, Duration.ofSeconds(5), system.scheduler())
         .toCompletableFuture()

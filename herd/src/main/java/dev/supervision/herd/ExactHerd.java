@@ -1,5 +1,6 @@
 package dev.supervision.herd;
 
+import java.util.Locale;
 import java.util.PriorityQueue;
 
 /**
@@ -116,7 +117,7 @@ public final class ExactHerd {
             ? "all recovered"
             : stopped
                 ? String.format(
-                    java.util.Locale.ROOT,
+                    Locale.ROOT,
                     "stopped at the horizon (%d s)",
                     (horizon - outage) / 1_000_000_000L)
                 : "not all recovered";

@@ -1,6 +1,7 @@
 package dev.supervision.herd;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -140,12 +141,12 @@ public record ResourceSpec(
         crashFactor == 0
             ? "no crashes"
             : String.format(
-                java.util.Locale.ROOT,
+                Locale.ROOT,
                 "a 100 ms window offered > %sx its capacity knocks it over for %d ms",
                 fmt(crashFactor),
                 crashFor.toMillis());
     return String.format(
-        java.util.Locale.ROOT,
+        Locale.ROOT,
         "capacity %,d calls/s%s, %s",
         capacityPerSecond,
         cold ? " (cold: " + COLD_START_PERCENT + " % rising to 100 % over 10 s)" : "",

@@ -10,6 +10,7 @@ import java.awt.Color;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -609,7 +610,7 @@ public final class Strategies {
       this.controller = controller;
       this.slice = controller.parameters().slice().toNanos();
       this.grantedAt = new long[cells];
-      java.util.Arrays.fill(grantedAt, AdaptiveRateController.NOT_GRANTED);
+      Arrays.fill(grantedAt, AdaptiveRateController.NOT_GRANTED);
     }
 
     @Override

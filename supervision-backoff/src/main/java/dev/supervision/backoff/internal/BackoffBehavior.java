@@ -30,6 +30,7 @@ import org.apache.pekko.actor.typed.TypedActorContext;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.internal.BehaviorImpl;
 import org.apache.pekko.actor.typed.internal.InterceptorImpl;
+import org.apache.pekko.actor.typed.internal.PoisonPill;
 import org.apache.pekko.actor.typed.internal.UnstashException;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -457,7 +458,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (signal instanceof Tick || signal instanceof Permit) {
       return Behaviors.same(); // a nested supervisor's, from the incarnation that failed
     }
-    if (signal instanceof org.apache.pekko.actor.typed.internal.PoisonPill) {
+    if (signal instanceof PoisonPill) {
       // Cluster Sharding (passivation, hand-off) and Cluster Singleton without a stop message stop
       // an
       // actor with PoisonPill: their interceptor, outside this supervisor, stops it if the signal
