@@ -251,7 +251,19 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
                                     .onEvent(e);
                                 return Behaviors.same();
                               })
-                          .onMessage(Stop.class, s -> Behaviors.stopped())
+                          .onMessage(
+                              Stop.class,
+                              s -> {
+                                // unsubscribe explicitly, from this actor, so that it reaches the
+                                // event stream after this actor's Subscribe: the event stream's own
+                                // clean-up on termination can run before the subscription is added,
+                                // and would then leave a stopped watcher (and this registry)
+                                // subscribed for the life of the actor system
+                                ctx.getSystem()
+                                    .eventStream()
+                                    .tell(new EventStream.Unsubscribe<>(ctx.getSelf().narrow()));
+                                return Behaviors.stopped();
+                              })
                           .build();
                     })
                 .narrow(),
