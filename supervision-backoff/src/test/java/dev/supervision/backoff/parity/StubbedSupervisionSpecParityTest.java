@@ -41,9 +41,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * for a restart-with-backoff supervisor, as JUnit 5 tests against {@link BackoffSupervisor#wrap}.
  * Each test's {@link DisplayName} is the Scala test's name. Pekko runs them synchronously in a
  * {@code BehaviorTestKit} with its plain {@code restart} strategy; a backoff needs a clock, so the
- * cases that restart run on a real actor under {@code ManualTime}, and the two that need no restart
- * ("not catch fatal error", "create underlying deferred behavior immediately") keep the {@code
- * BehaviorTestKit}.
+ * cases that restart run on a real actor under {@code ManualTime}, and the four that need no restart
+ * ("receive message", "stop when unhandled exception", "not catch fatal error", "create underlying
+ * deferred behavior immediately") keep the {@code BehaviorTestKit}, so that they test the wrapped
+ * behavior outside an actor, where {@code SupervisionSpecParityTest}'s cases of the same names test
+ * it in one.
  *
  * <p>Differences pinned on purpose: Pekko's "unhandled exception" (a class the strategy does not
  * catch) is a class listed in {@code withStopOn} here; {@code withMaxRestarts(0)} means zero
@@ -74,21 +76,22 @@ final class StubbedSupervisionSpecParityTest {
   @Test
   @DisplayName("receive message")
   void receiveMessage() {
-    TestProbe<Event> probe = kit.createTestProbe();
-    ActorRef<Command> ref = kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff()));
-    ref.tell(new Ping(1));
-    probe.expectMessage(new Pong(1));
+    TestInbox<Event> inbox = TestInbox.create();
+    BehaviorTestKit<Command> testkit =
+        BehaviorTestKit.create(BackoffSupervisor.wrap(target(inbox.getRef()), backoff()));
+    testkit.run(new Ping(1));
+    assertEquals(List.of(new Pong(1)), inbox.getAllReceived());
   }
 
   @Test
   @DisplayName("stop when unhandled exception (here: a class listed in withStopOn)")
   void stopWhenUnhandledException() {
-    TestProbe<Event> probe = kit.createTestProbe();
-    ActorRef<Command> ref =
-        kit.spawn(BackoffSupervisor.wrap(target(probe.ref()), backoff().withStopOn(Exc3.class)));
-    ref.tell(new Throw(new Exc3()));
-    probe.expectMessage(new ReceivedSignal(PostStop.instance()));
-    probe.expectTerminated(ref);
+    TestInbox<Event> inbox = TestInbox.create();
+    BehaviorTestKit<Command> testkit =
+        BehaviorTestKit.create(
+            BackoffSupervisor.wrap(target(inbox.getRef()), backoff().withStopOn(Exc3.class)));
+    assertThrows(Exc3.class, () -> testkit.run(new Throw(new Exc3())));
+    assertEquals(List.of(new ReceivedSignal(PostStop.instance())), inbox.getAllReceived());
   }
 
   @Test
