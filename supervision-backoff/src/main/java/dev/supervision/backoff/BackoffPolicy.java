@@ -19,6 +19,7 @@ import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import java.util.stream.Stream;
 import org.slf4j.event.Level;
+import scala.util.control.NonFatal;
 
 /**
  * How a supervised actor is restarted: an immutable, validated, thread-safe value.
@@ -703,7 +704,9 @@ public final class BackoffPolicy {
    * FileNotFoundException} (an {@code IOException}) stops, and an {@code IllegalStateException}
    * stops. If the stop predicate throws, its exception is added to the failure as a suppressed
    * exception and the failure counts as permanent: a broken rule stops the actor visibly rather
-   * than retrying forever.
+   * than retrying forever. That holds for whatever it throws (an {@code Error}, or a checked
+   * exception thrown sneakily), except fatal errors ({@code VirtualMachineError}, {@code
+   * LinkageError}, {@code InterruptedException}, ...), which pass through uncaught.
    *
    * @param failure the failure
    * @return {@code true} if the actor should stop without a restart
@@ -733,7 +736,10 @@ public final class BackoffPolicy {
     }
     try {
       return stopOn.test(t);
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
+      if (!NonFatal.apply(e)) {
+        throw e; // a fatal error is not the rule's verdict; as everywhere, it is not caught
+      }
       if (e != failure) {
         failure.addSuppressed(e);
       }
