@@ -512,6 +512,14 @@ public final class PolicyConfig {
     if (!isIntegral(value)) {
       throw bad(key, "is not " + allowed);
     }
+    if (value.unwrapped() instanceof String digits) {
+      // HOCON's getLong saturates a string of digits beyond the range of long; reject it instead
+      try {
+        return Long.parseLong(digits.trim());
+      } catch (NumberFormatException e) {
+        throw bad(key, "is not " + allowed + " from " + Long.MIN_VALUE + " to " + Long.MAX_VALUE);
+      }
+    }
     try {
       return source(key).getLong(key);
     } catch (ConfigException e) {
