@@ -325,6 +325,48 @@ final class AdversarialRuntimeTest {
   }
 
   @Test
+  void theStashOfAnActorWhoseRestartsKeepFailingUntilItGivesUpGoesToDeadLetters() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<AllDeadLetters> deadLetters = kit.createTestProbe();
+    Adapter.toClassic(kit.system())
+        .getEventStream()
+        .subscribe(Adapter.toClassic(deadLetters.ref()), AllDeadLetters.class);
+    AtomicInteger failStarts = new AtomicInteger(0);
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                TestChild.create(probe.ref(), failStarts), unjittered(events).withMaxRestarts(2)));
+    probe.expectMessage("started");
+    failStarts.set(Integer.MAX_VALUE); // every restart fails in setup from now on
+    actor.tell("fail");
+    actor.tell("m0");
+    actor.tell("m1");
+    probe.expectMessage("preRestart");
+    assertEquals(
+        Duration.ofMillis(100),
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class).delay());
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("setup-failed");
+    assertEquals(
+        Duration.ofMillis(200),
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class).delay());
+    kit.time().timePasses(Duration.ofMillis(200));
+    probe.expectMessage("setup-failed");
+    assertEquals(
+        BackoffEvent.Reason.MAX_RESTARTS_REACHED,
+        events.expectMessageClass(BackoffEvent.GaveUp.class).reason());
+    probe.expectTerminated(actor);
+    Set<Object> dead = new HashSet<>();
+    dead.add(deadLetters.receiveMessage().message());
+    dead.add(deadLetters.receiveMessage().message());
+    assertEquals(Set.of("m0", "m1"), dead);
+    Adapter.toClassic(kit.system())
+        .getEventStream()
+        .unsubscribe(Adapter.toClassic(deadLetters.ref()));
+  }
+
+  @Test
   void theLargestStashCapacityKeepsEveryMessage() {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
