@@ -234,6 +234,36 @@ final class AdversarialRuntimeTest {
     probe.expectTerminated(actor);
   }
 
+  /** A failure whose getCause() has a bug. */
+  static final class BrokenCause extends RuntimeException {
+    BrokenCause() {
+      super("broken getCause", null, false, false);
+    }
+
+    @Override
+    public synchronized Throwable getCause() {
+      throw new IllegalStateException("bug in getCause");
+    }
+  }
+
+  @Test
+  void aFailureWhoseGetCauseThrowsIsStillRestarted() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    // a restart list, so that classification walks the cause chain too
+    BackoffPolicy policy = unjittered(events).withRestartOn(RuntimeException.class);
+    ActorRef<Throwable> actor = kit.spawn(BackoffSupervisor.wrap(thrower(probe), policy));
+    probe.expectMessage("started");
+    BrokenCause failure = new BrokenCause();
+    actor.tell(failure);
+    BackoffEvent.RestartScheduled scheduled =
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    assertSame(failure, scheduled.cause());
+    kit.time().timePasses(scheduled.delay());
+    probe.expectMessage("started");
+    kit.testKit().stop(actor);
+  }
+
   // ------------------------------------------------------------ RetryAfter at the extremes
 
   /** A failure with a hint and, optionally, a cause. */

@@ -19,7 +19,8 @@ public final class Causes {
 
   /**
    * The failure and its causes ({@link Throwable#getCause()}), outermost first, each throwable
-   * once: a cycle in the chain ends the list instead of looping forever.
+   * once: a cycle in the chain ends the list instead of looping forever, and so does a {@code
+   * getCause()} that throws (non-fatally).
    *
    * @param failure the outermost throwable
    * @return an unmodifiable list that starts with {@code failure}
@@ -29,16 +30,28 @@ public final class Causes {
     if (failure == null) {
       throw new NullPointerException("failure must not be null");
     }
-    Throwable cause = failure.getCause();
+    Throwable cause = causeOf(failure);
     if (cause == null || cause == failure) {
       return List.of(failure); // the common case, without a set
     }
     List<Throwable> chain = new ArrayList<>();
     Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-    for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
+    for (Throwable t = failure; t != null && seen.add(t); t = causeOf(t)) {
       chain.add(t);
     }
     return Collections.unmodifiableList(chain);
+  }
+
+  /** {@code t.getCause()}, or null if that throws (non-fatally): a broken getCause ends the chain. */
+  private static Throwable causeOf(Throwable t) {
+    try {
+      return t.getCause();
+    } catch (Throwable broken) {
+      if (!NonFatal.apply(broken)) {
+        throw Causes.<RuntimeException>rethrow(broken);
+      }
+      return null;
+    }
   }
 
   /**
