@@ -1,6 +1,7 @@
 package dev.supervision.backoff;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
 import dev.supervision.backoff.internal.policy.DelaySchedule;
 import dev.supervision.backoff.internal.policy.PolicyConfig;
 import dev.supervision.backoff.internal.util.Causes;
@@ -137,14 +138,19 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if there is no block at {@code path} (or the path runs through
    *     a value that is not a block), the block or the application's defaults have a key that is
    *     not a setting, a value is not allowed, a class name is not found or not a {@code
-   *     Throwable}, or the budget it names is not defined or not valid; the message starts with the
+   *     Throwable}, the budget it names is not defined or not valid, or {@code root} has unresolved
+   *     substitutions where the policy is read; the message starts with the
    *     full path of the
    *     setting, then the value and what is allowed, for example {@code
    *     my-service.worker-backoff.jitter: "fulll" is not one of full, equal, decorrelated, none}
    */
   public static BackoffPolicy fromConfig(Config root, String path) {
-    return PolicySetting.read(
-        PolicyConfig.policy(root, path, PolicySetting.KEYS, PolicySetting.ALLOWED));
+    try {
+      return PolicySetting.read(
+          PolicyConfig.policy(root, path, PolicySetting.KEYS, PolicySetting.ALLOWED));
+    } catch (ConfigException.NotResolved e) {
+      throw notResolved(path, e);
+    }
   }
 
   /**
@@ -161,11 +167,25 @@ public final class BackoffPolicy {
    * @return a new policy
    * @throws NullPointerException if {@code config} is {@code null}
    * @throws IllegalArgumentException if the block has a key that is not a setting, a value is not
-   *     allowed, or it names a budget
+   *     allowed, it names a budget, or it has unresolved substitutions
    */
   public static BackoffPolicy fromConfig(Config config) {
-    return PolicySetting.read(
-        PolicyConfig.policy(config, PolicySetting.KEYS, PolicySetting.ALLOWED));
+    try {
+      return PolicySetting.read(
+          PolicyConfig.policy(config, PolicySetting.KEYS, PolicySetting.ALLOWED));
+    } catch (ConfigException.NotResolved e) {
+      throw notResolved("the policy block", e);
+    }
+  }
+
+  /** A config read before its substitutions ({@code ${...}}) were resolved. */
+  private static IllegalArgumentException notResolved(String where, ConfigException.NotResolved e) {
+    return new IllegalArgumentException(
+        where
+            + ": the config is not resolved (call resolve() on it first; ConfigFactory.load() and"
+            + " an actor system's settings are resolved): "
+            + e.getMessage(),
+        e);
   }
 
   /**
@@ -706,7 +726,11 @@ public final class BackoffPolicy {
    * exception and the failure counts as permanent: a broken rule stops the actor visibly rather
    * than retrying forever. That holds for whatever it throws (an {@code Error}, or a checked
    * exception thrown sneakily), except fatal errors ({@code VirtualMachineError}, {@code
-   * LinkageError}, {@code InterruptedException}, ...), which pass through uncaught.
+   * LinkageError}, {@code InterruptedException}, ...), which pass through uncaught. A failure built
+   * with suppression disabled (the four-argument {@code Throwable} constructor with {@code
+   * enableSuppression = false}, common for cheap, stackless exceptions) cannot carry the rule's
+   * exception: it still counts as permanent, but the rule's exception is not shown; test a stop
+   * predicate on its own if your failures are of that kind.
    *
    * @param failure the failure
    * @return {@code true} if the actor should stop without a restart

@@ -103,14 +103,31 @@ public interface Jitter {
      * @param bound the exponential bound for this attempt
      * @param previous the delay drawn for the previous attempt
      * @throws NullPointerException if a duration is {@code null}
-     * @throws IllegalArgumentException if {@code attempt < 1}
+     * @throws IllegalArgumentException if {@code attempt < 1}, if a duration is negative or longer
+     *     than {@code Long.MAX_VALUE} nanoseconds (about 292 years), or if {@code minBackoff >
+     *     maxBackoff}
      */
     public Step {
-      Require.nonNull(minBackoff, "minBackoff");
-      Require.nonNull(maxBackoff, "maxBackoff");
-      Require.nonNull(bound, "bound");
-      Require.nonNull(previous, "previous");
       Require.argument(attempt >= 1, "attempt", ">= 1", attempt);
+      nanos(minBackoff, "minBackoff");
+      nanos(maxBackoff, "maxBackoff");
+      nanos(bound, "bound");
+      nanos(previous, "previous");
+      Require.argument(
+          minBackoff.compareTo(maxBackoff) <= 0,
+          "maxBackoff",
+          ">= minBackoff " + minBackoff,
+          maxBackoff);
     }
+
+    private static void nanos(Duration value, String name) {
+      Require.nonNull(value, name);
+      Require.argument(!value.isNegative(), name, ">= 0", value);
+      Require.argument(
+          value.compareTo(LONGEST_IN_NANOS) <= 0, name, "<= " + LONGEST_IN_NANOS, value);
+    }
+
+    /** The longest duration a step can carry: the standard jitters compute in nanoseconds. */
+    private static final Duration LONGEST_IN_NANOS = Duration.ofNanos(Long.MAX_VALUE);
   }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -62,7 +63,31 @@ final class BackoffPolicyFromConfigErrorsTest {
                 + " min-backoff, max-backoff,"),
         Arguments.of(
             "supervision-backoff.default-policy { \"jitter.kind\" = full }\n" + PATH + " {}",
-            "supervision-backoff.default-policy.\"jitter.kind\": unknown setting;"));
+            "supervision-backoff.default-policy.\"jitter.kind\": unknown setting;"),
+        // substitutions that were never resolved (parseString without resolve()), wherever they are
+        Arguments.of(
+            "x = 5ms\n" + PATH + " { min-backoff = ${x} }", PATH + ": the config is not resolved"),
+        Arguments.of(
+            "x = [java.lang.Error]\n" + PATH + " { stop-on = ${x} }",
+            PATH + ": the config is not resolved"),
+        Arguments.of(
+            "y { min-backoff = 5ms }\nmy-service { worker-backoff = ${y} }",
+            PATH + ": the config is not resolved"),
+        Arguments.of(
+            "p = 2s\nsupervision-backoff.budgets.db { permits = 1, period = ${p} }\n" + USES_DB,
+            PATH + ": the config is not resolved"));
+  }
+
+  @Test
+  void anUnresolvedBlockReadWithTheOneArgumentFormIsAnIllegalArgumentToo() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                BackoffPolicy.fromConfig(
+                    ConfigFactory.parseString("x = 5ms\np { min-backoff = ${x} }").getConfig("p")));
+    assertTrue(
+        e.getMessage().startsWith("the policy block: the config is not resolved"), e.getMessage());
   }
 
   @ParameterizedTest(name = "{0}")

@@ -62,4 +62,26 @@ final class JitterTest {
         assertThrows(IllegalArgumentException.class, () -> new Jitter.Step(0, MIN, MAX, MIN, MIN));
     assertEquals("attempt must be >= 1 but was 0", e.getMessage());
   }
+
+  @Test
+  void step_rejectsDurationsNoJitterCanComputeWith() {
+    Duration huge = Duration.ofSeconds(Long.MAX_VALUE);
+    assertEquals(
+        "bound must be <= PT2562047H47M16.854775807S but was " + huge,
+        assertThrows(IllegalArgumentException.class, () -> new Jitter.Step(1, MIN, MAX, huge, MIN))
+            .getMessage());
+    assertEquals(
+        "previous must be >= 0 but was PT-0.001S",
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new Jitter.Step(1, MIN, MAX, MIN, Duration.ofMillis(-1)))
+            .getMessage());
+    assertEquals(
+        "maxBackoff must be >= minBackoff PT10S but was PT0.1S",
+        assertThrows(IllegalArgumentException.class, () -> new Jitter.Step(1, MAX, MIN, MIN, MIN))
+            .getMessage());
+    // the longest a step may carry still computes, without overflow
+    Duration longest = Duration.ofNanos(Long.MAX_VALUE);
+    assertEquals(longest, Jitter.none().delay(new Jitter.Step(1, MIN, longest, longest, MIN), 0.5));
+  }
 }
