@@ -29,15 +29,13 @@ final class Require {
     }
   }
 
-  static Duration positive(Duration value, String name) {
+  static void positive(Duration value, String name) {
     nonNull(value, name);
     argument(!value.isNegative() && !value.isZero(), name, "> 0", value);
     argument(value.compareTo(MAX_DELAY) <= 0, name, "<= " + MAX_DELAY, value);
-    return value;
   }
 
-  static int nonNegative(int value, String name) {
+  static void nonNegative(int value, String name) {
     argument(value >= 0, name, ">= 0", value);
-    return value;
   }
 }

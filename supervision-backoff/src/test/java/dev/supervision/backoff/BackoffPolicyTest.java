@@ -216,6 +216,12 @@ final class BackoffPolicyTest {
   }
 
   @Test
+  void withStopOnPredicate_isReturnedByItsGetter() {
+    java.util.function.Predicate<Throwable> rule = t -> false;
+    assertSame(rule, BASE.withStopOn(rule).getStopOnPredicate().orElseThrow());
+  }
+
+  @Test
   void withStopOnPredicate_rejectsNull() {
     assertNpe(
         "stopOn must not be null",

@@ -16,7 +16,7 @@ import org.slf4j.event.Level;
 
 /**
  * Every setting of the table takes part in equals, hashCode and toString: two policies that differ
- * in one setting only are not equal and print differently. A new setting needs a sample value here.
+ * in one setting only are not equal, hash differently and print differently. A new setting needs a sample value here.
  */
 final class EverySettingIsPartOfTheValueTest {
 
@@ -67,6 +67,8 @@ final class EverySettingIsPartOfTheValueTest {
     BackoffPolicy changed = changed(setting);
     assertNotEquals(BASE, changed);
     assertNotEquals(BASE.toString(), changed.toString());
+    // the hash is over every setting: changing one element of the settings changes it
+    assertNotEquals(BASE.hashCode(), changed.hashCode());
     BackoffPolicy again = changed(setting);
     assertEquals(changed, again);
     assertEquals(changed.hashCode(), again.hashCode());

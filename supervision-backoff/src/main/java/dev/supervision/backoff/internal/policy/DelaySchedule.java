@@ -61,11 +61,9 @@ public final class DelaySchedule {
     if (attempt <= 1 || multiplier == 1.0) {
       return minNanos; // exact: above 2^53 ns a long does not survive the trip through double
     }
+    // the cast saturates: a bound of 2^63 ns or more (or +Infinity) becomes Long.MAX_VALUE
     double bound = minNanos * Math.pow(multiplier, attempt - 1);
-    if (!(bound < maxNanos)) { // also catches NaN and +Infinity
-      return maxNanos;
-    }
-    return Math.max(minNanos, (long) bound);
+    return Math.max(minNanos, Math.min(maxNanos, (long) bound));
   }
 
   /**
@@ -86,7 +84,7 @@ public final class DelaySchedule {
    * @return the delay in nanoseconds, within {@code [0, max]}
    */
   public long nextDelayNanos(RandomGenerator random) {
-    if (attempt < Integer.MAX_VALUE) {
+    if (attempt != Integer.MAX_VALUE) {
       attempt++;
     }
     long bound = boundNanos(minNanos, maxNanos, multiplier, attempt);

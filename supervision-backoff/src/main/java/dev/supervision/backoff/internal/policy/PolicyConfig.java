@@ -343,7 +343,11 @@ public final class PolicyConfig {
       int permits = integer("permits", BUDGET_ALLOWED.get("permits"));
       Duration period = duration("period");
       // permits alone first (with a period known to be valid), so that each error names its key
-      apply(budget, "permits", b -> b.withMaxRate(permits, Duration.ofSeconds(1)));
+      try {
+        budget.withMaxRate(permits, Duration.ofSeconds(1));
+      } catch (IllegalArgumentException e) {
+        throw invalid("permits", e);
+      }
       budget = apply(budget, "period", b -> b.withMaxRate(permits, period));
       if (!isWord("burst", "auto")) {
         int burst = integer("burst", "auto or a whole number >= 1");

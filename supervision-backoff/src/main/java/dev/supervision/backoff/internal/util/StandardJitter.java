@@ -30,9 +30,9 @@ public enum StandardJitter {
   DECORRELATED {
     @Override
     long unclamped(long min, long max, long bound, long previous, double draw) {
-      double span = 3.0 * previous - min;
-      long offset = span <= 0 ? 0 : (long) (draw * span);
-      return offset >= max - min ? max : min + offset;
+      long offset = (long) (draw * Math.max(0.0, 3.0 * previous - min));
+      // never above max, and no overflow when 3 * previous is huge (the cast saturates)
+      return min + Math.min(offset, max - min);
     }
   },
   /** {@code bound}. */
@@ -56,7 +56,6 @@ public enum StandardJitter {
    * @return the delay in nanoseconds, within {@code [0, max]}
    */
   public long delayNanos(long min, long max, long bound, long previous, double draw) {
-    long nanos = unclamped(min, max, bound, previous, draw);
-    return nanos < 0 ? 0 : Math.min(nanos, max);
+    return Math.max(0, Math.min(unclamped(min, max, bound, previous, draw), max));
   }
 }

@@ -1,6 +1,8 @@
 package dev.supervision.backoff.internal.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.Jitter;
@@ -40,6 +42,36 @@ final class DelayScheduleTest {
     assertEquals(8 * min, DelaySchedule.boundNanos(min, MAX_NANOS, 2.0, 4));
     assertEquals(MAX_NANOS, DelaySchedule.boundNanos(min, MAX_NANOS, 2.0, 5));
     assertEquals(min, DelaySchedule.boundNanos(min, MAX_NANOS, 1.0, 1_000));
+  }
+
+  @Test
+  void boundIsTheCapFromTheAttemptWhoseProductReachesIt() {
+    assertEquals(800, DelaySchedule.boundNanos(100, 800, 2.0, 4)); // 100 * 2^3 = 800 = cap
+    assertEquals(799, DelaySchedule.boundNanos(100, 799, 2.0, 4)); // 800 > cap
+    assertEquals(400, DelaySchedule.boundNanos(100, 799, 2.0, 3));
+    assertEquals(250, DelaySchedule.boundNanos(100, 1_000, 2.5, 2)); // a fractional multiplier
+  }
+
+  @Test
+  void boundAboveTwoToThe53NanosIsTheProductWhenItIsBelowTheCap() {
+    // 2^53 ns (about 104 days) is below the cap 2^53 + 1, although both are the same double
+    long twoTo53 = 1L << 53;
+    assertEquals(twoTo53, DelaySchedule.boundNanos(twoTo53 / 2, twoTo53 + 1, 2.0, 2));
+    assertEquals(twoTo53 + 1, DelaySchedule.boundNanos(twoTo53 / 2, twoTo53 + 1, 2.0, 3));
+  }
+
+  @Test
+  void aFatalErrorOfAJitterIsNotSwallowed() {
+    LinkageError fatal = new LinkageError("fatal");
+    DelaySchedule schedule =
+        new DelaySchedule(
+            MIN,
+            MAX,
+            2.0,
+            (step, draw) -> {
+              throw fatal;
+            });
+    assertSame(fatal, assertThrows(LinkageError.class, () -> schedule.nextDelayNanos(fixed(0.5))));
   }
 
   @Test

@@ -1,13 +1,17 @@
 package dev.supervision.backoff.internal.util;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.io.IOException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Causes.chain: outermost first, each throwable once, a cycle ends the walk. */
+/**
+ * Causes.chain: outermost first, each throwable once, a cycle ends the walk. Causes.describe: a
+ * failure's description never fails.
+ */
 final class CausesTest {
 
   @Test
@@ -37,5 +41,63 @@ final class CausesTest {
   void nullIsRejectedByName() {
     NullPointerException e = assertThrows(NullPointerException.class, () -> Causes.chain(null));
     assertEquals("failure must not be null", e.getMessage());
+  }
+
+  @Test
+  void aThrowableThatIsItsOwnCauseIsItsOwnChain() {
+    RuntimeException self =
+        new RuntimeException("self") {
+          @Override
+          public synchronized Throwable getCause() {
+            return this;
+          }
+        };
+    assertEquals(List.of(self), Causes.chain(self));
+  }
+
+  @Test
+  void theChainCannotBeModified() {
+    RuntimeException outer = new RuntimeException("outer", new IOException("inner"));
+    assertThrows(UnsupportedOperationException.class, () -> Causes.chain(outer).clear());
+    IOException alone = new IOException();
+    assertThrows(UnsupportedOperationException.class, () -> Causes.chain(alone).clear());
+  }
+
+  @Test
+  void describeIsTheFailuresToString() {
+    assertEquals("java.io.IOException: disk", Causes.describe(new IOException("disk")));
+  }
+
+  @Test
+  void describeNamesTheClassAndWhatToStringThrewWhenToStringFails() {
+    Throwable broken = new BrokenToString(new IllegalStateException("no"));
+    assertEquals(
+        BrokenToString.class.getName() + " (whose toString threw java.lang.IllegalStateException)",
+        Causes.describe(broken));
+  }
+
+  @Test
+  void describeLetsAFatalErrorOfToStringThrough() {
+    LinkageError fatal = new LinkageError("fatal");
+    assertSame(
+        fatal, assertThrows(LinkageError.class, () -> Causes.describe(new BrokenToString(fatal))));
+  }
+
+  /** A failure whose toString throws what it is given. */
+  static final class BrokenToString extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final transient Throwable thrown;
+
+    BrokenToString(Throwable thrown) {
+      this.thrown = thrown;
+    }
+
+    @Override
+    public String toString() {
+      if (thrown instanceof RuntimeException r) {
+        throw r;
+      }
+      throw (Error) thrown;
+    }
   }
 }
