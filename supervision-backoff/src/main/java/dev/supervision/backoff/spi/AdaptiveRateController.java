@@ -242,8 +242,11 @@ public final class AdaptiveRateController {
      *
      * @param maxRate permits per second, {@code > 0}
      * @return a new value
+     * @throws IllegalArgumentException if {@code maxRate} is not {@code > 0} (the message names
+     *     {@code maxRate}, not the rates lowered to it)
      */
     public Parameters withMaxRate(double maxRate) {
+      TokenBucket.check(maxRate > 0, "maxRate", "> 0", maxRate);
       return new Parameters(
           slice,
           probation,
