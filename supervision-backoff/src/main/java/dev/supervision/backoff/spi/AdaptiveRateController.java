@@ -598,20 +598,14 @@ public final class AdaptiveRateController {
       slice = k;
       return;
     }
-    // after this many empty slices nothing changes any more but the slice number
-    long quiet = ring + windowSlices + calmSlices + 2;
+    // after this many slices with no call, stepping changes nothing any more but the slice number:
+    // every grant is resolved (ring), every failure has left the window, and a ramp with nobody
+    // waiting has returned to steady (ring + calm)
+    long quiet = ring + windowSlices + calmSlices;
     long steps = 0;
     while (slice < k) {
       if (steps++ >= quiet) {
-        long skip = k - slice;
         slice = k;
-        if (probeAt != NONE && state == State.HOLDING) {
-          probeAt = Math.min(probeAt, slice);
-        }
-        holdUntil = Math.min(holdUntil, slice);
-        if (skip > 0) {
-          calm += (int) Math.min(Integer.MAX_VALUE - calm, skip);
-        }
         return;
       }
       slice++;
