@@ -652,14 +652,15 @@ public final class AdaptiveRateController {
         }
       }
       if (state == State.HOLDING) {
-        bucket.setTokens(0);
-        return;
+        return; // the bucket is not used while holding; it is emptied when ramping starts
       }
     }
     if (state == State.RAMPING) {
       int gj = granted[slot(k - 1)];
       int fj = failed[slot(k - 1)];
-      if (gj > 0 && fj > p.tolerance() * gj && k - 1 >= holdUntil && gj - fj > 0) {
+      // no check against holdUntil: a cut or a ramp start sets it to the slice it runs in, so a
+      // slice k - 1 that granted anything is never before it; gj == 0 fails gj - fj > 0
+      if (fj > p.tolerance() * gj && gj - fj > 0) {
         cut(gj - fj, nowNanos); // early: the failures of the last slice are already known
       }
       if (g > 0 && f > p.tolerance() * g && resolved >= holdUntil) {
@@ -721,7 +722,6 @@ public final class AdaptiveRateController {
     probeAt =
         slice + Math.max(1, Math.round(members * p.firstProbe().toNanos() / (double) sliceNanos));
     probeSlice = NONE;
-    bucket.setTokens(0);
   }
 
   private void enter(State to, Reason reason, long nowNanos) {
