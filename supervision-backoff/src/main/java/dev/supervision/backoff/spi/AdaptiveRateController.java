@@ -601,13 +601,8 @@ public final class AdaptiveRateController {
     // after this many slices with no call, stepping changes nothing any more but the slice number:
     // every grant is resolved (ring), every failure has left the window, and a ramp with nobody
     // waiting has returned to steady (ring + calm)
-    long quiet = ring + windowSlices + calmSlices;
-    long steps = 0;
-    while (slice < k) {
-      if (steps++ >= quiet) {
-        slice = k;
-        return;
-      }
+    long last = Math.min(k, slice + ring + windowSlices + calmSlices);
+    while (slice < last) {
       slice++;
       int i = slot(slice);
       granted[i] = 0;
@@ -618,6 +613,7 @@ public final class AdaptiveRateController {
       windowFailures[w] = 0;
       onNewSlice(slice * sliceNanos);
     }
+    slice = Math.max(slice, k);
   }
 
   private void onNewSlice(long nowNanos) {
