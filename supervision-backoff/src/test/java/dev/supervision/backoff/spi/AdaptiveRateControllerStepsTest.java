@@ -442,6 +442,19 @@ final class AdaptiveRateControllerStepsTest {
   }
 
   @Test
+  void aFailureNamingASliceThatGrantedNothing_neitherCutsNorHolds() {
+    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults(), 1000);
+    assertEquals(10, take(c, 3, 1000));
+    c.onSlice(4 * S, 1000); // nothing granted in slice 4
+    c.onFailure(4 * S, 4 * S);
+    c.onSlice(5 * S, 1000);
+    c.onSlice(6 * S, 1000);
+    assertSame(State.RAMPING, c.state());
+    assertEquals(1, events.size());
+    assertTrue(events.get(0).startsWith("5 rate 100.0->141.42135623730"), events.get(0));
+  }
+
+  @Test
   void ramping_grantsNoMoreThanTheBucketHolds() {
     AdaptiveRateController c = rampingAtSlice3(Parameters.defaults(), 1000);
     assertEquals(10, c.available());
@@ -474,6 +487,33 @@ final class AdaptiveRateControllerStepsTest {
     assertEquals(50.0, c.rate());
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.setShare(0));
     assertEquals("members must be >= 1 but was 0", e.getMessage());
+    c.setShare(1); // back to the whole ceiling
+    assertEquals(100.0, c.rate());
+    assertEquals(10, c.onSlice(S, 0));
+  }
+
+  @Test
+  void oneMillisecondSlices_keepFailuresForAThousandSlices() {
+    AdaptiveRateController c =
+        controller(
+            new Parameters(
+                Duration.ofMillis(1),
+                Duration.ofMillis(100),
+                100,
+                5,
+                Double.POSITIVE_INFINITY,
+                0.9,
+                0.1,
+                0.2,
+                Duration.ofMillis(100),
+                Duration.ofMillis(300),
+                10));
+    long ms = 1_000_000L;
+    c.onFailure(0, NG);
+    c.onSlice(999 * ms, 0);
+    assertFalse(c.isIdle());
+    c.onSlice(1000 * ms, 0);
+    assertTrue(c.isIdle());
   }
 
   @Test
