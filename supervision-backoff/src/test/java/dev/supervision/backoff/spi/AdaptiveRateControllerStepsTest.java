@@ -576,6 +576,29 @@ final class AdaptiveRateControllerStepsTest {
   }
 
   @Test
+  void aLateCallWithNobodyWaiting_stepsFarEnoughToReturnToSteady() {
+    // probation 500 ms (5 slices): slice 7's grants are resolved at 13, calm from 14, steady at 23
+    AdaptiveRateController c =
+        controller(Parameters.defaults().withHoldAfter(1).withProbation(Duration.ofMillis(500)));
+    c.onFailure(0, NG);
+    assertEquals(1, c.onSlice(S, 1));
+    assertTrue(c.tryAcquire(S));
+    assertEquals(10, c.onSlice(7 * S, 10));
+    assertEquals(10, take(c, 7, 10));
+    c.onFailure(7 * S, 7 * S); // one of ten: within the tolerance, but not calm
+    c.onSlice(47 * S, 0);
+    assertSame(State.STEADY, c.state());
+    assertEquals(
+        List.of(
+            "0 STEADY->HOLDING FAILURES",
+            "1 probe 1",
+            "7 HOLDING->RAMPING PROBE_SURVIVED",
+            "7 rate Infinity->100.0 NaN PROBE_SURVIVED",
+            "23 RAMPING->STEADY RECOVERED"),
+        events);
+  }
+
+  @Test
   void constructor_rejectsNulls() {
     NullPointerException e =
         assertThrows(NullPointerException.class, () -> new AdaptiveRateController(null));
