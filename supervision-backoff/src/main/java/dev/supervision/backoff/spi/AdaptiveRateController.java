@@ -242,8 +242,11 @@ public final class AdaptiveRateController {
      *
      * @param maxRate permits per second, {@code > 0}
      * @return a new value
+     * @throws IllegalArgumentException if {@code maxRate} is not {@code > 0} (the message names
+     *     {@code maxRate}, not the rates lowered to it)
      */
     public Parameters withMaxRate(double maxRate) {
+      TokenBucket.check(maxRate > 0, "maxRate", "> 0", maxRate);
       return new Parameters(
           slice,
           probation,
@@ -595,22 +598,11 @@ public final class AdaptiveRateController {
       slice = k;
       return;
     }
-    // after this many empty slices nothing changes any more but the slice number
-    long quiet = ring + windowSlices + calmSlices + 2;
-    long steps = 0;
-    while (slice < k) {
-      if (steps++ >= quiet) {
-        long skip = k - slice;
-        slice = k;
-        if (probeAt != NONE && state == State.HOLDING) {
-          probeAt = Math.min(probeAt, slice);
-        }
-        holdUntil = Math.min(holdUntil, slice);
-        if (skip > 0) {
-          calm += (int) Math.min(Integer.MAX_VALUE - calm, skip);
-        }
-        return;
-      }
+    // after this many slices with no call, stepping changes nothing any more but the slice number:
+    // every grant is resolved (ring), every failure has left the window, and a ramp with nobody
+    // waiting has returned to steady (ring + calm)
+    long last = Math.min(k, slice + ring + windowSlices + calmSlices);
+    while (slice < last) {
       slice++;
       int i = slot(slice);
       granted[i] = 0;
@@ -621,6 +613,7 @@ public final class AdaptiveRateController {
       windowFailures[w] = 0;
       onNewSlice(slice * sliceNanos);
     }
+    slice = Math.max(slice, k);
   }
 
   private void onNewSlice(long nowNanos) {
@@ -655,14 +648,15 @@ public final class AdaptiveRateController {
         }
       }
       if (state == State.HOLDING) {
-        bucket.setTokens(0);
-        return;
+        return; // the bucket is not used while holding; it is emptied when ramping starts
       }
     }
     if (state == State.RAMPING) {
       int gj = granted[slot(k - 1)];
       int fj = failed[slot(k - 1)];
-      if (gj > 0 && fj > p.tolerance() * gj && k - 1 >= holdUntil && gj - fj > 0) {
+      // no check against holdUntil: a cut or a ramp start sets it to the slice it runs in, so a
+      // slice k - 1 that granted anything is never before it; gj == 0 fails gj - fj > 0
+      if (fj > p.tolerance() * gj && gj - fj > 0) {
         cut(gj - fj, nowNanos); // early: the failures of the last slice are already known
       }
       if (g > 0 && f > p.tolerance() * g && resolved >= holdUntil) {
@@ -724,7 +718,6 @@ public final class AdaptiveRateController {
     probeAt =
         slice + Math.max(1, Math.round(members * p.firstProbe().toNanos() / (double) sliceNanos));
     probeSlice = NONE;
-    bucket.setTokens(0);
   }
 
   private void enter(State to, Reason reason, long nowNanos) {

@@ -61,7 +61,9 @@ final class SharedResourceControllersTest {
       int served = 0;
       int calls = 0;
       boolean any = true;
-      while (any) { // round robin: one grant per node in turn
+      // round robin: one grant per node in turn (bounded, so that a broken controller that grants
+      // for ever fails the test instead of hanging it)
+      while (any && calls < Drive.MAX_GRANTS_PER_SLICE) {
         any = false;
         for (int n = 0; n < nodes; n++) {
           if (waiting[n] > 0 && c.get(n).tryAcquire(now)) {

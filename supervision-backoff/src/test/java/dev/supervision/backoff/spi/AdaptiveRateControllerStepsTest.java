@@ -1,0 +1,612 @@
+package dev.supervision.backoff.spi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
+import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
+import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The controller stepped by hand, one slice at a time, with every value computed from the
+ * documented rules. Unless a test says otherwise: slices of 100 ms, probation 100 ms (one slice, so
+ * a slice's grants are resolved two slices later), initial rate 100/s (10 per slice), least rate
+ * 5/s, cut to 0.9 x goodput, tolerance 10 %, growth 20 %/s (2 % per slice), slow start x sqrt(2)
+ * per slice (x 2 per round trip of 200 ms), a window and a calm period of 10 slices.
+ */
+final class AdaptiveRateControllerStepsTest {
+
+  private static final long S = 100_000_000L;
+  private static final long NG = AdaptiveRateController.NOT_GRANTED;
+
+  private final List<String> events = new ArrayList<>();
+
+  private final AdaptiveRateController.Listener recorder =
+      new AdaptiveRateController.Listener() {
+        @Override
+        public void stateChanged(State from, State to, Reason reason, long nowNanos) {
+          events.add(nowNanos / S + " " + from + "->" + to + " " + reason);
+        }
+
+        @Override
+        public void rateChanged(
+            double from, double to, double goodput, Reason reason, long nowNanos) {
+          events.add(nowNanos / S + " rate " + from + "->" + to + " " + goodput + " " + reason);
+        }
+
+        @Override
+        public void probe(int probes, long nowNanos) {
+          events.add(nowNanos / S + " probe " + probes);
+        }
+      };
+
+  private AdaptiveRateController controller(Parameters p) {
+    return new AdaptiveRateController(p, recorder);
+  }
+
+  private static int take(AdaptiveRateController c, long k, int n) {
+    int granted = 0;
+    for (int i = 0; i < n && c.tryAcquire(k * S); i++) {
+      granted++;
+    }
+    return granted;
+  }
+
+  /** Holds at slice 0 (one failure is enough), probes at slice 1; the probe survives. */
+  private AdaptiveRateController rampingAtSlice3(Parameters p, int waiting) {
+    AdaptiveRateController c = controller(p.withHoldAfter(1));
+    c.onFailure(0, NG);
+    assertEquals(1, c.onSlice(S, waiting));
+    assertTrue(c.tryAcquire(S));
+    c.onSlice(2 * S, waiting);
+    c.onSlice(3 * S, waiting);
+    assertEquals(State.RAMPING, c.state());
+    events.clear();
+    return c;
+  }
+
+  // ------------------------------------------------------------------ steady
+
+  @Test
+  void steadyWithoutCeiling_grantsEverything_andReportsAnInfiniteRate() {
+    AdaptiveRateController c = controller(Parameters.defaults());
+    assertEquals(Integer.MAX_VALUE, c.onSlice(0, 0));
+    assertEquals(Integer.MAX_VALUE, c.available());
+    assertEquals(Double.POSITIVE_INFINITY, c.rate());
+    assertEquals(1000, take(c, 0, 1000));
+    assertSame(State.STEADY, c.state());
+    assertEquals("AdaptiveRateController{state=STEADY, rate=Infinity, goodput=NaN}", c.toString());
+    assertEquals(Parameters.defaults(), c.parameters());
+  }
+
+  @Test
+  void steadyWithCeiling_refillsOneSliceOfTheCeiling_alsoWhenTryAcquireIsTheFirstCallOfASlice() {
+    AdaptiveRateController c = controller(Parameters.defaults().withMaxRate(50));
+    assertEquals(5, c.onSlice(0, 0));
+    assertEquals(50.0, c.rate());
+    assertEquals(5, take(c, 0, 10));
+    assertEquals(0, c.available());
+    assertTrue(c.tryAcquire(S)); // no onSlice for slice 1: tryAcquire catches up itself
+    assertEquals(4, c.available());
+  }
+
+  @Test
+  void isIdle_onlyOnceEveryGrantLeftTheRingOfProbationPlusTwoSlices() {
+    // probation 250 ms is 3 whole slices (rounded up): a ring of 5 slices
+    AdaptiveRateController c =
+        controller(Parameters.defaults().withProbation(Duration.ofMillis(250)));
+    assertTrue(c.tryAcquire(0));
+    assertFalse(c.isIdle());
+    c.onSlice(4 * S, 0);
+    assertFalse(c.isIdle());
+    c.onSlice(5 * S, 0);
+    assertTrue(c.isIdle());
+  }
+
+  @Test
+  void isIdle_notWhileTheCeilingsBucketRefills() {
+    // a ceiling of 2/s: 0.2 tokens per slice, room for 1
+    AdaptiveRateController c = controller(Parameters.defaults().withMaxRate(2));
+    assertEquals(1, c.onSlice(0, 0));
+    assertTrue(c.tryAcquire(0));
+    c.onSlice(3 * S, 0); // the grant is resolved, 0.6 tokens
+    assertEquals(0, c.available());
+    assertFalse(c.isIdle());
+    c.onSlice(6 * S, 0); // full again
+    assertEquals(1, c.available());
+    assertTrue(c.isIdle());
+  }
+
+  @Test
+  void isIdle_notWhileAFailureIsInTheOneSecondWindow() {
+    AdaptiveRateController c = controller(Parameters.defaults());
+    c.onFailure(0, NG);
+    assertFalse(c.isIdle());
+    c.onSlice(9 * S, 0);
+    assertFalse(c.isIdle());
+    c.onSlice(10 * S, 0);
+    assertTrue(c.isIdle());
+  }
+
+  @Test
+  void theFailureWindowIsOneSecondOfSlices_roundedToWholeSlices() {
+    // 50 ms slices: 20 of them; 400 ms slices: 2.5, rounded to 3
+    AdaptiveRateController fine =
+        controller(
+            new Parameters(
+                Duration.ofMillis(50),
+                Duration.ofMillis(50),
+                100,
+                5,
+                Double.POSITIVE_INFINITY,
+                0.9,
+                0.1,
+                0.2,
+                Duration.ofMillis(100),
+                Duration.ofMillis(300),
+                10));
+    fine.onFailure(0, NG);
+    fine.onSlice(19 * S / 2, 0);
+    assertFalse(fine.isIdle());
+    fine.onSlice(20 * S / 2, 0);
+    assertTrue(fine.isIdle());
+    AdaptiveRateController coarse =
+        controller(
+            new Parameters(
+                Duration.ofMillis(400),
+                Duration.ofMillis(100),
+                100,
+                5,
+                Double.POSITIVE_INFINITY,
+                0.9,
+                0.1,
+                0.2,
+                Duration.ofMillis(100),
+                Duration.ofMillis(300),
+                10));
+    coarse.onFailure(0, NG);
+    coarse.onSlice(2 * 4 * S, 0);
+    assertFalse(coarse.isIdle());
+    coarse.onSlice(3 * 4 * S, 0);
+    assertTrue(coarse.isIdle());
+  }
+
+  @Test
+  void holdAfterFailuresWithinOneSecond_failuresOlderThanTheWindowDoNotCount() {
+    AdaptiveRateController c = controller(Parameters.defaults().withHoldAfter(2));
+    c.onFailure(0, NG);
+    c.onFailure(10 * S, NG); // no onSlice in between: onFailure catches up and forgets the first
+    assertSame(State.STEADY, c.state());
+    c.onFailure(19 * S, NG);
+    assertSame(State.HOLDING, c.state());
+    assertEquals(List.of("19 STEADY->HOLDING FAILURES"), events);
+  }
+
+  // ------------------------------------------------------------------ holding
+
+  @Test
+  void holding_grantsNothingButOneProbe_oneSliceAfterHolding() {
+    AdaptiveRateController c = controller(Parameters.defaults().withHoldAfter(1));
+    c.onFailure(0, NG);
+    assertSame(State.HOLDING, c.state());
+    assertEquals(0.0, c.rate());
+    assertEquals(0, c.available());
+    assertFalse(c.tryAcquire(0));
+    assertFalse(c.isIdle());
+    assertEquals(1, c.onSlice(S, 5));
+    assertTrue(c.tryAcquire(S));
+    assertFalse(c.tryAcquire(S));
+    assertEquals(0, c.available());
+    assertEquals(List.of("0 STEADY->HOLDING FAILURES", "1 probe 1"), events);
+  }
+
+  @Test
+  void aFailureReportedOneProbationAfterTheProbe_failsTheProbe() {
+    AdaptiveRateController c = controller(Parameters.defaults().withHoldAfter(1));
+    c.onFailure(0, NG);
+    c.onSlice(S, 1);
+    assertTrue(c.tryAcquire(S));
+    c.onSlice(2 * S, 1);
+    c.onFailure(2 * S + 1, S); // one slice after the probe's slice: within its probation
+    c.onSlice(3 * S, 1);
+    assertSame(State.HOLDING, c.state());
+    // the second probe waits 200 ms after the failed probe was resolved
+    assertEquals(0, c.onSlice(4 * S, 1));
+    assertEquals(1, c.onSlice(5 * S, 1));
+  }
+
+  @Test
+  void aShareOfThreeProbesThreeTimesLessOften() {
+    AdaptiveRateController c = controller(Parameters.defaults().withHoldAfter(1));
+    c.setShare(3);
+    c.onFailure(0, NG);
+    assertEquals(0, c.onSlice(2 * S, 1));
+    assertEquals(1, c.onSlice(3 * S, 1));
+    assertTrue(c.tryAcquire(3 * S));
+    c.onFailure(3 * S, 3 * S);
+    // resolved at 4: 3 x min(300 ms, 100 ms x 2) = 600 ms
+    assertEquals(0, c.onSlice(9 * S, 1));
+    assertEquals(1, c.onSlice(10 * S, 1));
+  }
+
+  @Test
+  void aProbeSurvivesOnlyAfterItsWholeProbation_roundedUpToSlices() {
+    // 150 ms is 2 slices: the probe of slice 1 is resolved at the start of slice 4
+    AdaptiveRateController c =
+        controller(Parameters.defaults().withHoldAfter(1).withProbation(Duration.ofMillis(150)));
+    c.onFailure(0, NG);
+    c.onSlice(S, 1);
+    assertTrue(c.tryAcquire(S));
+    c.onSlice(3 * S, 1);
+    assertSame(State.HOLDING, c.state());
+    assertEquals(10, c.onSlice(4 * S, 1));
+    assertEquals(
+        List.of(
+            "0 STEADY->HOLDING FAILURES",
+            "1 probe 1",
+            "4 HOLDING->RAMPING PROBE_SURVIVED",
+            "4 rate Infinity->100.0 NaN PROBE_SURVIVED"),
+        events);
+  }
+
+  // ------------------------------------------------------------------ ramping
+
+  @Test
+  void rampingStartsWithAnEmptyBucket_evenWhenTheSteadyBucketHeldAToken() {
+    // ceiling 5/s: the steady bucket holds 1 token; ramping at 5/s adds 0.5 per slice
+    AdaptiveRateController c = controller(Parameters.defaults().withMaxRate(5).withHoldAfter(1));
+    c.onFailure(0, NG);
+    c.onSlice(S, 3);
+    assertTrue(c.tryAcquire(S));
+    c.onSlice(2 * S, 3);
+    assertEquals(0, c.onSlice(3 * S, 3));
+    assertSame(State.RAMPING, c.state());
+    assertEquals(5.0, c.rate());
+    assertEquals(1, c.onSlice(4 * S, 3));
+  }
+
+  @Test
+  void slowStartGrowsOnlyForSlicesThatGrantedAndLeftActorsWaiting() {
+    // initial rate 5/s: 0.5 tokens per slice, so slice 3 grants nothing although actors wait
+    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults().withInitialRate(5), 3);
+    assertEquals(0, take(c, 3, 3));
+    assertEquals(1, c.onSlice(4 * S, 3));
+    assertEquals(1, take(c, 4, 3));
+    c.onSlice(5 * S, 3); // slice 3 resolved: it granted nothing, no growth
+    assertEquals(List.of(), events);
+    c.onSlice(6 * S, 3); // slice 4 resolved: one grant, actors waited
+    assertEquals(List.of("6 rate 5.0->7.0710678118654755 NaN SLOW_START"), events);
+  }
+
+  @Test
+  void noGrowthForASliceThatLeftNobodyWaiting() {
+    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults(), 5);
+    assertEquals(5, take(c, 3, 5));
+    c.onSlice(4 * S, 0); // slice 3 served everyone
+    c.onSlice(5 * S, 3); // slice 3 resolved; actors wait again from slice 4 on
+    assertEquals(100.0, c.rate());
+    assertEquals(List.of(), events);
+    assertEquals(10, c.available());
+  }
+
+  @Test
+  void slowStartDoublesPerRoundTrip_andTellsItsReason() {
+    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults(), 1000);
+    assertEquals(10, take(c, 3, 1000));
+    assertEquals(10, c.onSlice(4 * S, 1000));
+    assertEquals(10, take(c, 4, 1000));
+    assertEquals(14, c.onSlice(5 * S, 1000));
+    assertEquals(100 * Math.sqrt(2), c.rate(), 1e-9);
+    assertEquals(1, events.size());
+    assertTrue(events.get(0).startsWith("5 rate 100.0->141.42135623730"), events.get(0));
+    assertTrue(events.get(0).endsWith(" NaN SLOW_START"), events.get(0));
+  }
+
+  @Test
+  void failuresAtExactlyTheTolerance_doNotCut() {
+    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults(), 1000);
+    assertEquals(10, take(c, 3, 1000));
+    c.onFailure(3 * S, 3 * S); // 1 of 10: exactly 10 %
+    c.onSlice(4 * S, 1000);
+    take(c, 4, 1000);
+    c.onSlice(5 * S, 1000);
+    assertEquals(100 * Math.sqrt(2), c.rate(), 1e-9);
+    assertEquals(1, events.size());
+    assertTrue(events.get(0).endsWith(" NaN SLOW_START"), events.get(0));
+    assertEquals(Double.NaN, c.goodput());
+  }
+
+  @Test
+  void aLossCutsAtOnceToTheGoodput_thenGrowsCarefullyFromTheCutsSlice() {
+    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults(), 1000);
+    assertEquals(10, take(c, 3, 1000));
+    for (int i = 0; i < 5; i++) {
+      c.onFailure(3 * S, 3 * S);
+    }
+    // 5 survivors in 100 ms: goodput 50/s, rate 0.9 x 50 = 45/s, 4.5 per slice
+    assertEquals(4, c.onSlice(4 * S, 1000));
+    assertEquals(List.of("4 rate 100.0->45.0 50.0 LOSS"), events);
+    assertEquals(50.0, c.goodput());
+    assertEquals(45.0, c.rate());
+    assertEquals("AdaptiveRateController{state=RAMPING, rate=45.0, goodput=50.0}", c.toString());
+    assertEquals(4, take(c, 4, 1000));
+    // slice 3 is resolved now, but it was cut for already; 0.5 left + 4.5, capped at 4.5
+    assertEquals(4, c.onSlice(5 * S, 1000));
+    assertEquals(1, events.size());
+    assertEquals(4, take(c, 5, 1000));
+    // slice 4 (granted after the cut, actors waiting) is resolved: +2 % per slice
+    c.onSlice(6 * S, 1000);
+    assertEquals(List.of("4 rate 100.0->45.0 50.0 LOSS", "6 rate 45.0->45.9 NaN GROWTH"), events);
+  }
+
+  @Test
+  void lateFailuresCutWhenTheirSliceIsResolved() {
+    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults(), 1000);
+    assertEquals(10, take(c, 3, 1000));
+    for (int i = 0; i < 5; i++) {
+      c.onFailure(3 * S, 3 * S);
+    }
+    c.onSlice(4 * S, 1000); // cut to 45/s
+    assertEquals(4, take(c, 4, 1000));
+    c.onSlice(5 * S, 1000);
+    assertEquals(4, take(c, 5, 1000));
+    c.onFailure(5 * S + 1, 4 * S); // two of slice 4's grants fail, within their probation
+    c.onFailure(5 * S + 2, 4 * S);
+    c.onSlice(6 * S, 1000); // 2 survivors in 100 ms: 20/s, rate 18/s
+    assertEquals(List.of("4 rate 100.0->45.0 50.0 LOSS", "6 rate 45.0->18.0 20.0 LOSS"), events);
+    assertEquals(20.0, c.goodput());
+  }
+
+  @Test
+  void aCutThatChangesNothing_isStillReported_andNeverGoesBelowTheLeastRate() {
+    // least rate 50/s
+    AdaptiveRateController c =
+        rampingAtSlice3(
+            new Parameters(
+                Duration.ofMillis(100),
+                Duration.ofMillis(100),
+                100,
+                50,
+                Double.POSITIVE_INFINITY,
+                0.9,
+                0.1,
+                0.2,
+                Duration.ofMillis(100),
+                Duration.ofMillis(300),
+                10),
+            1000);
+    assertEquals(10, take(c, 3, 1000));
+    for (int i = 0; i < 9; i++) {
+      c.onFailure(3 * S, 3 * S);
+    }
+    assertEquals(5, c.onSlice(4 * S, 1000)); // goodput 10/s, 9/s is below 50/s
+    assertEquals(5, take(c, 4, 1000));
+    for (int i = 0; i < 4; i++) {
+      c.onFailure(4 * S, 4 * S);
+    }
+    c.onSlice(5 * S, 1000);
+    assertEquals(List.of("4 rate 100.0->50.0 10.0 LOSS", "5 rate 50.0->50.0 10.0 LOSS"), events);
+  }
+
+  @Test
+  void aShareOfTwoHalvesTheLeastRate() {
+    AdaptiveRateController c =
+        rampingAtSlice3(
+            new Parameters(
+                Duration.ofMillis(100),
+                Duration.ofMillis(100),
+                100,
+                50,
+                Double.POSITIVE_INFINITY,
+                0.9,
+                0.1,
+                0.2,
+                Duration.ofMillis(100),
+                Duration.ofMillis(300),
+                10),
+            1000);
+    c.setShare(2); // initial rate 50/s from now on, least rate 25/s; the learnt rate stays
+    assertEquals(100.0, c.rate());
+    assertEquals(10, take(c, 3, 1000));
+    for (int i = 0; i < 9; i++) {
+      c.onFailure(3 * S, 3 * S);
+    }
+    c.onSlice(4 * S, 1000);
+    assertEquals(List.of("4 rate 100.0->25.0 10.0 LOSS"), events);
+  }
+
+  @Test
+  void aSliceWhoseGrantsAllFailed_holdsAtItsResolution_andHalvesTheNextStartDownToTheLeastRate() {
+    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults().withInitialRate(8), 1000);
+    assertEquals(0, take(c, 3, 1000)); // 0.8 tokens
+    assertEquals(1, c.onSlice(4 * S, 1000));
+    assertEquals(1, take(c, 4, 1000));
+    c.onFailure(4 * S, 4 * S);
+    c.onSlice(5 * S, 1000); // no early cut: nothing survived, nothing to measure
+    assertEquals(List.of(), events);
+    c.onSlice(6 * S, 1000);
+    assertEquals(List.of("6 RAMPING->HOLDING ALL_FAILED"), events);
+    assertEquals(1, c.onSlice(7 * S, 1000));
+    assertTrue(c.tryAcquire(7 * S));
+    c.onSlice(8 * S, 1000);
+    c.onSlice(9 * S, 1000);
+    assertSame(State.RAMPING, c.state());
+    assertEquals(5.0, c.rate()); // 8 / 2 = 4, below the least rate of 5
+  }
+
+  @Test
+  void aFailureNamingASliceThatGrantedNothing_neitherCutsNorHolds() {
+    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults(), 1000);
+    assertEquals(10, take(c, 3, 1000));
+    c.onSlice(4 * S, 1000); // nothing granted in slice 4
+    c.onFailure(4 * S, 4 * S);
+    c.onSlice(5 * S, 1000);
+    c.onSlice(6 * S, 1000);
+    assertSame(State.RAMPING, c.state());
+    assertEquals(1, events.size());
+    assertTrue(events.get(0).startsWith("5 rate 100.0->141.42135623730"), events.get(0));
+  }
+
+  @Test
+  void ramping_grantsNoMoreThanTheBucketHolds() {
+    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults(), 1000);
+    assertEquals(10, c.available());
+    assertEquals(10, take(c, 3, 10));
+    assertFalse(c.tryAcquire(3 * S));
+    assertEquals(0, c.available());
+  }
+
+  @Test
+  void oneCalmSecondReturnsToSteady_atTheCeiling() {
+    // ceiling 200/s; ramping at 100/s; nobody waits from slice 3 on
+    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults().withMaxRate(200), 0);
+    for (long k = 4; k <= 11; k++) {
+      c.onSlice(k * S, 0);
+      assertSame(State.RAMPING, c.state(), "slice " + k);
+    }
+    assertEquals(10, c.available());
+    c.onSlice(12 * S, 0);
+    assertEquals(List.of("12 RAMPING->STEADY RECOVERED"), events);
+    assertEquals(200.0, c.rate());
+    assertEquals(20, c.onSlice(13 * S, 0));
+  }
+
+  @Test
+  void setShare_inSteady_divideTheCeilingAtOnce() {
+    AdaptiveRateController c = controller(Parameters.defaults().withMaxRate(100));
+    assertEquals(10, c.onSlice(0, 0));
+    c.setShare(2);
+    assertEquals(5, c.available());
+    assertEquals(50.0, c.rate());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.setShare(0));
+    assertEquals("members must be >= 1 but was 0", e.getMessage());
+    c.setShare(1); // back to the whole ceiling
+    assertEquals(100.0, c.rate());
+    assertEquals(10, c.onSlice(S, 0));
+  }
+
+  @Test
+  void oneMillisecondSlices_keepFailuresForAThousandSlices() {
+    AdaptiveRateController c =
+        controller(
+            new Parameters(
+                Duration.ofMillis(1),
+                Duration.ofMillis(100),
+                100,
+                5,
+                Double.POSITIVE_INFINITY,
+                0.9,
+                0.1,
+                0.2,
+                Duration.ofMillis(100),
+                Duration.ofMillis(300),
+                10));
+    long ms = 1_000_000L;
+    c.onFailure(0, NG);
+    c.onSlice(999 * ms, 0);
+    assertFalse(c.isIdle());
+    c.onSlice(1000 * ms, 0);
+    assertTrue(c.isIdle());
+  }
+
+  @Test
+  void setShare_whileRamping_lowersTheRateToTheNewCeilingAtOnce() {
+    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults().withMaxRate(100), 1000);
+    assertEquals(10, c.available());
+    c.setShare(2);
+    assertEquals(50.0, c.rate());
+    assertEquals(5, c.available());
+  }
+
+  @Test
+  void setShare_startsTheRampAtItsShareOfTheInitialRate() {
+    AdaptiveRateController c = controller(Parameters.defaults().withHoldAfter(1));
+    c.setShare(2);
+    c.onFailure(0, NG);
+    assertEquals(0, c.onSlice(S, 1)); // the first probe 2 x 100 ms after holding
+    assertEquals(1, c.onSlice(2 * S, 1));
+    assertTrue(c.tryAcquire(2 * S));
+    assertEquals(5, c.onSlice(4 * S, 1));
+    assertEquals(50.0, c.rate());
+  }
+
+  // ------------------------------------------------------------------ late calls
+
+  @Test
+  void aLateCallForgetsFailuresOlderThanTheWindow() {
+    AdaptiveRateController c = controller(Parameters.defaults());
+    for (int i = 0; i < 9; i++) {
+      c.onFailure(0, NG);
+    }
+    c.onSlice(100 * S, 0);
+    assertTrue(c.isIdle());
+    for (int i = 0; i < 9; i++) {
+      c.onFailure(100 * S, NG);
+    }
+    assertSame(State.STEADY, c.state());
+  }
+
+  @Test
+  void aLateCallDoesNotBringAFutureProbeForward() {
+    AdaptiveRateController c = controller(Parameters.defaults().withHoldAfter(1));
+    c.setShare(30); // the first probe 30 x 100 ms after holding
+    c.onFailure(0, NG);
+    assertEquals(0, c.onSlice(29 * S, 1));
+    assertFalse(c.tryAcquire(29 * S));
+    assertEquals(1, c.onSlice(30 * S, 1));
+  }
+
+  @Test
+  void aLateCallWhileActorsWait_doesNotCountTheGapAsCalm() {
+    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults(), 5);
+    c.onSlice(40 * S, 5); // 37 slices late, actors waiting all along
+    for (long k = 41; k <= 49; k++) {
+      c.onSlice(k * S, 0);
+      assertSame(State.RAMPING, c.state(), "slice " + k);
+    }
+    c.onSlice(50 * S, 0);
+    assertSame(State.STEADY, c.state());
+  }
+
+  @Test
+  void aLateCallWithNobodyWaiting_stepsFarEnoughToReturnToSteady() {
+    // probation 500 ms (5 slices): slice 7's grants are resolved at 13, calm from 14, steady at 23
+    AdaptiveRateController c =
+        controller(Parameters.defaults().withHoldAfter(1).withProbation(Duration.ofMillis(500)));
+    c.onFailure(0, NG);
+    assertEquals(1, c.onSlice(S, 1));
+    assertTrue(c.tryAcquire(S));
+    assertEquals(10, c.onSlice(7 * S, 10));
+    assertEquals(10, take(c, 7, 10));
+    c.onFailure(7 * S, 7 * S); // one of ten: within the tolerance, but not calm
+    c.onSlice(47 * S, 0);
+    assertSame(State.STEADY, c.state());
+    assertEquals(
+        List.of(
+            "0 STEADY->HOLDING FAILURES",
+            "1 probe 1",
+            "7 HOLDING->RAMPING PROBE_SURVIVED",
+            "7 rate Infinity->100.0 NaN PROBE_SURVIVED",
+            "23 RAMPING->STEADY RECOVERED"),
+        events);
+  }
+
+  @Test
+  void constructor_rejectsNulls() {
+    NullPointerException e =
+        assertThrows(NullPointerException.class, () -> new AdaptiveRateController(null));
+    assertEquals("parameters must not be null", e.getMessage());
+    e =
+        assertThrows(
+            NullPointerException.class,
+            () -> new AdaptiveRateController(Parameters.defaults(), null));
+    assertEquals("listener must not be null", e.getMessage());
+  }
+}
