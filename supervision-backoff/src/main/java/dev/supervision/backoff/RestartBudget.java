@@ -277,7 +277,10 @@ public final class RestartBudget {
 
   /**
    * Sets how many permits the budget holds when it is full, that is how many restarts may happen at
-   * once after a quiet period.
+   * once after a quiet period. For fixed budgets only: an {@linkplain #adaptive(String) adaptive}
+   * budget keeps the burst its controller allows (under a {@linkplain #withMaxRate(int, Duration)
+   * ceiling}, one 100 ms slice of it, at least one permit) and ignores this setting, so that one
+   * {@code supervision-backoff.default-budget} block can serve budgets of both modes.
    *
    * @param burst {@code >= 1}
    * @return a new budget
