@@ -171,7 +171,7 @@ final class BudgetGateGrantsExactlyTest {
     r.granted.expectMessage("a");
     time.timePasses(Duration.ofSeconds(1));
     for (String who : List.of("b", "c", "d")) {
-      gate.tell(new Acquire(r.another(), new Grant(who)));
+      gate.tell(new Acquire(r.ref, new Grant(who))); // one requester: grants arrive in order
     }
     assertEquals(List.of("b", "c"), r.granted.receiveSeveralMessages(2));
     gate.tell(new Cancel(a));
@@ -190,7 +190,7 @@ final class BudgetGateGrantsExactlyTest {
     time.timePasses(Duration.ofMillis(100)); // full again: 2 tokens
     gate.tell(new Cancel(a)); // within two slices: comes back, but the bucket holds 2
     for (String who : List.of("b", "c", "d")) {
-      gate.tell(new Acquire(r.another(), new Grant(who)));
+      gate.tell(new Acquire(r.ref, new Grant(who))); // one requester: grants arrive in order
     }
     assertEquals(List.of("b", "c"), r.granted.receiveSeveralMessages(2));
     r.granted.expectNoMessage(QUIET);
