@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -261,5 +262,47 @@ final class AdaptiveBudgetGateTest {
     assertEquals(20.0, status(gate).rate(), 1e-9);
     assertEquals(10.0, status(kit.spawn(BudgetGate.create(budget, 2))).rate(), 1e-9);
     assertEquals(20.0, status(kit.spawn(BudgetGate.create(budget, 0))).rate(), 1e-9);
+  }
+
+  @Test
+  void eachStepIsLoggedAtDebug_withRatesToOneDecimal() {
+    String name = fresh();
+    String prefix = "Restart budget [" + name + "]: ";
+    ActorRef<GateProtocol.Command> gate =
+        kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(1)));
+    Requesters r = new Requesters();
+    ActorRef<Object> waiter = r.spawn();
+    LoggingTestKit.debug(prefix + "STEADY -> HOLDING (FAILURES)")
+        .expect(
+            kit.system(),
+            () -> {
+              gate.tell(new Failed(r.spawn()));
+              return null;
+            });
+    gate.tell(new Acquire(waiter, new Grant("w0")));
+    gate.tell(new Acquire(waiter, new Grant("w1")));
+    LoggingTestKit.debug(prefix + "probe 1 while holding")
+        .expect(
+            kit.system(),
+            () -> {
+              time.timePasses(SLICE);
+              return null;
+            });
+    r.granted.expectMessage("w0");
+    LoggingTestKit.debug(
+            prefix
+                + "rate Infinity -> 100.0 per second (PROBE_SURVIVED, measured goodput NaN per"
+                + " second)")
+        .expect(
+            kit.system(),
+            () ->
+                LoggingTestKit.debug(prefix + "HOLDING -> RAMPING (PROBE_SURVIVED)")
+                    .expect(
+                        kit.system(),
+                        () -> {
+                          time.timePasses(SLICE.multipliedBy(2));
+                          return null;
+                        }));
+    r.granted.expectMessage("w1");
   }
 }

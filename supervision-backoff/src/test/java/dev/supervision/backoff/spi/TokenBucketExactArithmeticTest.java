@@ -70,6 +70,18 @@ final class TokenBucketExactArithmeticTest {
   }
 
   @Test
+  void forRate_keepsTheSliceOfAPeriodOfCenturiesPositive() {
+    // 300 years do not fit in a long of nanoseconds: the period saturates, and so does the slice
+    assertEquals(
+        Duration.ofMillis(Long.MAX_VALUE / 1_000_000),
+        TokenBucket.forRate(1, Duration.ofDays(300 * 365L), 1, 1).slice());
+    // two slices of half of Long.MAX_VALUE nanoseconds, rounded up to a millisecond
+    assertEquals(
+        Duration.ofMillis(4_611_686_018_428L),
+        TokenBucket.forRate(2, Duration.ofSeconds(Long.MAX_VALUE), 1, 1).slice());
+  }
+
+  @Test
   void forRate_acceptsTheSmallestValues() {
     TokenBucket b = TokenBucket.forRate(1, Duration.ofMillis(1), 1, 1);
     assertEquals(Duration.ofMillis(1), b.slice());
