@@ -172,7 +172,7 @@ final class AdaptiveBudgetGateTest {
 
   @Test
   void aProbeThatFailsWithinItsProbationCountsAgainstIt_evenLongAfterTwoSlices() {
-    // probation 500 ms: the gate remembers the probe's grant for 600 ms
+    // probation 500 ms: the gate remembers the probe's grant for 600 ms, not two slices
     String name = fresh();
     TestProbe<BudgetEvent> events = events(name);
     ActorRef<GateProtocol.Command> gate =
@@ -193,15 +193,16 @@ final class AdaptiveBudgetGateTest {
     time.timePasses(SLICE);
     assertEquals(new BudgetEvent.Probe(name, 1), events.receiveMessage());
     r.granted.expectMessage("c1"); // granted at 100 ms
-    time.timePasses(SLICE.multipliedBy(4));
-    status(gate); // 500 ms: the probe fails, 400 ms after its grant
+    time.timePasses(SLICE.multipliedBy(5));
+    status(gate); // 600 ms: the probe fails, 500 ms after its grant, the last of its probation
     gate.tell(new Failed(c));
     gate.tell(new Acquire(c, new Grant("c2")));
-    // the failed probe doubles the interval: the next probe 200 ms after the failure is seen
+    // 700 ms: a probe that had survived would be resolved now; this one failed, which doubles
+    // the interval: the next probe 200 ms after the failure is seen
+    time.timePasses(SLICE);
+    assertEquals(new Status(State.HOLDING, 0.0, Double.NaN, 1), status(gate));
     time.timePasses(SLICE);
     status(gate);
-    time.timePasses(SLICE); // 700 ms: a probe that had survived would be resolved now
-    assertEquals(new Status(State.HOLDING, 0.0, Double.NaN, 1), status(gate));
     r.granted.expectNoMessage(QUIET);
     time.timePasses(SLICE);
     assertEquals(new BudgetEvent.Probe(name, 2), events.receiveMessage());
@@ -262,6 +263,63 @@ final class AdaptiveBudgetGateTest {
     assertEquals(20.0, status(gate).rate(), 1e-9);
     assertEquals(10.0, status(kit.spawn(BudgetGate.create(budget, 2))).rate(), 1e-9);
     assertEquals(20.0, status(kit.spawn(BudgetGate.create(budget, 0))).rate(), 1e-9);
+  }
+
+  @Test
+  void aLargerShareRefillsABucketThatWasFull() {
+    // at most 40 per second: 4 per slice; a quarter holds 1 permit (full); back to one member
+    ActorRef<GateProtocol.Command> gate =
+        kit.spawn(
+            BudgetGate.create(
+                RestartBudget.adaptive(fresh()).withMaxRate(40, Duration.ofSeconds(1))));
+    gate.tell(new GateProtocol.SetShare(4));
+    gate.tell(new GateProtocol.SetShare(1));
+    assertEquals(40.0, status(gate).rate(), 1e-9);
+    time.timePasses(SLICE.multipliedBy(2)); // the first tick starts its clock, the second refills
+    Requesters r = new Requesters();
+    ActorRef<Object> waiter = r.spawn();
+    for (int i = 0; i < 5; i++) {
+      gate.tell(new Acquire(waiter, new Grant("w" + i)));
+    }
+    assertEquals(List.of("w0", "w1", "w2", "w3"), r.granted.receiveSeveralMessages(4));
+    r.granted.expectNoMessage(QUIET);
+  }
+
+  @Test
+  void aPermitOfAnActorThatStoppedWithinTwoSlicesGoesToTheNextWaiter_whateverTheProbation() {
+    // at most 1 per second (0.1 permit per slice); probation 1 ms, shorter than a slice
+    ActorRef<GateProtocol.Command> gate =
+        kit.spawn(
+            BudgetGate.create(
+                RestartBudget.adaptive(fresh())
+                    .withProbation(Duration.ofMillis(1))
+                    .withMaxRate(1, Duration.ofSeconds(1))));
+    Requesters r = new Requesters();
+    ActorRef<Object> a = r.spawn();
+    gate.tell(new Acquire(a, new Grant("a")));
+    r.granted.expectMessage("a");
+    gate.tell(new Acquire(r.spawn(), new Grant("b")));
+    time.timePasses(SLICE.multipliedBy(2));
+    r.granted.expectNoMessage(QUIET);
+    gate.tell(new GateProtocol.Cancel(a));
+    r.granted.expectMessage("b");
+  }
+
+  @Test
+  void failuresLongerThanASecondApartDoNotAddUp_evenWhenTheGateWasIdle() {
+    String name = fresh();
+    TestProbe<BudgetEvent> events = events(name);
+    ActorRef<GateProtocol.Command> gate =
+        kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(2)));
+    Requesters r = new Requesters();
+    gate.tell(new Failed(r.spawn()));
+    status(gate);
+    time.timePasses(Duration.ofSeconds(2));
+    gate.tell(new Failed(r.spawn()));
+    assertEquals(new Status(State.STEADY, Double.POSITIVE_INFINITY, Double.NaN, 0), status(gate));
+    events.expectNoMessage(QUIET);
+    gate.tell(new Failed(r.spawn())); // two within a second: hold
+    assertEquals(State.HOLDING, ((BudgetEvent.StateChanged) events.receiveMessage()).to());
   }
 
   @Test

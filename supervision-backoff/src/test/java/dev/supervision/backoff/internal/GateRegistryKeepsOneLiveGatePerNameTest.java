@@ -110,4 +110,59 @@ final class GateRegistryKeepsOneLiveGatePerNameTest {
     assertSame(now, current.gate());
     assertFalse(current.isForgotten());
   }
+
+  private static void poison(ActorRef<GateProtocol.Command> gate) {
+    Adapter.toClassic(gate)
+        .tell(PoisonPill.getInstance(), org.apache.pekko.actor.ActorRef.noSender());
+  }
+
+  @Test
+  void theKeeperHandsOverTheWaitersOfGateAfterGate() {
+    GateRegistry registry = GateRegistry.get(kit.system());
+    RestartBudget budget =
+        RestartBudget.of("handover-" + names.incrementAndGet(), 1, Duration.ofSeconds(100))
+            .withBurst(1);
+    TestProbe<String> probe = kit.createTestProbe();
+    ActorRef<GateProtocol.Command> previous = registry.handle(budget).gate();
+    previous.tell(new GateProtocol.Acquire(requester("first", probe), new Grant("first")));
+    probe.expectMessage("first");
+    for (int round = 0; round < 3; round++) {
+      String who = "waiter" + round;
+      previous.tell(new GateProtocol.Acquire(requester(who, probe), new Grant(who)));
+      probe.expectNoMessage(Duration.ofMillis(100)); // waits 100 s
+      poison(previous);
+      probe.expectTerminated(previous);
+      probe.expectMessage(who); // from the next gate, which starts full
+      ActorRef<GateProtocol.Command> before = previous;
+      previous =
+          probe.awaitAssert(
+              () -> {
+                ActorRef<GateProtocol.Command> next =
+                    registry.current(budget.getName()).orElseThrow();
+                assertNotEquals(before, next);
+                return next;
+              });
+    }
+  }
+
+  @Test
+  void requestsSentToAStoppedGateReachTheGateThatServesTheBudgetNow() {
+    GateRegistry registry = GateRegistry.get(kit.system());
+    RestartBudget budget =
+        RestartBudget.of("late-" + names.incrementAndGet(), 10, Duration.ofSeconds(100))
+            .withBurst(3);
+    GateRegistry.Handle old = registry.handle(budget);
+    TestProbe<String> probe = kit.createTestProbe();
+    old.gate().tell(new GateProtocol.Retire()); // idle: stops at once
+    probe.expectTerminated(old.gate());
+    probe.awaitAssert(
+        () -> {
+          assertTrue(old.isForgotten());
+          return null;
+        });
+    for (String who : new String[] {"x", "y", "z"}) {
+      old.gate().tell(new GateProtocol.Acquire(requester(who, probe), new Grant(who)));
+      probe.expectMessage(Duration.ofSeconds(5), who);
+    }
+  }
 }
