@@ -374,8 +374,9 @@ public final class BudgetGate {
       ctx.getSystem().eventStream().tell(new EventStream.Publish<>(event));
     }
 
+    /** One decimal for the log; infinity (no limit) and NaN (no goodput yet) as they are. */
     private static double round(double v) {
-      return Math.round(v * 10) / 10.0;
+      return Double.isFinite(v) ? Math.round(v * 10) / 10.0 : v;
     }
   }
 }

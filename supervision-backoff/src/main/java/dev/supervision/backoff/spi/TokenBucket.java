@@ -70,7 +70,9 @@ public final class TokenBucket {
     check(members >= 1, "members", ">= 1", members);
     long periodNanos = saturatedNanos(period);
     long slices = Math.max(1, Math.min(permits, periodNanos / MIN_SLICE.toNanos()));
-    long sliceMillis = ceilDiv(ceilDiv(periodNanos, slices), MILLI);
+    // whole milliseconds, at most Long.MAX_VALUE nanoseconds (for periods of centuries)
+    long sliceMillis =
+        Math.min(ceilDiv(ceilDiv(periodNanos, slices), MILLI), Long.MAX_VALUE / MILLI);
     double capacity = Math.max(1.0, burst / (double) members);
     return new TokenBucket(
         sliceMillis * MILLI, permits / (double) slices / members, capacity, capacity);

@@ -37,6 +37,8 @@ final class TokenBucketTest {
         }
         while (b.tryTake()) {
           grantsAt[t]++;
+          // a single instant never holds more than one refill plus the capacity
+          assertTrue(grantsAt[t] <= c[0] + c[2], "at " + t + " ms: " + grantsAt[t]);
         }
         b.settle();
       }

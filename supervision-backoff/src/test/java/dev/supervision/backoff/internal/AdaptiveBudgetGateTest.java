@@ -1,0 +1,366 @@
+package dev.supervision.backoff.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.supervision.backoff.BudgetEvent;
+import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
+import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.spi.GateProtocol;
+import dev.supervision.backoff.spi.GateProtocol.Acquire;
+import dev.supervision.backoff.spi.GateProtocol.Failed;
+import dev.supervision.backoff.spi.GateProtocol.Status;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Signal;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An adaptive budget's gate under ManualTime: it passes restarts at once while steady (up to its
+ * ceiling), holds after the configured failures, probes, ramps at the configured initial rate when
+ * a probe survives its probation, cuts to the measured goodput, and publishes each step (growth
+ * only when it has grown by a quarter).
+ */
+final class AdaptiveBudgetGateTest {
+
+  private static final ActorTestKit kit = ActorTestKit.create(ManualTime.config());
+  private static final ManualTime time = ManualTime.get(kit.system());
+  private static final Duration QUIET = Duration.ofMillis(200);
+  private static final Duration SLICE = Duration.ofMillis(100);
+  private static final AtomicInteger names = new AtomicInteger();
+
+  @AfterAll
+  static void shutdown() {
+    kit.shutdownTestKit();
+  }
+
+  record Grant(String who) implements Signal {}
+
+  private static String fresh() {
+    return "adaptive-gate-" + names.incrementAndGet();
+  }
+
+  /** Requesters that forward the name in each grant they get to one probe. */
+  private static final class Requesters {
+    final TestProbe<String> granted = kit.createTestProbe();
+
+    ActorRef<Object> spawn() {
+      return kit.spawn(
+          Behaviors.receive(Object.class)
+              .onSignal(
+                  Grant.class,
+                  g -> {
+                    granted.ref().tell(g.who());
+                    return Behaviors.same();
+                  })
+              .build());
+    }
+  }
+
+  /** The budget events of one budget, in order. */
+  private static TestProbe<BudgetEvent> events(String budget) {
+    TestProbe<BudgetEvent> probe = kit.createTestProbe();
+    ActorRef<BudgetEvent> filter =
+        kit.spawn(
+            Behaviors.receive(BudgetEvent.class)
+                .onAnyMessage(
+                    e -> {
+                      if (e.budget().equals(budget)) {
+                        probe.ref().tell(e);
+                      }
+                      return Behaviors.same();
+                    })
+                .build());
+    kit.system().eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, filter));
+    return probe;
+  }
+
+  private static Status status(ActorRef<GateProtocol.Command> gate) {
+    TestProbe<Status> reply = kit.createTestProbe();
+    gate.tell(new GateProtocol.Query(reply.ref()));
+    return reply.receiveMessage();
+  }
+
+  @Test
+  void steadyPassesAtOnce_holdsAfterTheFailures_probes_ramps_cutsToTheGoodput_andGrows() {
+    String name = fresh();
+    TestProbe<BudgetEvent> events = events(name);
+    ActorRef<GateProtocol.Command> gate =
+        kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(2)));
+    assertEquals(new Status(State.STEADY, Double.POSITIVE_INFINITY, Double.NaN, 0), status(gate));
+    Requesters r = new Requesters();
+    ActorRef<Object> ab = r.spawn();
+    gate.tell(new Acquire(ab, new Grant("a")));
+    gate.tell(new Acquire(ab, new Grant("b")));
+    assertEquals(List.of("a", "b"), r.granted.receiveSeveralMessages(2)); // steady: at once
+    // two failures of actors it did not grant (holdAfter 2): hold
+    gate.tell(new Failed(r.spawn()));
+    events.expectNoMessage(QUIET); // one failure is not enough
+    gate.tell(new Failed(r.spawn()));
+    assertEquals(
+        new BudgetEvent.StateChanged(name, State.STEADY, State.HOLDING, Reason.FAILURES),
+        events.receiveMessage());
+    ActorRef<Object> c = r.spawn();
+    gate.tell(new Acquire(c, new Grant("c")));
+    List<ActorRef<Object>> fs = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      fs.add(r.spawn());
+      gate.tell(new Acquire(fs.get(i), new Grant("f" + i)));
+    }
+    ActorRef<Object> bulk = r.spawn();
+    for (int i = 0; i < 200; i++) {
+      gate.tell(new Acquire(bulk, new Grant("bulk" + i)));
+    }
+    r.granted.expectNoMessage(QUIET);
+    assertEquals(new Status(State.HOLDING, 0.0, Double.NaN, 211), status(gate));
+    time.timePasses(SLICE); // the first probe, one slice after holding began
+    assertEquals(new BudgetEvent.Probe(name, 1), events.receiveMessage());
+    assertEquals("c", r.granted.receiveMessage());
+    r.granted.expectNoMessage(QUIET);
+    // the probe survives its probation (one slice) and its slice is resolved one slice later:
+    // ramping at 100 per second, 10 permits per slice
+    time.timePasses(SLICE.multipliedBy(2));
+    assertEquals(
+        new BudgetEvent.StateChanged(name, State.HOLDING, State.RAMPING, Reason.PROBE_SURVIVED),
+        events.receiveMessage());
+    assertEquals(
+        new BudgetEvent.RateChanged(
+            name, Double.POSITIVE_INFINITY, 100.0, Double.NaN, Reason.PROBE_SURVIVED),
+        events.receiveMessage());
+    // ten distinct actors: their grants reach the probe in any order
+    List<String> ramped = new ArrayList<>(r.granted.receiveSeveralMessages(10));
+    ramped.sort(null);
+    assertEquals(List.of("f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9"), ramped);
+    r.granted.expectNoMessage(QUIET);
+    // half of them fail at once: a loss; goodput 5 per 100 ms = 50 per second, rate 0.9 * 50
+    for (int i = 0; i < 5; i++) {
+      gate.tell(new Failed(fs.get(i)));
+    }
+    status(gate); // the failures are in
+    time.timePasses(SLICE);
+    BudgetEvent.RateChanged loss = (BudgetEvent.RateChanged) events.receiveMessage();
+    assertEquals(Reason.LOSS, loss.reason());
+    assertEquals(100.0, loss.from(), 1e-9);
+    assertEquals(45.0, loss.to(), 1e-9);
+    assertEquals(50.0, loss.goodput(), 1e-9);
+    assertEquals(List.of("bulk0", "bulk1", "bulk2", "bulk3"), r.granted.receiveSeveralMessages(4));
+    // then the rate grows by 2 % per slice while actors wait, from the slice after next: the
+    // 12th growth (13 slices on) is the first one above 45 * 1.25, and the first one published
+    time.timePasses(SLICE.multipliedBy(12));
+    events.expectNoMessage(QUIET);
+    time.timePasses(SLICE);
+    BudgetEvent.RateChanged growth = (BudgetEvent.RateChanged) events.receiveMessage();
+    assertEquals(Reason.GROWTH, growth.reason());
+    assertEquals(45 * Math.pow(1.02, 11), growth.from(), 1e-9);
+    assertEquals(45 * Math.pow(1.02, 12), growth.to(), 1e-9);
+    assertEquals(Double.NaN, growth.goodput());
+    Status s = status(gate);
+    assertEquals(State.RAMPING, s.state());
+    assertEquals(45 * Math.pow(1.02, 12), s.rate(), 1e-9);
+    assertEquals(50.0, s.goodput(), 1e-9);
+  }
+
+  @Test
+  void aProbeThatFailsWithinItsProbationCountsAgainstIt_evenLongAfterTwoSlices() {
+    // probation 500 ms: the gate remembers the probe's grant for 600 ms, not two slices
+    String name = fresh();
+    TestProbe<BudgetEvent> events = events(name);
+    ActorRef<GateProtocol.Command> gate =
+        kit.spawn(
+            BudgetGate.create(
+                RestartBudget.adaptive(name)
+                    .withHoldAfter(1)
+                    .withProbation(Duration.ofMillis(500))));
+    Requesters r = new Requesters();
+    gate.tell(new Acquire(r.spawn(), new Grant("a")));
+    r.granted.expectMessage("a");
+    gate.tell(new Failed(r.spawn()));
+    assertEquals(
+        new BudgetEvent.StateChanged(name, State.STEADY, State.HOLDING, Reason.FAILURES),
+        events.receiveMessage());
+    ActorRef<Object> c = r.spawn();
+    gate.tell(new Acquire(c, new Grant("c1")));
+    time.timePasses(SLICE);
+    assertEquals(new BudgetEvent.Probe(name, 1), events.receiveMessage());
+    r.granted.expectMessage("c1"); // granted at 100 ms
+    time.timePasses(SLICE.multipliedBy(5));
+    status(gate); // 600 ms: the probe fails, 500 ms after its grant, the last of its probation
+    gate.tell(new Failed(c));
+    gate.tell(new Acquire(c, new Grant("c2")));
+    // 700 ms: a probe that had survived would be resolved now; this one failed, which doubles
+    // the interval: the next probe 200 ms after the failure is seen
+    time.timePasses(SLICE);
+    assertEquals(new Status(State.HOLDING, 0.0, Double.NaN, 1), status(gate));
+    time.timePasses(SLICE);
+    status(gate);
+    r.granted.expectNoMessage(QUIET);
+    time.timePasses(SLICE);
+    assertEquals(new BudgetEvent.Probe(name, 2), events.receiveMessage());
+    r.granted.expectMessage("c2");
+    events.expectNoMessage(QUIET);
+  }
+
+  @Test
+  void rampingStartsAtTheConfiguredInitialRate() {
+    String name = fresh();
+    TestProbe<BudgetEvent> events = events(name);
+    ActorRef<GateProtocol.Command> gate =
+        kit.spawn(
+            BudgetGate.create(
+                RestartBudget.adaptive(name)
+                    .withHoldAfter(1)
+                    .withInitialRate(60, Duration.ofSeconds(2))));
+    Requesters r = new Requesters();
+    gate.tell(new Failed(r.spawn()));
+    assertEquals(State.HOLDING, ((BudgetEvent.StateChanged) events.receiveMessage()).to());
+    ActorRef<Object> waiter = r.spawn();
+    for (int i = 0; i < 10; i++) {
+      gate.tell(new Acquire(waiter, new Grant("w" + i)));
+    }
+    time.timePasses(SLICE);
+    assertEquals(new BudgetEvent.Probe(name, 1), events.receiveMessage());
+    r.granted.expectMessage("w0");
+    time.timePasses(SLICE.multipliedBy(2));
+    assertEquals(State.RAMPING, ((BudgetEvent.StateChanged) events.receiveMessage()).to());
+    assertEquals(
+        new BudgetEvent.RateChanged(
+            name, Double.POSITIVE_INFINITY, 30.0, Double.NaN, Reason.PROBE_SURVIVED),
+        events.receiveMessage());
+    // 30 per second: 3 permits per slice
+    assertEquals(List.of("w1", "w2", "w3"), r.granted.receiveSeveralMessages(3));
+    r.granted.expectNoMessage(QUIET);
+  }
+
+  @Test
+  void aCeilingLimitsSteadyRestarts_andASharedGateEnforcesItsShare() {
+    // at most 40 per 2 s: 20 per second, 2 permits per 100 ms slice
+    RestartBudget budget = RestartBudget.adaptive(fresh()).withMaxRate(40, Duration.ofSeconds(2));
+    ActorRef<GateProtocol.Command> gate = kit.spawn(BudgetGate.create(budget));
+    assertEquals(new Status(State.STEADY, 20.0, Double.NaN, 0), status(gate));
+    Requesters r = new Requesters();
+    ActorRef<Object> waiter = r.spawn();
+    for (int i = 0; i < 5; i++) {
+      gate.tell(new Acquire(waiter, new Grant("w" + i)));
+    }
+    assertEquals(List.of("w0", "w1"), r.granted.receiveSeveralMessages(2));
+    r.granted.expectNoMessage(QUIET);
+    time.timePasses(SLICE);
+    assertEquals(List.of("w2", "w3"), r.granted.receiveSeveralMessages(2));
+    r.granted.expectNoMessage(QUIET);
+    gate.tell(new GateProtocol.SetShare(4));
+    assertEquals(5.0, status(gate).rate(), 1e-9);
+    gate.tell(new GateProtocol.SetShare(0)); // counts as one member
+    assertEquals(20.0, status(gate).rate(), 1e-9);
+    assertEquals(10.0, status(kit.spawn(BudgetGate.create(budget, 2))).rate(), 1e-9);
+    assertEquals(20.0, status(kit.spawn(BudgetGate.create(budget, 0))).rate(), 1e-9);
+  }
+
+  @Test
+  void aLargerShareRefillsABucketThatWasFull() {
+    // at most 40 per second: 4 per slice; a quarter holds 1 permit (full); back to one member
+    ActorRef<GateProtocol.Command> gate =
+        kit.spawn(
+            BudgetGate.create(
+                RestartBudget.adaptive(fresh()).withMaxRate(40, Duration.ofSeconds(1))));
+    gate.tell(new GateProtocol.SetShare(4));
+    gate.tell(new GateProtocol.SetShare(1));
+    assertEquals(40.0, status(gate).rate(), 1e-9);
+    time.timePasses(SLICE.multipliedBy(2)); // the first tick starts its clock, the second refills
+    Requesters r = new Requesters();
+    ActorRef<Object> waiter = r.spawn();
+    for (int i = 0; i < 5; i++) {
+      gate.tell(new Acquire(waiter, new Grant("w" + i)));
+    }
+    assertEquals(List.of("w0", "w1", "w2", "w3"), r.granted.receiveSeveralMessages(4));
+    r.granted.expectNoMessage(QUIET);
+  }
+
+  @Test
+  void aPermitOfAnActorThatStoppedWithinTwoSlicesGoesToTheNextWaiter_whateverTheProbation() {
+    // at most 1 per second (0.1 permit per slice); probation 1 ms, shorter than a slice
+    ActorRef<GateProtocol.Command> gate =
+        kit.spawn(
+            BudgetGate.create(
+                RestartBudget.adaptive(fresh())
+                    .withProbation(Duration.ofMillis(1))
+                    .withMaxRate(1, Duration.ofSeconds(1))));
+    Requesters r = new Requesters();
+    ActorRef<Object> a = r.spawn();
+    gate.tell(new Acquire(a, new Grant("a")));
+    r.granted.expectMessage("a");
+    gate.tell(new Acquire(r.spawn(), new Grant("b")));
+    time.timePasses(SLICE.multipliedBy(2));
+    r.granted.expectNoMessage(QUIET);
+    gate.tell(new GateProtocol.Cancel(a));
+    r.granted.expectMessage("b");
+  }
+
+  @Test
+  void failuresLongerThanASecondApartDoNotAddUp_evenWhenTheGateWasIdle() {
+    String name = fresh();
+    TestProbe<BudgetEvent> events = events(name);
+    ActorRef<GateProtocol.Command> gate =
+        kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(2)));
+    Requesters r = new Requesters();
+    gate.tell(new Failed(r.spawn()));
+    status(gate);
+    time.timePasses(Duration.ofSeconds(2));
+    gate.tell(new Failed(r.spawn()));
+    assertEquals(new Status(State.STEADY, Double.POSITIVE_INFINITY, Double.NaN, 0), status(gate));
+    events.expectNoMessage(QUIET);
+    gate.tell(new Failed(r.spawn())); // two within a second: hold
+    assertEquals(State.HOLDING, ((BudgetEvent.StateChanged) events.receiveMessage()).to());
+  }
+
+  @Test
+  void eachStepIsLoggedAtDebug_withRatesToOneDecimal() {
+    String name = fresh();
+    String prefix = "Restart budget [" + name + "]: ";
+    ActorRef<GateProtocol.Command> gate =
+        kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(1)));
+    Requesters r = new Requesters();
+    ActorRef<Object> waiter = r.spawn();
+    LoggingTestKit.debug(prefix + "STEADY -> HOLDING (FAILURES)")
+        .expect(
+            kit.system(),
+            () -> {
+              gate.tell(new Failed(r.spawn()));
+              return null;
+            });
+    gate.tell(new Acquire(waiter, new Grant("w0")));
+    gate.tell(new Acquire(waiter, new Grant("w1")));
+    LoggingTestKit.debug(prefix + "probe 1 while holding")
+        .expect(
+            kit.system(),
+            () -> {
+              time.timePasses(SLICE);
+              return null;
+            });
+    r.granted.expectMessage("w0");
+    LoggingTestKit.debug(
+            prefix
+                + "rate Infinity -> 100.0 per second (PROBE_SURVIVED, measured goodput NaN per"
+                + " second)")
+        .expect(
+            kit.system(),
+            () ->
+                LoggingTestKit.debug(prefix + "HOLDING -> RAMPING (PROBE_SURVIVED)")
+                    .expect(
+                        kit.system(),
+                        () -> {
+                          time.timePasses(SLICE.multipliedBy(2));
+                          return null;
+                        }));
+    r.granted.expectMessage("w1");
+  }
+}
