@@ -6,6 +6,10 @@ import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.internal.PoisonPill;
+import org.apache.pekko.actor.typed.internal.PoisonPillInterceptor;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -54,5 +58,36 @@ final class SupervisorEngineRulesTest {
     assertEquals(1, afterReset.attempt());
     assertEquals(Duration.ofNanos(38_099_843L), afterReset.delay());
     kit.testKit().stop(actor);
+  }
+
+  /**
+   * Cluster Sharding and Singleton stop an actor with Pekko's internal {@code PoisonPill} signal and
+   * an interceptor outside the supervisor that stops the actor when the signal is unhandled. During
+   * a backoff the supervisor leaves it unhandled (it does not stash it), so the actor stops at once:
+   * the stashed message is dropped, and the restart never comes.
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void aPoisonPillDuringTheBackoffStopsTheActorAtOnce() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withListener(events.ref()::tell);
+    Behavior<String> sharded =
+        Behaviors.intercept(
+            PoisonPillInterceptor::new,
+            BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor = kit.spawn(sharded);
+    probe.expectMessage("started");
+    actor.tell("fail");
+    actor.tell("stashed");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    ((ActorRef<Object>) (ActorRef<?>) actor).tell(PoisonPill.instance());
+    assertEquals(
+        new BackoffEvent.StoppedDuringBackoff(actor, 1, 1),
+        events.expectMessageClass(BackoffEvent.StoppedDuringBackoff.class));
+    probe.expectTerminated(actor);
   }
 }
