@@ -1,0 +1,115 @@
+package dev.supervision.backoff;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.supervision.backoff.testkit.BackoffTestKit;
+import java.time.Duration;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.testkit.ExplicitlyTriggeredScheduler;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A supervisor has at most one timer on the scheduler: the restart tick during a backoff, the reset
+ * tick after a restart, none once the reset has fired or the actor has stopped (however it stopped).
+ * Counted on the manual scheduler itself, so a timer that is left behind shows even though its tick
+ * would be ignored when it fires.
+ */
+final class TheSupervisorKeepsAtMostOneTimerTest {
+
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
+
+  private static int scheduledTimers() {
+    ExplicitlyTriggeredScheduler scheduler =
+        (ExplicitlyTriggeredScheduler) Adapter.toClassic(kit.system()).scheduler();
+    // Scala's name for the private[testkit] map of scheduled items; public in the bytecode
+    return scheduler.org$apache$pekko$testkit$ExplicitlyTriggeredScheduler$$scheduled().size();
+  }
+
+  /** Waits (up to 3 s) until the scheduler holds {@code expected} timers. */
+  private static void awaitTimers(int expected) {
+    kit.createTestProbe()
+        .awaitAssert(
+            Duration.ofSeconds(3),
+            () -> {
+              assertEquals(expected, scheduledTimers(), "timers on the scheduler");
+              return null;
+            });
+  }
+
+  private static BackoffPolicy policy(TestProbe<BackoffEvent> events) {
+    return BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+        .withJitter(Jitter.none())
+        .withResetAfter(Duration.ofSeconds(1))
+        .withListener(events.ref()::tell);
+  }
+
+  @Test
+  void oneTimerDuringTheBackoffOneAfterTheRestartNoneAfterTheResetOrAStop() {
+    int before = scheduledTimers();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy(events)));
+    probe.expectMessage("started");
+    assertEquals(before, scheduledTimers(), "a healthy actor that never failed");
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    assertEquals(before + 1, scheduledTimers(), "the restart tick");
+    kit.time().timePasses(Duration.ofMillis(100));
+    events.expectMessageClass(BackoffEvent.Restarted.class);
+    assertEquals(before + 1, scheduledTimers(), "the reset tick");
+    actor.tell("fail"); // the reset tick is cancelled, the restart tick scheduled
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    assertEquals(before + 1, scheduledTimers(), "the restart tick, and no reset tick");
+    kit.time().timePasses(Duration.ofMillis(200));
+    events.expectMessageClass(BackoffEvent.Restarted.class);
+    kit.time().timePasses(Duration.ofSeconds(1));
+    events.expectMessageClass(BackoffEvent.BackoffReset.class);
+    assertEquals(before, scheduledTimers(), "after the reset");
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    kit.time().timePasses(Duration.ofMillis(100));
+    events.expectMessageClass(BackoffEvent.Restarted.class);
+    actor.tell("stop"); // the child stops the actor while its reset tick is pending
+    kit.createTestProbe().expectTerminated(actor);
+    awaitTimers(before);
+  }
+
+  @Test
+  void anActorStoppedDuringItsBackoffLeavesNoRestartTickBehind() {
+    int before = scheduledTimers();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy(events)));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    kit.testKit().stop(actor);
+    events.expectMessageClass(BackoffEvent.StoppedDuringBackoff.class);
+    awaitTimers(before); // the stop's ask has a timeout task too, until its answer comes
+  }
+
+  @Test
+  void anActorThatGivesUpLeavesNoTimerBehind() {
+    int before = scheduledTimers();
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                TestChild.create(probe.ref()), policy(events).withMaxRestarts(1)));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    kit.time().timePasses(Duration.ofMillis(100));
+    events.expectMessageClass(BackoffEvent.Restarted.class); // the reset tick is pending
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.GaveUp.class);
+    kit.createTestProbe().expectTerminated(actor);
+    awaitTimers(before);
+  }
+}
