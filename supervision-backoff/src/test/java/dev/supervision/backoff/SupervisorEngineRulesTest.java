@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.internal.PoisonPill;
 import org.apache.pekko.actor.typed.internal.PoisonPillInterceptor;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -89,5 +91,56 @@ final class SupervisorEngineRulesTest {
         new BackoffEvent.StoppedDuringBackoff(actor, 1, 1),
         events.expectMessageClass(BackoffEvent.StoppedDuringBackoff.class));
     probe.expectTerminated(actor);
+  }
+
+  /**
+   * Children that stop quickly do not bring the restart forward: their {@code Terminated} arrives
+   * long before the delay has passed, and the restart still comes only when the delay has passed.
+   */
+  @Test
+  void childrenThatStopBeforeTheDelayHasPassedDoNotBringTheRestartForward() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    AtomicInteger incarnation = new AtomicInteger();
+    Behavior<String> kid =
+        Behaviors.receive(String.class)
+            .onSignal(
+                PostStop.class,
+                s -> {
+                  probe.ref().tell("kid-stopped");
+                  return Behaviors.same();
+                })
+            .build();
+    Behavior<String> parent =
+        Behaviors.setup(
+            ctx -> {
+              int n = incarnation.incrementAndGet();
+              ctx.spawn(kid, "kid-" + n);
+              ctx.spawn(kid, "other-kid-" + n);
+              probe.ref().tell("started-" + n);
+              return Behaviors.receiveMessage(
+                  m -> {
+                    throw new TestChild.Boom(m);
+                  });
+            });
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofSeconds(1), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withListener(events.ref()::tell);
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(parent, policy));
+    probe.expectMessage("started-1");
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    probe.expectMessage("kid-stopped");
+    probe.expectMessage("kid-stopped");
+    kit.time().timePasses(Duration.ofMillis(999));
+    probe.expectNoMessage(Duration.ofMillis(200)); // both Terminated are in, the delay is not over
+    events.expectNoMessage(Duration.ZERO);
+    kit.time().timePasses(Duration.ofMillis(1));
+    probe.expectMessage("started-2");
+    assertEquals(
+        new BackoffEvent.Restarted(actor, 1),
+        events.expectMessageClass(BackoffEvent.Restarted.class));
+    kit.testKit().stop(actor);
   }
 }
