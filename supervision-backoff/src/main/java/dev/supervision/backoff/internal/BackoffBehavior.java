@@ -549,12 +549,14 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     return Behaviors.same();
   }
 
-  /** Stops the actor: the caller throws what this returns; the actor then gives PostStop to us. */
+  /**
+   * Stops the actor: the caller throws what this returns; the actor then gives PostStop to us.
+   * Called by {@link #onFailure} only, after it has cancelled every timer.
+   */
   private RuntimeException giveUp(
       TypedActorContext<T> ctx, Throwable failure, BackoffEvent.Reason reason) {
     ActorContext<T> jctx = ctx.asJava();
     inBackoff = false;
-    cancelOwnTimers();
     dropStash(ctx, "actor stopped by its backoff supervisor: " + reason);
     if (policy.isLoggingEnabled()) {
       log(
