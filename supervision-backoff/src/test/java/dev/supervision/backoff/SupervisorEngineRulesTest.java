@@ -1,16 +1,20 @@
 package dev.supervision.backoff;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.Dropped;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.internal.PoisonPill;
 import org.apache.pekko.actor.typed.internal.PoisonPillInterceptor;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -141,6 +145,112 @@ final class SupervisorEngineRulesTest {
     assertEquals(
         new BackoffEvent.Restarted(actor, 1),
         events.expectMessageClass(BackoffEvent.Restarted.class));
+    kit.testKit().stop(actor);
+  }
+
+  /**
+   * Only the first incarnation watches {@code watched}; its {@code Terminated} arrives during the
+   * backoff and is delivered to the restarted behavior, which never watched it itself (so the
+   * signal can only come from the stash).
+   */
+  private static Behavior<String> watchingOnce(
+      ActorRef<String> watched, TestProbe<String> probe, AtomicInteger incarnation) {
+    return Behaviors.setup(
+        ctx -> {
+          if (incarnation.incrementAndGet() == 1) {
+            ctx.watch(watched);
+          }
+          probe.ref().tell("started");
+          return Behaviors.receive(String.class)
+              .onMessageEquals(
+                  "fail",
+                  () -> {
+                    throw new TestChild.Boom("fail");
+                  })
+              .onSignal(
+                  Terminated.class,
+                  t -> {
+                    probe.ref().tell("saw-terminated");
+                    return Behaviors.same();
+                  })
+              .build();
+        });
+  }
+
+  @Test
+  void aSignalOfTheBackoffIsStashedAndDeliveredToTheRestartedBehavior() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> watched = kit.spawn(Behaviors.<String>empty());
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withListener(events.ref()::tell);
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(watchingOnce(watched, probe, new AtomicInteger()), policy));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    kit.testKit().stop(watched); // its Terminated reaches the actor during the backoff
+    probe.expectNoMessage(Duration.ofMillis(200));
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectMessage("saw-terminated");
+    kit.testKit().stop(actor);
+  }
+
+  @Test
+  void aSignalThatDoesNotFitIntoTheStashIsPublishedAsDroppedAsTheSignalItself() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<Dropped> dropped = kit.createTestProbe();
+    Adapter.toClassic(kit.system())
+        .getEventStream()
+        .subscribe(Adapter.toClassic(dropped.ref()), Dropped.class);
+    ActorRef<String> watched = kit.spawn(Behaviors.<String>empty());
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withStashCapacity(0)
+            .withListener(events.ref()::tell);
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(watchingOnce(watched, probe, new AtomicInteger()), policy));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    kit.testKit().stop(watched);
+    Dropped lost = dropped.expectMessageClass(Dropped.class);
+    assertEquals(watched, assertInstanceOf(Terminated.class, lost.message()).getRef());
+    assertEquals(actor.path(), lost.recipient().path());
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectNoMessage(Duration.ofMillis(200)); // the restarted behavior never sees it
+    kit.testKit().stop(actor);
+  }
+
+  /** A child may become a behavior that is not an {@code ExtensibleBehavior}, such as ignore. */
+  @Test
+  void aChildThatBecameIgnoreIgnoresEveryMessageAndNothingFails() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    Behavior<String> child =
+        Behaviors.receiveMessage(
+            m -> {
+              probe.ref().tell("got:" + m);
+              return Behaviors.ignore();
+            });
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withListener(events.ref()::tell);
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, policy));
+    actor.tell("first");
+    probe.expectMessage("got:first");
+    actor.tell("second");
+    actor.tell("third");
+    probe.expectNoMessage(Duration.ofMillis(200));
+    events.expectNoMessage(Duration.ZERO);
     kit.testKit().stop(actor);
   }
 }
