@@ -5,12 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.Dropped;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.internal.PoisonPill;
 import org.apache.pekko.actor.typed.internal.PoisonPillInterceptor;
@@ -251,6 +254,107 @@ final class SupervisorEngineRulesTest {
     actor.tell("third");
     probe.expectNoMessage(Duration.ofMillis(200));
     events.expectNoMessage(Duration.ZERO);
+    kit.testKit().stop(actor);
+  }
+
+  /**
+   * A reset tick that has already fired but waits in the mailbox behind a failure is stale when
+   * its turn comes: the failure has started a new backoff, which the old tick must not reset. The
+   * actor is held on a latch while the clock fires the tick, so the mailbox holds the failure
+   * first and the tick second.
+   */
+  @Test
+  void aResetTickQueuedBehindAFailureDoesNotResetTheNewBackoff() throws Exception {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    CountDownLatch release = new CountDownLatch(1);
+    Behavior<String> child =
+        Behaviors.receiveMessage(
+            m -> {
+              if (m.equals("block")) {
+                probe.ref().tell("blocking");
+                // bounded, so that a broken test cannot hold a dispatcher thread forever
+                release.await(10, TimeUnit.SECONDS);
+                return Behaviors.same();
+              }
+              throw new TestChild.Boom(m);
+            });
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withResetAfter(Duration.ofSeconds(1))
+            .withListener(events.ref()::tell);
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, policy));
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    kit.time().timePasses(Duration.ofMillis(100));
+    events.expectMessageClass(BackoffEvent.Restarted.class); // the reset is due 1 s from now
+    actor.tell("block");
+    try {
+      probe.expectMessage("blocking");
+      actor.tell("fail"); // queued behind "block"
+      kit.time().timePasses(Duration.ofSeconds(1)); // the reset tick fires, queued behind "fail"
+    } finally {
+      release.countDown();
+    }
+    BackoffEvent.RestartScheduled second =
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    assertEquals(2, second.attempt());
+    assertEquals(Duration.ofMillis(200), second.delay());
+    events.expectNoMessage(Duration.ofMillis(300)); // no BackoffReset in the middle of the backoff
+    kit.time().timePasses(Duration.ofMillis(200));
+    assertEquals(
+        new BackoffEvent.Restarted(actor, 2),
+        events.expectMessageClass(BackoffEvent.Restarted.class));
+    kit.testKit().stop(actor);
+  }
+
+  /**
+   * A timer that the failed incarnation starts in its {@code PreRestart} handler, after the
+   * supervisor cancelled the timers of the failure, dies at the restart too: the new incarnation
+   * never gets its message.
+   */
+  @Test
+  void aTimerStartedInPreRestartDiesWithTheIncarnationAtTheRestart() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    Behavior<String> child =
+        Behaviors.withTimers(
+            timers -> {
+              probe.ref().tell("started");
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new TestChild.Boom("fail");
+                      })
+                  .onMessage(
+                      String.class,
+                      m -> {
+                        probe.ref().tell("got:" + m);
+                        return Behaviors.same();
+                      })
+                  .onSignal(
+                      PreRestart.class,
+                      s -> {
+                        timers.startSingleTimer("late", Duration.ofMillis(150));
+                        return Behaviors.same();
+                      })
+                  .build();
+            });
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withListener(events.ref()::tell);
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, policy));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    events.expectMessageClass(BackoffEvent.Restarted.class);
+    kit.time().timePasses(Duration.ofMillis(100)); // the timer would have fired at 150 ms
+    probe.expectNoMessage(Duration.ofMillis(200));
     kit.testKit().stop(actor);
   }
 }
