@@ -12,6 +12,7 @@ import org.apache.pekko.actor.Dropped;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.ChildFailed;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.Terminated;
@@ -356,5 +357,54 @@ final class SupervisorEngineRulesTest {
     kit.time().timePasses(Duration.ofMillis(100)); // the timer would have fired at 150 ms
     probe.expectNoMessage(Duration.ofMillis(200));
     kit.testKit().stop(actor);
+  }
+
+  /**
+   * A stashed message that makes the restarted child stop stops the actor normally: its parent sees
+   * a plain {@code Terminated}, not a {@code ChildFailed}.
+   */
+  @Test
+  void aStashedMessageThatStopsTheRestartedChildStopsTheActorWithoutFailing() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<String> parentSaw = kit.createTestProbe();
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withListener(events.ref()::tell);
+    Behavior<String> parent =
+        Behaviors.setup(
+            ctx -> {
+              ActorRef<String> supervised =
+                  ctx.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "kid");
+              ctx.watch(supervised);
+              return Behaviors.receive(String.class)
+                  .onMessage(
+                      String.class,
+                      m -> {
+                        supervised.tell(m);
+                        return Behaviors.same();
+                      })
+                  .onSignal(
+                      Terminated.class,
+                      t -> {
+                        parentSaw
+                            .ref()
+                            .tell(t instanceof ChildFailed ? "child-failed" : "terminated");
+                        return Behaviors.same();
+                      })
+                  .build();
+            });
+    ActorRef<String> parentRef = kit.spawn(parent);
+    probe.expectMessage("started");
+    parentRef.tell("fail");
+    parentRef.tell("stop"); // stashed during the backoff
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    probe.expectMessage("preRestart");
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectMessage("postStop");
+    parentSaw.expectMessage("terminated");
+    kit.testKit().stop(parentRef);
   }
 }
