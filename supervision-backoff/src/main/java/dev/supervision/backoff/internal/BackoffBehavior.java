@@ -255,10 +255,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
         // without its dispatch on the other kinds: a few ns less on every message
         result = ((ExtensibleBehavior<T>) child).receive(ctx, msg);
         if (result != Behaviors.<T>same()) {
-          if (result instanceof Wrap) {
-            result = adopt(result);
-          }
-          result = Behavior.start(result, ctx);
+          result = Behavior.start(adopt(result), ctx);
         }
       } else {
         result = Behavior.interpretMessage(child, ctx, msg);
@@ -339,7 +336,8 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   /**
    * A re-wrap with an equal policy returned by the child ({@code wrap(b, policy)} returned as is):
    * this layer adopts {@code b} as its child and as the behavior it restarts, instead of nesting a
-   * second supervisor. Different policies are left alone; they nest.
+   * second supervisor. Different policies are left alone; they nest. Any other behavior is
+   * returned as is (one type test).
    *
    * @return the behavior to start as the child
    */
@@ -816,7 +814,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (result == Behaviors.<T>same()) {
       return result;
     }
-    return Behavior.start(result instanceof Wrap ? adopt(result) : result, ctx);
+    return Behavior.start(adopt(result), ctx);
   }
 
   private Behavior<T> onResetDue(TypedActorContext<T> ctx) {
