@@ -9,12 +9,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.Dropped;
+import org.apache.pekko.actor.UnhandledMessage;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.ChildFailed;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.internal.PoisonPill;
 import org.apache.pekko.actor.typed.internal.PoisonPillInterceptor;
@@ -447,6 +449,51 @@ final class SupervisorEngineRulesTest {
         events.expectMessageClass(BackoffEvent.RestartScheduled.class);
     assertEquals(2, next.attempt());
     assertEquals(Duration.ofMillis(200), next.delay());
+    kit.testKit().stop(actor);
+  }
+
+  /**
+   * A supervisor that gave up while its child was failing to start has no child. If an outer
+   * supervisor resumes the actor all the same, its messages are unhandled (published as {@code
+   * UnhandledMessage}), never stashed for a restart that will not come.
+   */
+  @Test
+  void afterGivingUpWithoutAChildUnderAnOuterResumeMessagesAreUnhandled() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<UnhandledMessage> unhandled = kit.createTestProbe();
+    Adapter.toClassic(kit.system())
+        .getEventStream()
+        .subscribe(Adapter.toClassic(unhandled.ref()), UnhandledMessage.class);
+    AtomicInteger starts = new AtomicInteger();
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx -> {
+              if (starts.incrementAndGet() > 1) {
+                throw new TestChild.Boom("setup failed");
+              }
+              return Behaviors.receiveMessage(
+                  m -> {
+                    throw new TestChild.Boom(m);
+                  });
+            });
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withMaxRestarts(1)
+            .withListener(events.ref()::tell);
+    ActorRef<String> actor =
+        kit.spawn(
+            Behaviors.supervise(BackoffSupervisor.wrap(child, policy))
+                .onFailure(SupervisorStrategy.resume()));
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    kit.time().timePasses(Duration.ofMillis(100)); // the restart fails in setup: gives up
+    assertEquals(
+        BackoffEvent.Reason.MAX_RESTARTS_REACHED,
+        events.expectMessageClass(BackoffEvent.GaveUp.class).reason());
+    actor.tell("after");
+    assertEquals("after", unhandled.expectMessageClass(UnhandledMessage.class).message());
     kit.testKit().stop(actor);
   }
 }
