@@ -496,4 +496,59 @@ final class SupervisorEngineRulesTest {
     assertEquals("after", unhandled.expectMessageClass(UnhandledMessage.class).message());
     kit.testKit().stop(actor);
   }
+
+  /**
+   * A restarted child that stops at once (its setup returns {@code stopped}) stops the actor
+   * normally: its parent, which watched it from the start, sees a plain {@code Terminated}.
+   */
+  @Test
+  void aRestartedChildThatStopsAtOnceStopsTheActorWithoutFailing() {
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<String> parentSaw = kit.createTestProbe();
+    AtomicInteger starts = new AtomicInteger();
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx -> {
+              if (starts.incrementAndGet() > 1) {
+                return Behaviors.stopped();
+              }
+              return Behaviors.receiveMessage(
+                  m -> {
+                    throw new TestChild.Boom(m);
+                  });
+            });
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withListener(events.ref()::tell);
+    Behavior<String> parent =
+        Behaviors.setup(
+            ctx -> {
+              ActorRef<String> supervised =
+                  ctx.spawn(BackoffSupervisor.wrap(child, policy), "stops-at-restart");
+              ctx.watch(supervised);
+              return Behaviors.receive(String.class)
+                  .onMessage(
+                      String.class,
+                      m -> {
+                        supervised.tell(m);
+                        return Behaviors.same();
+                      })
+                  .onSignal(
+                      Terminated.class,
+                      t -> {
+                        parentSaw
+                            .ref()
+                            .tell(t instanceof ChildFailed ? "child-failed" : "terminated");
+                        return Behaviors.same();
+                      })
+                  .build();
+            });
+    ActorRef<String> parentRef = kit.spawn(parent);
+    parentRef.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    kit.time().timePasses(Duration.ofMillis(100));
+    parentSaw.expectMessage("terminated");
+    kit.testKit().stop(parentRef);
+  }
 }
