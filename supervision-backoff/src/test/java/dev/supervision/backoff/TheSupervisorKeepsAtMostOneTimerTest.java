@@ -6,7 +6,9 @@ import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.testkit.ExplicitlyTriggeredScheduler;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -113,6 +115,47 @@ final class TheSupervisorKeepsAtMostOneTimerTest {
     actor.tell("fail");
     events.expectMessageClass(BackoffEvent.GaveUp.class);
     kit.createTestProbe().expectTerminated(actor);
+    awaitTimers(before);
+  }
+
+  /** On "rewrap", re-wraps (inside a setup) a behavior whose start fails; fails on "fail". */
+  private static Behavior<String> reWrappingIntoAFailingStart(BackoffPolicy policy) {
+    return Behaviors.receiveMessage(
+        m -> {
+          if (m.equals("rewrap")) {
+            return Behaviors.setup(
+                ctx ->
+                    BackoffSupervisor.wrap(
+                        Behaviors.<String>setup(
+                            c -> {
+                              throw new TestChild.Boom("start");
+                            }),
+                        policy));
+          }
+          throw new TestChild.Boom(m);
+        });
+  }
+
+  /**
+   * A re-wrap whose start fails begins its own backoff and the layer it replaces leaves: that
+   * layer's pending reset tick is cancelled, so only the new layer's restart tick is left.
+   */
+  @Test
+  void aLayerReplacedByAReWrapThatFailedToStartLeavesNoResetTickBehind() {
+    int before = scheduledTimers();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    BackoffPolicy policy = policy(events);
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(reWrappingIntoAFailingStart(policy), policy));
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    kit.time().timePasses(Duration.ofMillis(100));
+    events.expectMessageClass(BackoffEvent.Restarted.class);
+    awaitTimers(before + 1); // the reset tick
+    actor.tell("rewrap");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class); // the new layer's backoff
+    awaitTimers(before + 1); // its restart tick, and no reset tick of the layer it replaced
+    kit.testKit().stop(actor);
     awaitTimers(before);
   }
 }
