@@ -255,10 +255,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
         // without its dispatch on the other kinds: a few ns less on every message
         result = ((ExtensibleBehavior<T>) child).receive(ctx, msg);
         if (result != Behaviors.<T>same()) {
-          if (result instanceof Wrap) {
-            result = adopt(result);
-          }
-          result = Behavior.start(result, ctx);
+          result = Behavior.start(adopt(result), ctx);
         }
       } else {
         result = Behavior.interpretMessage(child, ctx, msg);
@@ -339,7 +336,8 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   /**
    * A re-wrap with an equal policy returned by the child ({@code wrap(b, policy)} returned as is):
    * this layer adopts {@code b} as its child and as the behavior it restarts, instead of nesting a
-   * second supervisor. Different policies are left alone; they nest.
+   * second supervisor. Different policies are left alone; they nest. Any other behavior is
+   * returned as is (one type test).
    *
    * @return the behavior to start as the child
    */
@@ -549,12 +547,14 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     return Behaviors.same();
   }
 
-  /** Stops the actor: the caller throws what this returns; the actor then gives PostStop to us. */
+  /**
+   * Stops the actor: the caller throws what this returns; the actor then gives PostStop to us.
+   * Called by {@link #onFailure} only, after it has cancelled every timer.
+   */
   private RuntimeException giveUp(
       TypedActorContext<T> ctx, Throwable failure, BackoffEvent.Reason reason) {
     ActorContext<T> jctx = ctx.asJava();
     inBackoff = false;
-    cancelOwnTimers();
     dropStash(ctx, "actor stopped by its backoff supervisor: " + reason);
     if (policy.isLoggingEnabled()) {
       log(
@@ -814,7 +814,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (result == Behaviors.<T>same()) {
       return result;
     }
-    return Behavior.start(result instanceof Wrap ? adopt(result) : result, ctx);
+    return Behavior.start(adopt(result), ctx);
   }
 
   private Behavior<T> onResetDue(TypedActorContext<T> ctx) {

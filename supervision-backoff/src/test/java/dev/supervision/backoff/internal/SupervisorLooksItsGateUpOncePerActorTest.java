@@ -58,7 +58,8 @@ final class SupervisorLooksItsGateUpOncePerActorTest {
       ActorRef<String> actor, TestProbe<Integer> restarted, int times) {
     for (int i = 0; i < times; i++) {
       actor.tell("now");
-      restarted.receiveMessage(Duration.ofSeconds(10));
+      // a 1-2 ms backoff: 5 s is ample, and a restart that never comes fails within PIT's timeout
+      restarted.receiveMessage(Duration.ofSeconds(5));
     }
   }
 

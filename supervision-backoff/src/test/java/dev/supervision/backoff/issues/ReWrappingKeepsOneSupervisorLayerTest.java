@@ -105,7 +105,9 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
   static Depth report(ActorRef<Msg> actor) {
     TestProbe<Depth> replies = kit.createTestProbe();
     actor.tell(new Report(replies.ref()));
-    return replies.receiveMessage(Duration.ofSeconds(60));
+    // 5 s: a batch of 100,000 state changes takes about 0.1 s; an actor that died (a broken
+    // supervisor, a stack overflow) fails here instead of after a minute
+    return replies.receiveMessage(Duration.ofSeconds(5));
   }
 
   static long usedHeapAfterGc() {
