@@ -119,6 +119,31 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
   }
 
   @Test
+  void aHundredStateChangesKeepOneLayerInEveryStyle() {
+    // the small case of the bigger tests below: a supervisor that nests a layer per state change
+    // fails here with 101 layers at once, instead of piling up thousands of layers first
+    Map<String, BiFunction<Integer, ActorRef<String>, Behavior<Msg>>> styles =
+        Map.of(
+            "direct",
+            (n, p) -> counter(n, QUIET),
+            "setup",
+            ReWrappingKeepsOneSupervisorLayerTest::inSetup,
+            "withMdc",
+            ReWrappingKeepsOneSupervisorLayerTest::withMdc,
+            "wrap(setup(wrap))",
+            (n, p) -> BackoffSupervisor.wrap(inSetup(n, p), QUIET));
+    styles.forEach(
+        (style, factory) -> {
+          ActorRef<Msg> actor = kit.spawn(factory.apply(0, null));
+          for (int i = 0; i < 100; i++) {
+            actor.tell(Inc.INSTANCE);
+          }
+          assertEquals(new Depth(1, 100), report(actor), style);
+          kit.testKit().stop(actor);
+        });
+  }
+
+  @Test
   void aMillionStateChangesKeepOneLayerAndConstantMemory() {
     ActorRef<Msg> actor = kit.spawn(counter(0, QUIET));
     int batch = 100_000;
