@@ -48,8 +48,6 @@ import scala.util.control.NonFatal;
  */
 public final class BackoffPolicy {
 
-  private static final int PEKKO_DEFAULT_STASH_CAPACITY = 1000;
-
   /** The value of every setting, in the order of {@link PolicySetting#ALL}; never modified. */
   private final Object[] values;
 
@@ -579,19 +577,6 @@ public final class BackoffPolicy {
   public OptionalInt getStashCapacitySetting() {
     Integer stashCapacity = get(PolicySetting.STASH_CAPACITY);
     return stashCapacity == null ? OptionalInt.empty() : OptionalInt.of(stashCapacity);
-  }
-
-  /**
-   * How many messages are kept during a backoff: the capacity this policy sets, else Pekko's
-   * default of 1000. An actor system whose {@code pekko.actor.typed.restart-stash-capacity} differs
-   * from 1000 uses that value instead when the policy sets none; see {@link
-   * #getStashCapacitySetting()}.
-   *
-   * @return the stash capacity
-   */
-  public int getStashCapacity() {
-    Integer stashCapacity = get(PolicySetting.STASH_CAPACITY);
-    return stashCapacity == null ? PEKKO_DEFAULT_STASH_CAPACITY : stashCapacity;
   }
 
   /**

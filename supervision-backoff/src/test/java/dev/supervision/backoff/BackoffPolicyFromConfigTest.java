@@ -68,7 +68,7 @@ final class BackoffPolicyFromConfigTest {
     assertEquals(Jitter.decorrelated(), p.getJitter());
     assertEquals(Duration.ofSeconds(45), p.getResetAfter());
     assertEquals(OptionalInt.of(7), p.getMaxRestarts());
-    assertEquals(12, p.getStashCapacity());
+    assertEquals(OptionalInt.of(12), p.getStashCapacitySetting());
     assertFalse(p.isStopChildren());
     assertEquals(java.util.List.of(IllegalArgumentException.class), p.getStopOn());
     assertEquals(

@@ -129,7 +129,7 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
   /** The tag of the budget meters that carries the budget's name. */
   public static final String BUDGET_TAG = "budget";
 
-  /** The tag that carries the name given to {@link #listener(MeterRegistry, String)}. */
+  /** The tag that carries the name given to {@link #listener(String)}. */
   public static final String NAME_TAG = "name";
 
   /** The tag of {@value #GIVE_UPS} that carries the reason. */
@@ -361,47 +361,6 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
         probes.increment();
       }
     }
-  }
-
-  /**
-   * A listener that records events in {@code registry}; every call binds new metrics to the registry.
-   * Micrometer keeps the first gauge registered under an id, so a second call with the same registry
-   * and name shares the counters and timers but not the gauges: call it once and share the
-   * listener, or use {@link #listener(String)} of one {@code BackoffMetrics}.
-   *
-   * @param registry where the meters are registered
-   * @param name the value of the {@value #NAME_TAG} tag, for example the kind of actor
-   * @return the listener
-   * @throws NullPointerException if an argument is {@code null}
-   * @throws IllegalArgumentException if {@code name} is blank
-   * @deprecated use {@code new BackoffMetrics()}, {@link #bindTo(MeterRegistry)} and {@link
-   *     #listener(String)}, which can also remove their meters
-   */
-  @Deprecated
-  public static BackoffListener listener(MeterRegistry registry, String name) {
-    return listener(registry, name, Tags.empty());
-  }
-
-  /**
-   * As {@link #listener(MeterRegistry, String)}, with extra tags on every meter.
-   *
-   * @param registry where the meters are registered
-   * @param name the value of the {@value #NAME_TAG} tag
-   * @param tags more tags; must not use the keys {@value #NAME_TAG}, {@value #REASON_TAG} or
-   *     {@value #BUDGET_TAG}
-   * @return the listener
-   * @throws NullPointerException if an argument is {@code null}
-   * @throws IllegalArgumentException if {@code name} is blank or {@code tags} uses a reserved key
-   * @deprecated use {@link #BackoffMetrics(Iterable)}, {@link #bindTo(MeterRegistry)} and {@link
-   *     #listener(String)}
-   */
-  @Deprecated
-  public static BackoffListener listener(MeterRegistry registry, String name, Iterable<Tag> tags) {
-    Objects.requireNonNull(registry, "registry must not be null");
-    Objects.requireNonNull(name, "name must not be null");
-    BackoffMetrics metrics = new BackoffMetrics(tags);
-    metrics.bindTo(registry);
-    return metrics.listener(name);
   }
 
   /** The listener: meters registered once, updated per event. */

@@ -68,6 +68,13 @@ final class BackoffMetricsTest {
           .withStopOn(IllegalArgumentException.class)
           .withLoggingEnabled(false);
 
+  /** A listener of new metrics bound to {@code registry}. */
+  private static BackoffListener boundListener(MeterRegistry registry, String name) {
+    BackoffMetrics metrics = new BackoffMetrics();
+    metrics.bindTo(registry);
+    return metrics.listener(name);
+  }
+
   private static double count(MeterRegistry r, String meter, String name) {
     return r.get(meter).tag(BackoffMetrics.NAME_TAG, name).counter().count();
   }
@@ -98,9 +105,7 @@ final class BackoffMetricsTest {
     // listeners run in order, so an event on this probe has already been recorded in the meters
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     BackoffPolicy policy =
-        POLICY
-            .withListener(BackoffMetrics.listener(registry, name))
-            .withListener(events.ref()::tell);
+        POLICY.withListener(boundListener(registry, name)).withListener(events.ref()::tell);
     TestProbe<String> pa = kit.createTestProbe();
     TestProbe<String> pb = kit.createTestProbe();
     TestProbe<String> pc = kit.createTestProbe();
@@ -185,7 +190,7 @@ final class BackoffMetricsTest {
     BackoffPolicy policy =
         POLICY
             .withBudget(budget)
-            .withListener(BackoffMetrics.listener(registry, "budgeted"))
+            .withListener(boundListener(registry, "budgeted"))
             .withListener(events.ref()::tell);
     TestProbe<String> pa = kit.createTestProbe();
     TestProbe<String> pb = kit.createTestProbe();
@@ -253,9 +258,7 @@ final class BackoffMetricsTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     BackoffPolicy policy =
-        POLICY
-            .withListener(BackoffMetrics.listener(registry, "resets"))
-            .withListener(events.ref()::tell);
+        POLICY.withListener(boundListener(registry, "resets")).withListener(events.ref()::tell);
     TestProbe<String> p = kit.createTestProbe();
     ActorRef<String> a = kit.spawn(BackoffSupervisor.wrap(worker(p.ref()), policy));
     p.expectMessage("started");
@@ -332,15 +335,12 @@ final class BackoffMetricsTest {
   }
 
   /** A registry used by metrics, a listener, a policy and a budget watcher, then dropped. */
-  @SuppressWarnings("deprecation")
   private static java.lang.ref.WeakReference<MeterRegistry> dropAfterUse() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     BackoffMetrics metrics = new BackoffMetrics();
     metrics.bindTo(registry);
     BackoffPolicy policy =
-        POLICY
-            .withListener(metrics.listener("gc"))
-            .withListener(BackoffMetrics.listener(registry, "old"));
+        POLICY.withListener(metrics.listener("gc")).withListener(boundListener(registry, "second"));
     TestProbe<String> p = kit.createTestProbe();
     ActorRef<String> a = kit.spawn(BackoffSupervisor.wrap(worker(p.ref()), policy));
     p.expectMessage("started");
@@ -430,32 +430,26 @@ final class BackoffMetricsTest {
   }
 
   @Test
-  @SuppressWarnings("deprecation")
   void badArgumentsAreNamed() {
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    BackoffMetrics metrics = new BackoffMetrics();
     assertEquals(
         "registry must not be null",
-        assertThrows(NullPointerException.class, () -> BackoffMetrics.listener(null, "w"))
-            .getMessage());
+        assertThrows(NullPointerException.class, () -> metrics.bindTo(null)).getMessage());
+    metrics.bindTo(new SimpleMeterRegistry());
     assertEquals(
         "name must not be null",
-        assertThrows(NullPointerException.class, () -> BackoffMetrics.listener(registry, null))
-            .getMessage());
+        assertThrows(NullPointerException.class, () -> metrics.listener(null)).getMessage());
     assertEquals(
         "name must not be blank but was \" \"",
-        assertThrows(IllegalArgumentException.class, () -> BackoffMetrics.listener(registry, " "))
-            .getMessage());
+        assertThrows(IllegalArgumentException.class, () -> metrics.listener(" ")).getMessage());
     assertEquals(
         "tags must not use the key budget (reserved) but had tag(budget=x)",
         assertThrows(
-                IllegalArgumentException.class,
-                () -> BackoffMetrics.listener(registry, "w", Tags.of("budget", "x")))
+                IllegalArgumentException.class, () -> new BackoffMetrics(Tags.of("budget", "x")))
             .getMessage());
     assertEquals(
         "tags must not use the key name (reserved) but had tag(name=x)",
-        assertThrows(
-                IllegalArgumentException.class,
-                () -> BackoffMetrics.listener(registry, "w", Tags.of("name", "x")))
+        assertThrows(IllegalArgumentException.class, () -> new BackoffMetrics(Tags.of("name", "x")))
             .getMessage());
   }
 }

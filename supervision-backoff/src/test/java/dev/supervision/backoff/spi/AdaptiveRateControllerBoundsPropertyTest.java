@@ -11,7 +11,7 @@ import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 
 /** Properties of the controller against resources whose capacity changes at random, slice by slice. */
-final class AdaptiveRateControllerProperties {
+final class AdaptiveRateControllerBoundsPropertyTest {
 
   private static final long SLICE = Drive.SLICE;
 
