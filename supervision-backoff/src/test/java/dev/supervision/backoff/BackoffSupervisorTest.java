@@ -24,9 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Behaviour points 1-4 and 7-9 of the core issue: when restarts happen, under ManualTime. Each test
- * advances time to one millisecond before a deadline, waits in real time to prove nothing happened,
- * then crosses the deadline.
+ * When the supervisor restarts and when it stops, under ManualTime: after each delay, after a failed
+ * setup or signal, after a reset, at the restart limit, on a permanent failure, with a Retry-After
+ * hint, and with nested supervisors. Each timing test advances time to one millisecond before a
+ * deadline, waits in real time to prove nothing happened, then crosses the deadline.
  */
 final class BackoffSupervisorTest {
 
