@@ -369,4 +369,23 @@ final class FlowRestartsLikePekkosRestartFlowTest {
     assertEquals("upstream", Probes.await(innerSaw).getMessage());
     assertEquals("upstream", expectError(ends.second()).getMessage());
   }
+
+  /**
+   * After a plain cancellation of its input has cancelled the outer upstream, a flow restarted for
+   * a failure of its output gets a completed input at once.
+   */
+  @Test
+  void onFailuresWithBackoff_aFlowRestartedAfterUpstreamWasCancelledSeesItsInputComplete() {
+    Setup s = setup(exact(), true);
+    roundTrip(s);
+    s.source().offer("cancel");
+    s.flowIn().expectMessage(Probes.WAIT, "in complete");
+    s.flowOut().offer("error");
+    s.events().expectRestartScheduled();
+    s.events().advanceToRestart(kit.time());
+    s.events().expectRestarted();
+    s.flowIn().expectMessage(Probes.WAIT, "in complete");
+    s.flowOut().offer("after");
+    expectNext(s.sink(), "after");
+  }
 }

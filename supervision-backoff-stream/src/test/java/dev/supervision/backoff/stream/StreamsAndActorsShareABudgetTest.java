@@ -131,4 +131,28 @@ final class StreamsAndActorsShareABudgetTest {
     a.cancel();
     c.cancel();
   }
+
+  /** A stream of an adaptive budget waits for its permits like an actor, and reports failures. */
+  @Test
+  void aStreamOfAnAdaptiveBudgetRestartsWithItsPermits() {
+    BackoffProbe probe = kit.createProbe();
+    BackoffPolicy policy =
+        Probes.exact()
+            .withBudget(RestartBudget.adaptive("adaptive-db"))
+            .withListener(probe.listener());
+    Controlled inner = new Controlled();
+    SinkQueueWithCancel<String> out =
+        BackoffSource.withBackoff("adaptive", policy, inner::create)
+            .runWith(Sink.queue(), kit.system());
+    for (int i = 0; i < 2; i++) {
+      inner.fail(new Boom("down"));
+      probe.expectRestartScheduled();
+      probe.advanceToRestart(kit.time());
+      assertEquals("adaptive-db", probe.expectWaitingForPermit().budget());
+      kit.time().timePasses(Duration.ofSeconds(1));
+      probe.expectPermitGranted();
+      probe.expectRestarted();
+    }
+    out.cancel();
+  }
 }

@@ -181,6 +181,9 @@ public final class FlowStage<I, O> extends GraphStage<FlowShape<I, O>> {
         subFusingMaterializer()
             .materialize(
                 Source.fromGraph(up.source()).via(flow).to(down.sink()), inheritedAttributes);
+        if (isClosed(in) && !up.isClosed()) {
+          up.complete(); // upstream is gone already: the new flow's input is complete
+        }
         if (isAvailable(out)) {
           down.pull();
         }
