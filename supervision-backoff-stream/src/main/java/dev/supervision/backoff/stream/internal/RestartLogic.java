@@ -74,6 +74,7 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
   private boolean gaveUp;
   private long generation;
   private ActorRef<Object> self;
+  private boolean stopped;
   private ActorSystem<Void> system;
 
   /** The attributes the stage was materialized with; the inner stream gets them too. */
@@ -120,18 +121,6 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
   @Override
   public void preStart() {
     system = Adapter.toTyped(materializer().system());
-    self =
-        Adapter.toTyped(
-            getStageActor(
-                    new AbstractFunction1<
-                        Tuple2<org.apache.pekko.actor.ActorRef, Object>, BoxedUnit>() {
-                      @Override
-                      public BoxedUnit apply(Tuple2<org.apache.pekko.actor.ActorRef, Object> pair) {
-                        onMessage(pair._2());
-                        return BoxedUnit.UNIT;
-                      }
-                    })
-                .ref());
     if (policy.getBudget().isPresent()) {
       // registers the budget now, so that a conflicting one fails the stream at once with a clear
       // message instead of in the middle of a restart
@@ -142,9 +131,10 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
 
   @Override
   public void postStop() {
+    stopped = true;
     if (permitRequested) {
       permitRequested = false;
-      gate().tell(new GateProtocol.Cancel(self));
+      gate().tell(new GateProtocol.Cancel(self()));
     }
     if (inBackoff && !gaveUp) {
       inBackoff = false;
@@ -155,13 +145,32 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
           spec.kind(),
           spec.name());
       if (listening) {
-        emit(new BackoffEvent.StoppedDuringBackoff(self, restarts, 0));
+        emit(new BackoffEvent.StoppedDuringBackoff(self(), restarts, 0));
       }
     }
   }
 
-  /** The stage actor, which names the stream in events. */
-  protected final ActorRef<Object> self() {
+  /**
+   * The stage actor, which names the stream in events and receives the budget's permits. Made on
+   * first use (the first failure or finish), so that a stream that never restarts does not pay for
+   * it.
+   */
+  private ActorRef<Object> self() {
+    if (self == null) {
+      self =
+          Adapter.toTyped(
+              getStageActor(
+                      new AbstractFunction1<
+                          Tuple2<org.apache.pekko.actor.ActorRef, Object>, BoxedUnit>() {
+                        @Override
+                        public BoxedUnit apply(
+                            Tuple2<org.apache.pekko.actor.ActorRef, Object> pair) {
+                          onMessage(pair._2());
+                          return BoxedUnit.UNIT;
+                        }
+                      })
+                  .ref());
+    }
     return self;
   }
 
@@ -238,7 +247,7 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
       return;
     }
     if (policy.getBudget().isPresent() && policy.getBudget().get().isAdaptive()) {
-      gate().tell(new GateProtocol.Failed(self)); // an adaptive budget learns from failures
+      gate().tell(new GateProtocol.Failed(self())); // an adaptive budget learns from failures
     }
     if (maxRestartsReached()) {
       giveUp(failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED);
@@ -268,7 +277,7 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
         reason,
         describe(cause));
     if (listening) {
-      emit(new BackoffEvent.GaveUp(self, restarts, cause, reason));
+      emit(new BackoffEvent.GaveUp(self(), restarts, cause, reason));
     }
   }
 
@@ -311,7 +320,7 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
           delay.toMillis());
     }
     if (listening) {
-      emit(new BackoffEvent.RestartScheduled(self, restarts, delay, cause));
+      emit(new BackoffEvent.RestartScheduled(self(), restarts, delay, cause));
     }
   }
 
@@ -407,7 +416,7 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
     }
     String budget = policy.getBudget().get().getName();
     permitRequested = true;
-    gate().tell(new GateProtocol.Acquire(self, new Permit(generation)));
+    gate().tell(new GateProtocol.Acquire(self(), new Permit(generation)));
     log(
         Level.DEBUG,
         null,
@@ -417,7 +426,7 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
         budget,
         restarts);
     if (listening) {
-      emit(new BackoffEvent.WaitingForPermit(self, restarts, budget));
+      emit(new BackoffEvent.WaitingForPermit(self(), restarts, budget));
     }
   }
 
@@ -428,7 +437,7 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
         && permit.generation() == generation) {
       permitRequested = false;
       if (listening) {
-        emit(new BackoffEvent.PermitGranted(self, restarts, policy.getBudget().get().getName()));
+        emit(new BackoffEvent.PermitGranted(self(), restarts, policy.getBudget().get().getName()));
       }
       restart();
     }
@@ -448,7 +457,7 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
         spec.name(),
         restarts);
     if (listening) {
-      emit(new BackoffEvent.Restarted(self, restarts));
+      emit(new BackoffEvent.Restarted(self(), restarts));
     }
   }
 
@@ -482,7 +491,7 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
         policy.getResetAfter(),
         before);
     if (listening) {
-      emit(new BackoffEvent.BackoffReset(self, before));
+      emit(new BackoffEvent.BackoffReset(self(), before));
     }
   }
 
@@ -498,7 +507,8 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
       return;
     }
     String previous = MDC.get("pekkoSource");
-    MDC.put("pekkoSource", self == null ? spec.name() : self.path().toString());
+    // a stopped stage makes no stage actor any more; one that logged before has one
+    MDC.put("pekkoSource", self == null && stopped ? spec.name() : self().path().toString());
     try {
       log.atLevel(level).setCause(cause).log(format, args);
     } catch (Throwable t) {
