@@ -246,7 +246,7 @@ final class SourceRestartsLikePekkosRestartSourceTest {
     assertEquals(2, created.get());
   }
 
-  /** Pekko's outer source completes here too; with this library it fails with the failure. */
+  /** As Pekko's: the failure after the last allowed restart fails the outer source with it. */
   @Test
   void maxRestartsReachedByFailures_failsTheStreamWithTheLastFailure() {
     BackoffProbe probe = kit.createProbe();
