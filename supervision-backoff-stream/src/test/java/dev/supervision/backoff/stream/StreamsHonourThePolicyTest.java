@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.RetryAfter;
 import dev.supervision.backoff.stream.Probes.Boom;
 import dev.supervision.backoff.stream.internal.StreamNames;
@@ -16,6 +17,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.SinkQueueWithCancel;
 import org.junit.jupiter.api.Test;
@@ -218,5 +221,47 @@ final class StreamsHonourThePolicyTest {
     assertEquals(
         Duration.ofSeconds(4), shorter.delay(), "a shorter hint leaves the policy's delay");
     out.cancel();
+  }
+
+  /**
+   * A stream draws what an actor of the same policy draws: with one seed, a stream named like an
+   * actor's path (without the address) gets exactly that actor's delays.
+   */
+  @Test
+  void aStreamNamedLikeAnActorsPathDrawsThatActorsDelays() {
+    BackoffProbe probe = kit.createProbe();
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofSeconds(1), Duration.ofSeconds(8))
+            .withRandomSeed(7)
+            .withResetAfter(Duration.ofMinutes(10))
+            .withLoggingEnabled(false)
+            .withListener(probe.listener());
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                Behaviors.<String>receiveMessage(
+                    m -> {
+                      throw new Boom(m);
+                    }),
+                policy),
+            "twin");
+    Controlled inner = new Controlled();
+    SinkQueueWithCancel<String> out = run(actor.path().toStringWithoutAddress(), policy, inner);
+    List<Duration> ofActor = new ArrayList<>();
+    List<Duration> ofStream = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      actor.tell("fail");
+      ofActor.add(probe.expectRestartScheduled(actor).delay());
+      probe.advanceToRestart(kit.time());
+      probe.expectRestarted(actor);
+      inner.fail(new Boom("down"));
+      BackoffEvent.RestartScheduled scheduled = probe.expectRestartScheduled();
+      ofStream.add(scheduled.delay());
+      probe.advanceToRestart(kit.time());
+      probe.expectRestarted(scheduled.actor());
+    }
+    assertEquals(ofActor, ofStream);
+    out.cancel();
+    kit.testKit().stop(actor);
   }
 }
