@@ -188,4 +188,79 @@ final class StreamEventsAndLogsNameTheStreamTest {
       logger.detachAppender(appender);
     }
   }
+
+  /** After {@code afterFailures} failures in a row the critical level applies, as for an actor. */
+  @Test
+  void failuresAfterTheCriticalCountAreLoggedAtTheCriticalLevel() {
+    Logger logger =
+        (Logger) LoggerFactory.getLogger("dev.supervision.backoff.stream.BackoffSource");
+    ListAppender<ILoggingEvent> appender = new ListAppender<>();
+    appender.start();
+    logger.addAppender(appender);
+    try {
+      BackoffProbe probe = kit.createProbe();
+      Controlled inner = new Controlled();
+      SinkQueueWithCancel<String> out =
+          BackoffSource.withBackoff(
+                  "critical",
+                  Probes.exact()
+                      .withLoggingEnabled(true)
+                      .withCriticalLogLevel(Level.ERROR, 1)
+                      .withListener(probe.listener()),
+                  inner::create)
+              .runWith(Sink.queue(), kit.system());
+      inner.fail(new Boom("first"));
+      probe.expectRestartScheduled();
+      probe.advanceToRestart(kit.time());
+      probe.expectRestarted();
+      inner.fail(new Boom("second"));
+      probe.expectRestartScheduled();
+      out.cancel();
+      List<ch.qos.logback.classic.Level> levels =
+          appender.list.stream()
+              .filter(e -> e.getFormattedMessage().contains("[critical] failed"))
+              .map(ILoggingEvent::getLevel)
+              .toList();
+      assertEquals(
+          List.of(ch.qos.logback.classic.Level.WARN, ch.qos.logback.classic.Level.ERROR), levels);
+    } finally {
+      logger.detachAppender(appender);
+    }
+  }
+
+  /** As Pekko: a restart after a completion is logged at INFO when the policy's level is WARN. */
+  @Test
+  void aRestartAfterACompletionIsLoggedAtInfo() {
+    Logger logger =
+        (Logger) LoggerFactory.getLogger("dev.supervision.backoff.stream.BackoffSource");
+    ListAppender<ILoggingEvent> appender = new ListAppender<>();
+    appender.start();
+    logger.addAppender(appender);
+    ch.qos.logback.classic.Level before = logger.getLevel();
+    logger.setLevel(ch.qos.logback.classic.Level.INFO);
+    try {
+      BackoffProbe probe = kit.createProbe();
+      SinkQueueWithCancel<String> out =
+          BackoffSource.withBackoff(
+                  "completing",
+                  Probes.exact().withLoggingEnabled(true).withListener(probe.listener()),
+                  () -> org.apache.pekko.stream.javadsl.Source.single("a"))
+              .runWith(Sink.queue(), kit.system());
+      Probes.expectNext(out, "a");
+      probe.expectRestartScheduled();
+      out.cancel();
+      List<ILoggingEvent> lines =
+          appender.list.stream()
+              .filter(e -> e.getFormattedMessage().contains("[completing] completed"))
+              .toList();
+      assertEquals(1, lines.size(), appender.list.toString());
+      assertEquals(ch.qos.logback.classic.Level.INFO, lines.get(0).getLevel());
+      assertEquals(
+          "Backoff source [completing] completed (attempt 1), restarting in 1000 ms",
+          lines.get(0).getFormattedMessage());
+    } finally {
+      logger.setLevel(before);
+      logger.detachAppender(appender);
+    }
+  }
 }
