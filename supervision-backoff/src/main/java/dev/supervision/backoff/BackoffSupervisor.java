@@ -2,6 +2,7 @@ package dev.supervision.backoff;
 
 import dev.supervision.backoff.internal.BackoffBehavior;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
 /**
  * The entry point: wraps a behavior so that it is restarted with exponential, jittered backoff when
@@ -84,5 +85,27 @@ public final class BackoffSupervisor {
               + "; wrap it in Behaviors.setup(ctx -> new ...)");
     }
     return BackoffBehavior.supervise(child, policy);
+  }
+
+  /**
+   * Resets the restart count of the supervisor around the calling actor, as if it had just started:
+   * the next failure is treated as the first, and a {@link BackoffEvent.BackoffReset} is reported
+   * (nothing happens if the count is already 0). Call it from the supervised behavior, with its own
+   * context, once it has proven itself healthy, for example after its first successful query; with
+   * {@link BackoffPolicy#withManualReset()} it is the only thing that resets the count.
+   *
+   * <p>The reset is a signal the actor sends to itself, so it takes effect once the message being
+   * handled is done, before any message that arrives later; if the incarnation that asked fails
+   * before, the request is ignored. Every supervisor layer of the actor resets (nested wraps with
+   * different policies included). Calling it for an actor that has no supervisor around its
+   * behavior does nothing: the signal reaches the behavior, which leaves it unhandled, like any
+   * unknown signal.
+   *
+   * @param ctx the context of the supervised behavior
+   * @throws NullPointerException if {@code ctx} is {@code null}
+   */
+  public static void resetBackoff(ActorContext<?> ctx) {
+    Require.nonNull(ctx, "ctx");
+    BackoffBehavior.requestReset(ctx);
   }
 }

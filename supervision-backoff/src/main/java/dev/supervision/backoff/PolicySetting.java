@@ -134,6 +134,47 @@ final class PolicySetting<T> {
           PolicyConfig::bool,
           BackoffPolicy::withStopChildren);
 
+  static final PolicySetting<Boolean> RESTART_ON_STOP =
+      configurable(
+          "restartOnStop",
+          false,
+          "withRestartOnStop(boolean)",
+          "Whether a child that stops itself is restarted like a failed one (counted, delayed by the"
+              + " same schedule, max-restarts and the budget apply), as classic BackoffOpts.onStop; a"
+              + " stop from outside is always final.",
+          "restart-on-stop",
+          PolicyConfig.BOOLEAN,
+          PolicyConfig::bool,
+          BackoffPolicy::withRestartOnStop);
+
+  static final PolicySetting<Predicate<Object>> FINAL_STOP_MESSAGE =
+      code(
+          "finalStopMessage",
+          null,
+          "withFinalStopMessage(Predicate)",
+          "With restart-on-stop: a stop after a message matching it is final; during a backoff such"
+              + " a message stops the actor at once.");
+
+  static final PolicySetting<Boolean> MANUAL_RESET =
+      configurable(
+          "manualReset",
+          false,
+          "withManualReset()",
+          "Whether only BackoffSupervisor.resetBackoff(ctx), called by the child, resets the restart"
+              + " count; with on, reset-after no longer does.",
+          "manual-reset",
+          PolicyConfig.BOOLEAN,
+          PolicyConfig::bool,
+          (p, v) -> v ? p.withManualReset() : p.with(PolicySetting.MANUAL_RESET, false));
+
+  static final PolicySetting<BackoffHandler> HANDLER_WHILE_BACKING_OFF =
+      code(
+          "handlerWhileBackingOff",
+          null,
+          "withHandlerWhileBackingOff(BackoffHandler)",
+          "Sees every message that arrives during a backoff; true means it answered it (not"
+              + " stashed).");
+
   static final PolicySetting<List<Class<? extends Throwable>>> STOP_ON =
       configurable(
           "stopOn",

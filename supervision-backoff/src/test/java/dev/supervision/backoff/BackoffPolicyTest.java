@@ -113,7 +113,7 @@ final class BackoffPolicyTest {
     assertEquals(a.withStopOn(rule).hashCode(), b.withStopOn(rule).hashCode());
     assertEquals(
         "BackoffPolicy{minBackoff=PT0.1S, maxBackoff=PT1S, multiplier=2.0, jitter=full, resetAfter=PT0.55S,"
-            + " maxRestarts=3, stashCapacity=auto, stopChildren=true, stopOn=[], stopOnPredicate=none,"
+            + " maxRestarts=3, stashCapacity=auto, stopChildren=true, restartOnStop=false, finalStopMessage=none, manualReset=false, handlerWhileBackingOff=none, stopOn=[], stopOnPredicate=none,"
             + " restartOn=[], randomSeed=1, maxRetryAfter=PT1H, logLevel=WARN, criticalLogLevel=ERROR,"
             + " criticalLogLevelAfter=2147483647, loggingEnabled=true, eventStreamPublishing=false,"
             + " budget=none, listeners=0}",
