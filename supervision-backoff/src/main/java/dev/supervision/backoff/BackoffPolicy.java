@@ -509,6 +509,40 @@ public final class BackoffPolicy {
   }
 
   /**
+   * Sets whether the supervisor's failure lines are written for a herd rather than per actor. When
+   * thousands of actors fail together (a shared database went down), one WARN line with a stack
+   * trace per failure floods the log when operators most need to read it. Aggregated, each
+   * restarted failure is logged at DEBUG only, and one line per cause (the failure's class) and
+   * level is written per second for all actors of the actor system that aggregate: how many actors
+   * failed how many times, the first failure's description and actor, and its stack trace when the
+   * cause is new (not seen in the second before; while the episode lasts, counts only). The level of
+   * that line is what the failure's own line would have had: {@link #withLogLevel(Level)}, or
+   * {@link #withCriticalLogLevel(Level, int)}'s level for the failures after its count, and {@link
+   * #withLoggingEnabled(boolean) withLoggingEnabled(false)} still silences everything. Lines about
+   * an actor that stops (ERROR) and about a child that stopped itself stay individual.
+   *
+   * <p>Default: on for a policy with a {@link #withBudget(RestartBudget) budget} (a group of actors
+   * that fail together is what a budget is for), off for one without; this call sets it either way.
+   * The second is counted by the actor system's scheduler, so {@code ManualTime} drives it.
+   *
+   * @param aggregated whether to aggregate
+   * @return a new policy
+   */
+  public BackoffPolicy withAggregatedLogging(boolean aggregated) {
+    return with(PolicySetting.AGGREGATED_LOGGING, aggregated);
+  }
+
+  /**
+   * Whether restarted failures are logged as a herd (see {@link #withAggregatedLogging(boolean)}).
+   *
+   * @return the setting, or, if it was not set, whether the policy has a budget
+   */
+  public boolean isAggregatedLogging() {
+    Boolean set = get(PolicySetting.AGGREGATED_LOGGING);
+    return set != null ? set : getBudget().isPresent();
+  }
+
+  /**
    * Adds a listener that receives the {@link BackoffEvent}s of every actor supervised with the new
    * policy. Listeners are called in the order they were added. Default: none.
    *

@@ -275,6 +275,22 @@ final class PolicySetting<T> {
           PolicyConfig::bool,
           BackoffPolicy::withLoggingEnabled);
 
+  static final PolicySetting<Boolean> AGGREGATED_LOGGING =
+      configurable(
+          "aggregatedLogging",
+          null,
+          "withAggregatedLogging(boolean)",
+          "Whether restarted failures are logged as a herd: one line per cause and second with the"
+              + " counts of actors and failures, each failure at DEBUG; auto is on for a policy with a"
+              + " budget.",
+          "aggregate-logs",
+          "auto or " + PolicyConfig.BOOLEAN,
+          (c, k) -> c.isWord(k, "auto") ? null : c.bool(k),
+          (p, v) ->
+              v == null
+                  ? p.with(PolicySetting.AGGREGATED_LOGGING, null)
+                  : p.withAggregatedLogging(v));
+
   static final PolicySetting<Boolean> EVENT_STREAM_PUBLISHING =
       configurable(
           "eventStreamPublishing",
@@ -394,7 +410,9 @@ final class PolicySetting<T> {
   /** How the value appears in the policy's {@code toString}. */
   String show(Object value) {
     if (value == null) {
-      return this == MAX_RESTARTS ? "unlimited" : this == STASH_CAPACITY ? "auto" : "none";
+      return this == MAX_RESTARTS
+          ? "unlimited"
+          : this == STASH_CAPACITY || this == AGGREGATED_LOGGING ? "auto" : "none";
     }
     if (value instanceof List<?> list && (this == STOP_ON || this == RESTART_ON)) {
       return list.stream().map(c -> ((Class<?>) c).getName()).toList().toString();

@@ -377,7 +377,7 @@ final class BackoffPolicyFromConfigTest {
         "publish-events = 2 | publish-events: 2 is not one of on, off, true, false, yes, no",
         "budget = \"\" | budget: \"\" is not a restart budget's name (a non-empty string) or null",
         "budget = 5 | budget: 5 is not a restart budget's name (a non-empty string) or null",
-        "jiter = full | jiter: unknown setting; a backoff policy block has only min-backoff, max-backoff, multiplier, jitter, reset-after, max-restarts, stash-capacity, stop-children, restart-on-stop, manual-reset, stop-on, restart-on, random-seed, max-retry-after, log-level, critical-log-level, critical-log-level-after, logging-enabled, publish-events, budget",
+        "jiter = full | jiter: unknown setting; a backoff policy block has only min-backoff, max-backoff, multiplier, jitter, reset-after, max-restarts, stash-capacity, stop-children, restart-on-stop, manual-reset, stop-on, restart-on, random-seed, max-retry-after, log-level, critical-log-level, critical-log-level-after, logging-enabled, aggregate-logs, publish-events, budget",
       })
   void badValueNamesFullPathValueAndWhatIsAllowed(String block, String message) {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> read(block));

@@ -115,7 +115,7 @@ final class BackoffPolicyTest {
         "BackoffPolicy{minBackoff=PT0.1S, maxBackoff=PT1S, multiplier=2.0, jitter=full, resetAfter=PT0.55S,"
             + " maxRestarts=3, stashCapacity=auto, stopChildren=true, restartOnStop=false, finalStopMessage=none, manualReset=false, handlerWhileBackingOff=none, stopOn=[], stopOnPredicate=none,"
             + " restartOn=[], randomSeed=1, maxRetryAfter=PT1H, logLevel=WARN, criticalLogLevel=ERROR,"
-            + " criticalLogLevelAfter=2147483647, loggingEnabled=true, eventStreamPublishing=false,"
+            + " criticalLogLevelAfter=2147483647, loggingEnabled=true, aggregatedLogging=auto, eventStreamPublishing=false,"
             + " budget=none, listeners=0}",
         a.toString());
   }

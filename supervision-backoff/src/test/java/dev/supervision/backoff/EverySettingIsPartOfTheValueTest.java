@@ -51,6 +51,7 @@ final class EverySettingIsPartOfTheValueTest {
           Map.entry("criticalLogLevel", Level.WARN),
           Map.entry("criticalLogLevelAfter", 3),
           Map.entry("loggingEnabled", false),
+          Map.entry("aggregatedLogging", true),
           Map.entry("eventStreamPublishing", true),
           Map.entry("budget", RestartBudget.of("db", 10, Duration.ofSeconds(1))),
           Map.entry("listeners", List.of(LISTENER)));

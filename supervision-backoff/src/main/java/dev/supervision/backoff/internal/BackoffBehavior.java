@@ -1287,6 +1287,13 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
           delay.toMillis());
       return;
     }
+    if (policy.isAggregatedLogging()) {
+      if (LOG.isEnabledForLevel(level)) {
+        HerdLog.get(jctx.getSystem())
+            .report(level, Causes.describe(failure), failure, jctx.getSelf().path().toString());
+      }
+      level = Level.DEBUG; // the actor's own line
+    }
     log(
         jctx,
         level,
