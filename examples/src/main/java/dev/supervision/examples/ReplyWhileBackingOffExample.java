@@ -55,6 +55,7 @@ public final class ReplyWhileBackingOffExample {
    */
   public record Unavailable(Duration retryAfter) implements Reply {}
 
+  // #reply-while-backing-off
   /** Answers lookups during a backoff; stashes everything else. */
   static final BackoffHandler ANSWER_LOOKUPS =
       (message, untilRestart) -> {
@@ -74,6 +75,7 @@ public final class ReplyWhileBackingOffExample {
     return BackoffPolicy.exponential(Duration.ofMillis(200), Duration.ofSeconds(5))
         .withHandlerWhileBackingOff(ANSWER_LOOKUPS);
   }
+  // #reply-while-backing-off
 
   /**
    * The supervised service; it connects in {@code setup}, so a restart reconnects.

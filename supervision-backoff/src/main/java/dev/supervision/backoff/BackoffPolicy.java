@@ -28,8 +28,10 @@ import scala.util.control.NonFatal;
  * <p>Create one with {@link #exponential(Duration, Duration)} and refine it with the {@code withX}
  * methods, each of which returns a new validated policy and leaves the receiver unchanged. The
  * restart delay of attempt {@code n} (1 for the first restart after a start or a reset) is
- * {@code jitter(min(maxBackoff, minBackoff * multiplier^(n-1)))}, clamped to {@code [0,
- * maxBackoff]}, and then raised to a {@link RetryAfter} hint if the failure carries one.
+ * {@code jitter(min(maxBackoff, minBackoff * multiplier^(n-1)))}, lowered to {@code maxBackoff} if
+ * the jitter returned more (a jitter that returns a negative delay or {@code null}, or throws, is
+ * broken: that attempt gets full jitter on the same bound, see {@link Jitter}), and then raised to a
+ * {@link RetryAfter} hint if the failure carries one.
  *
  * <p>Every {@code withX} method states its setting's default. In short: multiplier 2, {@link
  * Jitter#full() full jitter}, reset after {@code (minBackoff + maxBackoff) / 2} and unlimited

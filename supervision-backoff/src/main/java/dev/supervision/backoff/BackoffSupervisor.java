@@ -17,10 +17,14 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
  * }</pre>
  *
  * <p>What it does, in order, when the child fails while handling a message or a signal, or while
- * starting ({@code Behaviors.setup}). The child fails when it throws, and also when it returns a
- * failed behavior (as Pekko's stop supervisor does, and a persistent behavior whose journal or
- * store fails): that is handled like the throw of the failure it carries. Pekko's own supervisor
- * lets a failed behavior through, and the actor stops.
+ * starting ({@code Behaviors.setup}). The child fails when it throws, and also when a persistent
+ * behavior (an {@code EventSourcedBehavior} or {@code DurableStateBehavior}) whose journal or store
+ * fails returns a failed behavior: that is handled like the throw of the failure it carries, where
+ * Pekko's own supervisor lets it through and the actor stops. Any other failed behavior, such as
+ * the one an inner {@code Behaviors.supervise(b).onFailure(X.class, SupervisorStrategy.stop())}
+ * returns, stops the actor, as under Pekko (reported as {@link BackoffEvent.Reason#INNER_STOP}).
+ * A child that stops itself stops the actor too, unless the policy {@link
+ * BackoffPolicy#withRestartOnStop(boolean) restarts on stop}.
  *
  * <ol>
  *   <li>Fatal errors ({@code VirtualMachineError}, {@code LinkageError}, ...) are not handled.
@@ -46,6 +50,11 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
  * published as {@code Dropped}. A failure thrown while the child's own {@code StashBuffer} unstashes
  * is handled as the failure of the behavior that threw, as by Pekko's supervisor. Supervisors with
  * different policies can be nested; an inner one that gives up is restarted by the outer one.
+ *
+ * <p>From classic {@code BackoffSupervisor}: {@link BackoffPolicy#withRestartOnStop(boolean)} and
+ * {@link BackoffPolicy#withFinalStopMessage}, {@link BackoffPolicy#withHandlerWhileBackingOff}
+ * (answer messages during a backoff), {@link BackoffPolicy#withManualReset()} with {@link
+ * #resetBackoff}.
  *
  * <p>Re-wrapping: an actor keeps one supervisor per distinct policy ({@link BackoffPolicy#equals}),
  * however often its behavior wraps its own next state, as in {@code counter(n) =

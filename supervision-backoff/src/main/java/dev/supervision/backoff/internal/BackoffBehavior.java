@@ -74,11 +74,20 @@ import scala.util.control.NonFatal;
  *
  * <p>Failed behaviors. A child may fail without throwing, by returning {@code BehaviorImpl.failed(cause)}:
  * Pekko's own stop supervisor does, and so does an {@code EventSourcedBehavior} or a {@code
- * DurableStateBehavior} when its journal or store fails. Wherever this class receives a behavior
- * from the child (its start, a message, a signal, the replay of the stash, a restart), a failed one
- * is handled exactly like the throw of its cause (non-fatal causes only; a fatal one is passed on as
- * is). Pekko's supervisor lets failed behaviors through, so the actor stops. The test costs nothing
- * on the hot path: it runs only for results that are not alive, which {@code same} is.
+ * DurableStateBehavior} (from a stop supervisor of its own) when its journal or store fails.
+ * Wherever this class receives a behavior from the child (its start, a message, a signal, the
+ * replay of the stash, a restart), a failed one that carries a non-fatal persistence failure
+ * ({@link Causes#isPersistenceFailure}) is handled exactly like the throw of its cause; any other
+ * is passed on as is, so the actor stops, as under Pekko's supervisors (an inner {@code stop()}
+ * stays a stop). The test costs nothing on the hot path: it runs only for results that are not
+ * alive, which {@code same} is.
+ *
+ * <p>Stops. A child that returns {@code stopped} stops the actor, unless the policy restarts on
+ * stop and the stop is not final ({@link #stoppedOrFailed}): then the behavior that stopped gets
+ * {@code PostStop} and the stop is handled like a failure (no stop rule, hint or adaptive budget).
+ * The options that need per-actor state of their own (a final stop message, a handler while
+ * backing off) use the subclass {@link Classic}, so that other actors pay neither its fields nor
+ * its test on every message.
  *
  * <p>Re-wrapping. A behavior that wraps its own next state ({@code counter(n) = wrap(receive(m ->
  * counter(n + 1)), policy)}) must not nest one supervisor per state change. The actor keeps one
