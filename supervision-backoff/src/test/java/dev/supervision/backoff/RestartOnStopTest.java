@@ -103,9 +103,33 @@ final class RestartOnStopTest {
   @Test
   void maxRestartsStopsTheActorCleanlyAfterTheLastStop() {
     TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<String> parentSaw = kit.createTestProbe();
     BackoffProbe events = kit.createProbe();
-    ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(child(probe), policy(events).withMaxRestarts(1)));
+    Behavior<String> supervised =
+        BackoffSupervisor.wrap(child(probe), policy(events).withMaxRestarts(1));
+    TestProbe<ActorRef<String>> refs = kit.createTestProbe();
+    kit.spawn(
+        Behaviors.<Object>setup(
+            ctx -> {
+              ActorRef<String> c = ctx.spawn(supervised, "child");
+              ctx.watch(c);
+              refs.ref().tell(c);
+              return Behaviors.receive(Object.class)
+                  .onSignal(
+                      org.apache.pekko.actor.typed.ChildFailed.class,
+                      f -> {
+                        parentSaw.ref().tell("child-failed");
+                        return Behaviors.same();
+                      })
+                  .onSignal(
+                      org.apache.pekko.actor.typed.Terminated.class,
+                      t -> {
+                        parentSaw.ref().tell("terminated");
+                        return Behaviors.same();
+                      })
+                  .build();
+            }));
+    ActorRef<String> actor = refs.receiveMessage();
     probe.expectMessage("started-1");
     actor.tell("stop");
     probe.expectMessage("postStop");
@@ -119,6 +143,7 @@ final class RestartOnStopTest {
     assertEquals(BackoffEvent.Reason.MAX_RESTARTS_REACHED, gaveUp.reason());
     assertInstanceOf(ChildStopped.class, gaveUp.cause());
     probe.expectTerminated(actor);
+    parentSaw.expectMessage("terminated"); // not ChildFailed: the actor stopped, it did not fail
   }
 
   @Test

@@ -760,7 +760,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     if (policy.getMaxRestarts().isPresent() && restarts >= policy.getMaxRestarts().getAsInt()) {
       if (stop) {
-        giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED);
+        giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED); // does not throw
         return Behaviors.stopped(); // stopped, not failed: a watching parent sees Terminated
       }
       throw giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED);
@@ -812,8 +812,9 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   }
 
   /**
-   * Stops the actor: the caller throws what this returns; the actor then gives PostStop to us.
-   * Called by {@link #onFailure} only, after it has cancelled every timer.
+   * Stops the actor: throws the failure (the actor then gives PostStop to us); for a {@link
+   * ChildStopped} it only reports and returns null, and the caller returns {@code stopped}. Called
+   * by {@link #onFailure} only, after it has cancelled every timer.
    */
   private RuntimeException giveUp(
       TypedActorContext<T> ctx, Throwable failure, BackoffEvent.Reason reason) {
@@ -833,6 +834,9 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     if (listening) {
       emit(jctx, new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason));
+    }
+    if (failure instanceof ChildStopped) {
+      return null; // the child stopped itself: the caller stops the actor cleanly
     }
     return sneaky(failure);
   }
