@@ -38,6 +38,26 @@ final class BackoffPolicyFromConfigTest {
   }
 
   @Test
+  void readsTheClassicOptionsAndHerdLogging() {
+    BackoffPolicy p =
+        read("min-backoff = 1s\nrestart-on-stop = on\nmanual-reset = yes\naggregate-logs = off");
+    assertTrue(p.isRestartOnStop());
+    assertTrue(p.isManualReset());
+    assertFalse(p.isAggregatedLogging());
+    BackoffPolicy defaults = read("min-backoff = 1s");
+    assertFalse(defaults.isRestartOnStop());
+    assertFalse(defaults.isManualReset());
+    assertEquals(
+        BackoffPolicy.exponential(Duration.ofSeconds(1), Duration.ofSeconds(10)), defaults);
+    assertTrue(read("min-backoff = 1s\naggregate-logs = on").isAggregatedLogging());
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> read("restart-on-stop = maybe"));
+    assertEquals(
+        PATH + ".restart-on-stop: \"maybe\" is not one of on, off, true, false, yes, no",
+        e.getMessage());
+  }
+
+  @Test
   void readsEveryKey() {
     BackoffPolicy p =
         read(
