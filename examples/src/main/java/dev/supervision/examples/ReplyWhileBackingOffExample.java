@@ -75,6 +75,7 @@ public final class ReplyWhileBackingOffExample {
     return BackoffPolicy.exponential(Duration.ofMillis(200), Duration.ofSeconds(5))
         .withHandlerWhileBackingOff(ANSWER_LOOKUPS);
   }
+
   // #reply-while-backing-off
 
   /**
