@@ -77,20 +77,27 @@ public final class Report {
   private static String resourceInWords(HerdScenario s) {
     ResourceSpec r = s.resource();
     String resource =
-        r.unlimited()
-            ? "then serves every call"
-            : String.format(
+        r.limited()
+            ? String.format(
                 Locale.ROOT,
-                "then serves %,d calls/s%s%s",
+                "then sits behind a rate limiter of %,d requests/s, burst %d (nginx limit_req"
+                    + " nodelay: excess rejected at once)",
                 r.capacityPerSecond(),
-                r.cold() ? " from cold (25 % to 100 % in 10 s)" : "",
-                r.crashFactor() > 0
-                    ? String.format(
-                        Locale.ROOT,
-                        " (> %sx that in 100 ms knocks it over for %s)",
-                        fmt(r.crashFactor()),
-                        seconds(r.crashFor().toMillis()))
-                    : "");
+                r.limiterBurst())
+            : r.unlimited()
+                ? "then serves every call"
+                : String.format(
+                    Locale.ROOT,
+                    "then serves %,d calls/s%s%s",
+                    r.capacityPerSecond(),
+                    r.cold() ? " from cold (25 % to 100 % in 10 s)" : "",
+                    r.crashFactor() > 0
+                        ? String.format(
+                            Locale.ROOT,
+                            " (> %sx that in 100 ms knocks it over for %s)",
+                            fmt(r.crashFactor()),
+                            seconds(r.crashFor().toMillis()))
+                        : "");
     return String.format(
         Locale.ROOT,
         "%,d actors; the resource is down for %s, %s",
@@ -112,6 +119,7 @@ public final class Report {
     p.put("outageMs", s.outage().toMillis());
     p.put("capacityPerSecond", s.resource().unlimited() ? null : s.resource().capacityPerSecond());
     p.put("cold", s.resource().cold());
+    p.put("limiterBurst", s.resource().limited() ? s.resource().limiterBurst() : null);
     p.put("crashFactor", s.resource().unlimited() ? null : s.resource().crashFactor());
     p.put("crashForMs", s.resource().unlimited() ? null : s.resource().crashFor().toMillis());
     p.put("physicalLimitMs", s.resource().unlimited() ? null : s.physicalLimit().toMillis());

@@ -186,7 +186,8 @@ public final class BudgetGate {
         this.sliceNanos = controller.parameters().slice().toNanos();
         this.keepGrantsNanos =
             Math.max(2 * sliceNanos, controller.parameters().probation().toNanos() + sliceNanos);
-        this.pacer = Pacer.of(pacedRate(), 1, tickNanos);
+        this.pacer = Pacer.of(Double.POSITIVE_INFINITY, 1, tickNanos);
+        pace();
       } else {
         this.controller = null;
         // the bucket's slices only say how long a permit may come back; the pacer grants
@@ -207,10 +208,13 @@ public final class BudgetGate {
       return Math.max(1.0, budget.getBurst() / (double) members);
     }
 
-    /** The rate the adaptive pacer spreads permits at: the controller's, unlimited while holding. */
-    private double pacedRate() {
-      double rate = controller.rate();
-      return rate > 0 ? rate : Double.POSITIVE_INFINITY;
+    /**
+     * Sets the adaptive pacer to the controller's rate (unlimited while holding: the controller lets
+     * one probe through), with a burst of one tick of it: each tick grants the permits due before
+     * the next, so that a slice's permits all fit in the slice.
+     */
+    private void pace() {
+      AdaptiveRateController.pace(pacer, controller, tickNanos);
     }
 
     Behavior<Command> behavior() {
@@ -335,11 +339,11 @@ public final class BudgetGate {
           grant(poll(), now);
         }
       } else {
-        pacer.setRate(pacedRate());
+        pace();
         while (!queue.isEmpty() && pacer.available(now) && controller.tryAcquire(now)) {
           pacer.tryAcquire(now);
           grant(poll(), now);
-          pacer.setRate(pacedRate()); // a grant may end steady or holding
+          pace(); // a grant may end steady or holding
         }
       }
       boolean idle =

@@ -443,6 +443,29 @@ public final class AdaptiveRateController {
   }
 
   /**
+   * Sets a {@link Pacer} that spreads this controller's grants: to the controller's {@link #rate()}
+   * (unlimited while holding, when one probe at a time goes through), with a burst of {@code 1 +
+   * rate * tick}, so that a driver that ticks every {@code tick} grants at each tick the permits due
+   * before the next one and a slice's permits all fit in the slice. Call it before granting and
+   * after each grant; grant only when {@code pacer.available(now)} and {@link #tryAcquire} both
+   * allow it, then take the pacer's permit. In any interval {@code d}, such a driver grants at most
+   * {@code 1 + rate * (d + 2 * tick)}.
+   *
+   * @param pacer the pacer, made with the driver's tick as its quantum
+   * @param controller the controller
+   * @param tickNanos how often the driver calls, {@code >= 0}
+   */
+  public static void pace(Pacer pacer, AdaptiveRateController controller, long tickNanos) {
+    double rate = controller.rate();
+    if (rate > 0 && !Double.isInfinite(rate)) {
+      pacer.setBurst(1 + rate * tickNanos / 1e9);
+      pacer.setRate(rate);
+    } else {
+      pacer.setRate(Double.POSITIVE_INFINITY);
+    }
+  }
+
+  /**
    * The start of a slice: resolves outcomes, changes state and rate, refills the bucket. Call it
    * every {@link Parameters#slice()}; a late call catches up with every slice boundary passed.
    *
