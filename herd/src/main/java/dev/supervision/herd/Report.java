@@ -369,15 +369,22 @@ public final class Report {
       g.setColor(Color.BLACK);
       g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 22));
       g.drawString(
-          capacity > 0
-              ? "Bringing "
-                  + String.format(Locale.ROOT, "%,d", s.cells())
-                  + " actors back to a resource that serves "
-                  + String.format(Locale.ROOT, "%,d", (long) capacity)
-                  + " calls/s"
-              : "Calls to the resource per second, "
-                  + String.format(Locale.ROOT, "%,d", s.cells())
-                  + " actors",
+          s.resource().limited()
+              ? String.format(
+                  Locale.ROOT,
+                  "Bringing %,d actors back through a rate limiter of %,d requests/s, burst %d",
+                  s.cells(),
+                  (long) capacity,
+                  s.resource().limiterBurst())
+              : capacity > 0
+                  ? "Bringing "
+                      + String.format(Locale.ROOT, "%,d", s.cells())
+                      + " actors back to a resource that serves "
+                      + String.format(Locale.ROOT, "%,d", (long) capacity)
+                      + " calls/s"
+                  : "Calls to the resource per second, "
+                      + String.format(Locale.ROOT, "%,d", s.cells())
+                      + " actors",
           16,
           30);
       g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 15));
@@ -487,7 +494,9 @@ public final class Report {
                   10f,
                   new float[] {6f, 4f},
                   0f));
-      cap.setLabel("capacity " + String.format(Locale.ROOT, "%,d/s", (long) capacity));
+      cap.setLabel(
+          (s.resource().limited() ? "limiter " : "capacity ")
+              + String.format(Locale.ROOT, "%,d/s", (long) capacity));
       cap.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
       cap.setLabelAnchor(RectangleAnchor.TOP_RIGHT);
       cap.setLabelTextAnchor(TextAnchor.BOTTOM_RIGHT);
