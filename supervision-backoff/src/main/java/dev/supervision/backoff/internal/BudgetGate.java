@@ -47,7 +47,7 @@ import org.slf4j.Logger;
  * <p><b>Pacing.</b> Permits are spread in time by a {@link Pacer}: in any interval {@code d} the gate
  * grants at most {@code burst + rate * (d + tick)}. A fixed budget's pacer is its token bucket
  * (rate {@code permits / period}, burst {@code burst}); an adaptive budget's pacer follows its
- * {@link AdaptiveRateController}'s rate with a burst of 1, and the controller decides how many
+ * {@link AdaptiveRateController}'s rate, one tick of it ahead ({@link AdaptiveRateController#pace}), and the controller decides how many
  * permits a slice of 100 ms may have. The one way to a clump is a stalled scheduler or gate (a long
  * GC pause): the ticks it missed are caught up back to back, so that the rate holds, and the permits
  * of the stall (at most {@code rate * stall}) go out together.
