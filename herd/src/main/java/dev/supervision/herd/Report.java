@@ -81,7 +81,7 @@ public final class Report {
             ? String.format(
                 Locale.ROOT,
                 "then sits behind a rate limiter of %,d requests/s, burst %d (nginx limit_req"
-                    + " nodelay: excess rejected at once)",
+                    + " nodelay)",
                 r.capacityPerSecond(),
                 r.limiterBurst())
             : r.unlimited()
@@ -395,11 +395,13 @@ public final class Report {
               + " ms windows"
               + (bin(s) > 1 ? ", the resource's window in real mode" : "")
               + "), same scales. Grey line: resource back;"
-              + (capacity > 0
-                  ? " dashed: capacity"
-                      + (s.resource().cold() ? " (when warm)" : "")
-                      + "; red bands: knocked over again."
-                  : ""),
+              + (s.resource().limited()
+                  ? " dashed: the limiter's rate; excess requests are rejected at once."
+                  : capacity > 0
+                      ? " dashed: capacity"
+                          + (s.resource().cold() ? " (when warm)" : "")
+                          + "; red bands: knocked over again."
+                      : ""),
           16,
           78);
       for (int i = 0; i < results.size(); i++) {

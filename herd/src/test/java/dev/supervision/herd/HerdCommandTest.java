@@ -117,7 +117,8 @@ final class HerdCommandTest {
             "--out",
             dir.toString());
     assertEquals(0, r.status, r.err);
-    assertTrue(r.out.contains("rate limiter of 200 requests/s, burst 5"), r.out);
+    assertTrue(
+        r.out.contains("rate limiter of 200 requests/s, burst 5 (nginx limit_req nodelay)"), r.out);
     JsonNode scenario =
         new ObjectMapper().readTree(dir.resolve("results.json").toFile()).get("scenario");
     assertEquals(200, scenario.get("capacityPerSecond").asInt());
