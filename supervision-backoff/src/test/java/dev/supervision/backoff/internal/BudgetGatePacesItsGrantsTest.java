@@ -61,6 +61,7 @@ final class BudgetGatePacesItsGrantsTest {
     for (int i = 0; i < waiters; i++) {
       gate.tell(new Acquire(r, new Grant(i)));
     }
+    waiting(gate); // the gate has them all, and its timer runs, before time passes
     return gate;
   }
 
@@ -197,6 +198,7 @@ final class BudgetGatePacesItsGrantsTest {
           for (int i = 0; i < 3000; i++) {
             gate.tell(new Acquire(r, new Grant(i)));
           }
+          waiting(gate); // the gate has them all, and its timer runs, before time passes
           return gate;
         };
     List<Integer> fine = fineThenCoarse(start);
