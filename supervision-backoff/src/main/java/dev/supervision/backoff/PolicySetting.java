@@ -35,10 +35,20 @@ final class PolicySetting<T> {
   }
 
   private static final List<PolicySetting<?>> TABLE = new ArrayList<>();
-  private static final List<String> JITTERS = List.of("full", "equal", "decorrelated", "none");
   private static final List<String> LEVELS = List.of("error", "warn", "info", "debug", "trace");
   private static final String LEVEL = "one of error, warn, info, debug, trace";
   private static final String CLASSES = "a list of Throwable class names";
+  private static final String MULTIPLIER_RULE = "a finite number >= 1.0";
+
+  /**
+   * A setting's rule: throws, naming the parameter {@code name} and the value, if {@code value}
+   * breaks it. Applied by {@link BackoffPolicy#with} to every value set, so a {@code withX} method
+   * that has no other argument to check only delegates.
+   */
+  @FunctionalInterface
+  interface Check<T> {
+    void check(T value, String name);
+  }
 
   static final PolicySetting<Duration> MIN_BACKOFF =
       configurable(
@@ -64,14 +74,21 @@ final class PolicySetting<T> {
 
   static final PolicySetting<Double> MULTIPLIER =
       configurable(
-          "multiplier",
-          2.0,
-          "withMultiplier(double)",
-          "The growth factor of the exponential bound.",
-          "multiplier",
-          "a finite number >= 1.0",
-          PolicyConfig::number,
-          BackoffPolicy::withMultiplier);
+              "multiplier",
+              2.0,
+              "withMultiplier(double)",
+              "The growth factor of the exponential bound.",
+              "multiplier",
+              MULTIPLIER_RULE,
+              PolicyConfig::number,
+              BackoffPolicy::withMultiplier)
+          .checkedBy(
+              (v, n) ->
+                  Require.argument(
+                      !Double.isNaN(v) && !Double.isInfinite(v) && v >= 1.0,
+                      n,
+                      MULTIPLIER_RULE,
+                      v));
 
   static final PolicySetting<Jitter> JITTER =
       configurable(
@@ -80,47 +97,52 @@ final class PolicySetting<T> {
           "withJitter(Jitter)",
           "How the bound becomes a delay; code may pass its own Jitter.",
           "jitter",
-          "one of full, equal, decorrelated, none",
-          (c, k) -> jitter(c.oneOf(k, JITTERS)),
+          "one of " + String.join(", ", BuiltInJitter.NAMES),
+          (c, k) -> BuiltInJitter.named(c.oneOf(k, BuiltInJitter.NAMES)),
           BackoffPolicy::withJitter);
 
   static final PolicySetting<Duration> RESET_AFTER =
       configurable(
-          "resetAfter",
-          null,
-          "withResetAfter(Duration)",
-          "How long a restarted actor must run without failing before its restart count returns to 0;"
-              + " auto is (min-backoff + max-backoff) / 2, as Pekko.",
-          "reset-after",
-          "auto or a duration > 0",
-          (c, k) ->
-              c.isWord(k, "auto") ? null : c.duration(k, "a duration (for example 30s) or auto"),
-          (p, v) -> v == null ? p : p.withResetAfter(v));
+              "resetAfter",
+              null,
+              "withResetAfter(Duration)",
+              "How long a restarted actor must run without failing before its restart count returns to 0;"
+                  + " auto is (min-backoff + max-backoff) / 2, as Pekko.",
+              "reset-after",
+              "auto or a duration > 0",
+              (c, k) ->
+                  c.isWord(k, "auto")
+                      ? null
+                      : c.duration(k, "a duration (for example 30s) or auto"),
+              (p, v) -> v == null ? p : p.withResetAfter(v))
+          .checkedBy(Require::positive);
 
   static final PolicySetting<Integer> MAX_RESTARTS =
       configurable(
-          "maxRestarts",
-          null,
-          "withMaxRestarts(int), withUnlimitedRestarts()",
-          "Restarts allowed between two resets before the actor is stopped; 0 stops on the first"
-              + " failure; off is unlimited.",
-          "max-restarts",
-          "off or a whole number >= 0",
-          (c, k) -> c.isWord(k, "off") ? null : c.integer(k, "off or a whole number >= 0"),
-          (p, v) -> v == null ? p.withUnlimitedRestarts() : p.withMaxRestarts(v));
+              "maxRestarts",
+              null,
+              "withMaxRestarts(int), withUnlimitedRestarts()",
+              "Restarts allowed between two resets before the actor is stopped; 0 stops on the first"
+                  + " failure; off is unlimited.",
+              "max-restarts",
+              "off or a whole number >= 0",
+              (c, k) -> c.isWord(k, "off") ? null : c.integer(k, "off or a whole number >= 0"),
+              (p, v) -> v == null ? p.withUnlimitedRestarts() : p.withMaxRestarts(v))
+          .checkedBy(PolicySetting::unsetOrNonNegative);
 
   static final PolicySetting<Integer> STASH_CAPACITY =
       configurable(
-          "stashCapacity",
-          null,
-          "withStashCapacity(int)",
-          "Messages kept while the actor waits for its restart (the rest are published as Dropped);"
-              + " auto is the actor system's pekko.actor.typed.restart-stash-capacity, as Pekko.",
-          "stash-capacity",
-          "auto or a whole number >= 0",
-          (c, k) -> c.isWord(k, "auto") ? null : c.integer(k, "auto or a whole number >= 0"),
-          (p, v) ->
-              v == null ? p.with(PolicySetting.STASH_CAPACITY, null) : p.withStashCapacity(v));
+              "stashCapacity",
+              null,
+              "withStashCapacity(int)",
+              "Messages kept while the actor waits for its restart (the rest are published as Dropped);"
+                  + " auto is the actor system's pekko.actor.typed.restart-stash-capacity, as Pekko.",
+              "stash-capacity",
+              "auto or a whole number >= 0",
+              (c, k) -> c.isWord(k, "auto") ? null : c.integer(k, "auto or a whole number >= 0"),
+              (p, v) ->
+                  v == null ? p.with(PolicySetting.STASH_CAPACITY, null) : p.withStashCapacity(v))
+          .checkedBy(PolicySetting::unsetOrNonNegative);
 
   static final PolicySetting<Boolean> STOP_CHILDREN =
       configurable(
@@ -220,14 +242,15 @@ final class PolicySetting<T> {
 
   static final PolicySetting<Duration> MAX_RETRY_AFTER =
       configurable(
-          "maxRetryAfter",
-          Duration.ofHours(1),
-          "withMaxRetryAfter(Duration)",
-          "The longest delay that a RetryAfter hint on a failure may ask for.",
-          "max-retry-after",
-          "a duration > 0",
-          PolicyConfig::duration,
-          BackoffPolicy::withMaxRetryAfter);
+              "maxRetryAfter",
+              Duration.ofHours(1),
+              "withMaxRetryAfter(Duration)",
+              "The longest delay that a RetryAfter hint on a failure may ask for.",
+              "max-retry-after",
+              "a duration > 0",
+              PolicyConfig::duration,
+              BackoffPolicy::withMaxRetryAfter)
+          .checkedBy(Require::positive);
 
   static final PolicySetting<Level> LOG_LEVEL =
       configurable(
@@ -366,6 +389,9 @@ final class PolicySetting<T> {
 
   private final Reader<T> reader;
 
+  /** The rule of the value, or null for a setting whose setter checks it (nulls, pairs). */
+  private Check<T> check;
+
   /** Applies a value read from HOCON through the policy's validating setter. */
   private final BiFunction<BackoffPolicy, T, BackoffPolicy> apply;
 
@@ -400,6 +426,26 @@ final class PolicySetting<T> {
       Reader<T> reader,
       BiFunction<BackoffPolicy, T, BackoffPolicy> apply) {
     return new PolicySetting<>(name, codeDefault, method, meaning, key, allowed, reader, apply);
+  }
+
+  /** Sets this setting's rule; called once, where the constant is made. */
+  private PolicySetting<T> checkedBy(Check<T> rule) {
+    this.check = rule;
+    return this;
+  }
+
+  /** Applies this setting's rule to {@code value}, if it has one (see {@link Check}). */
+  T checked(T value) {
+    if (check != null) {
+      check.check(value, name);
+    }
+    return value;
+  }
+
+  private static void unsetOrNonNegative(Integer value, String name) {
+    if (value != null) {
+      Require.nonNegative(value, name);
+    }
   }
 
   private static <T> PolicySetting<T> code(
@@ -477,15 +523,6 @@ final class PolicySetting<T> {
   @SuppressWarnings("unchecked")
   private static Class<? extends Throwable>[] array(List<Class<? extends Throwable>> types) {
     return types.toArray(new Class[0]);
-  }
-
-  private static Jitter jitter(String name) {
-    return switch (name) {
-      case "full" -> Jitter.full();
-      case "equal" -> Jitter.equal();
-      case "decorrelated" -> Jitter.decorrelated();
-      default -> Jitter.none();
-    };
   }
 
   private static Level level(String name) {
