@@ -268,7 +268,7 @@ final class BackoffSupervisorTest {
     probe.expectTerminated(actor);
     BackoffEvent.GaveUp gaveUp = events.expectMessageClass(BackoffEvent.GaveUp.class);
     assertEquals(BackoffEvent.Reason.PERMANENT_FAILURE, gaveUp.reason());
-    assertEquals(1, gaveUp.restarts());
+    assertEquals(1, gaveUp.attempt());
     assertEquals("wrapper", gaveUp.cause().getMessage());
     assertEquals(IllegalArgumentException.class, gaveUp.cause().getCause().getClass());
     kit.time().timePasses(Duration.ofSeconds(2));

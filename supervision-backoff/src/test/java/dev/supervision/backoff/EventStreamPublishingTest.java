@@ -75,7 +75,7 @@ final class EventStreamPublishingTest {
     BackoffEvent.GaveUp gaveUp =
         assertInstanceOf(BackoffEvent.GaveUp.class, events.receiveMessage());
     assertEquals(actor, gaveUp.actor());
-    assertEquals(1, gaveUp.restarts());
+    assertEquals(1, gaveUp.attempt());
     assertEquals(BackoffEvent.Reason.MAX_RESTARTS_REACHED, gaveUp.reason());
     events.expectNoMessage(Duration.ofMillis(100));
   }

@@ -65,10 +65,10 @@ final class EventsAndLoggingTest {
     assertEquals(Duration.ofMillis(100), first.delay());
     assertTrue(first.cause() instanceof TestChild.Boom);
     assertEquals(1, ((BackoffEvent.Restarted) events.get(1)).attempt());
-    assertEquals(1, ((BackoffEvent.BackoffReset) events.get(2)).attempts());
+    assertEquals(1, ((BackoffEvent.BackoffReset) events.get(2)).attempt());
     BackoffEvent.GaveUp gaveUp = (BackoffEvent.GaveUp) events.get(5);
     assertEquals(BackoffEvent.Reason.MAX_RESTARTS_REACHED, gaveUp.reason());
-    assertEquals(1, gaveUp.restarts());
+    assertEquals(1, gaveUp.attempt());
   }
 
   @Test

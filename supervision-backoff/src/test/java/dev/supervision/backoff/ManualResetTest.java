@@ -96,7 +96,7 @@ final class ManualResetTest {
     failAndRestart(actor, probe, events, 2);
     actor.tell("healthy");
     probe.expectMessage("reset-asked");
-    assertEquals(2, events.expectReset().attempts());
+    assertEquals(2, events.expectReset().attempt());
     actor.tell("fail");
     BackoffEvent.RestartScheduled next = events.expectRestartScheduled();
     assertEquals(1, next.attempt()); // the first delay again
@@ -112,7 +112,7 @@ final class ManualResetTest {
     failAndRestart(actor, probe, events, 1);
     actor.tell("healthy");
     probe.expectMessage("reset-asked");
-    assertEquals(1, events.expectReset().attempts());
+    assertEquals(1, events.expectReset().attempt());
     kit.time().timePasses(RESET_AFTER);
     events.expectNoEvent(Duration.ofMillis(200)); // no second reset from the window
   }
@@ -157,7 +157,7 @@ final class ManualResetTest {
     failAndRestart(actor, probe, inner, 1);
     actor.tell("healthy");
     probe.expectMessage("reset-asked");
-    assertEquals(1, inner.expectReset().attempts());
+    assertEquals(1, inner.expectReset().attempt());
     outer.expectNoEvent(Duration.ofMillis(100)); // its count was 0: nothing to report
   }
 }

@@ -312,7 +312,7 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
     kit.time().timePasses(Duration.ofSeconds(5)); // the reset scheduled at the restart still fires
     BackoffEvent.BackoffReset reset =
         assertInstanceOf(BackoffEvent.BackoffReset.class, events.receiveMessage());
-    assertEquals(2, reset.attempts());
+    assertEquals(2, reset.attempt());
     actor.tell(Fail.INSTANCE);
     expectScheduled(events, 1, 100);
     kit.time().timePasses(Duration.ofMillis(100));
@@ -401,7 +401,7 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
         .timePasses(
             Duration.ofSeconds(5)); // one reset: the new supervisor's, after its own attempt 1
     assertEquals(
-        1, assertInstanceOf(BackoffEvent.BackoffReset.class, events.receiveMessage()).attempts());
+        1, assertInstanceOf(BackoffEvent.BackoffReset.class, events.receiveMessage()).attempt());
     events.expectNoMessage(Duration.ofMillis(200));
   }
 }
