@@ -1,6 +1,12 @@
-package dev.supervision.backoff;
+package dev.supervision.backoff.events;
 
+import dev.supervision.backoff.BackoffEvent;
+import dev.supervision.backoff.BackoffListener;
+import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.TestChild;
 import java.time.Duration;
 import java.util.regex.Pattern;
 import org.apache.pekko.actor.Dropped;

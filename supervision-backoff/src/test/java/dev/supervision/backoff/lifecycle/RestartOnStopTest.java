@@ -1,10 +1,16 @@
-package dev.supervision.backoff;
+package dev.supervision.backoff.lifecycle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.supervision.backoff.BackoffEvent;
+import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.ChildStopped;
+import dev.supervision.backoff.Jitter;
+import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.testkit.BackoffProbe;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.supervision.backoff.issues;
+package dev.supervision.backoff.testsupport;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -9,19 +9,20 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.slf4j.LoggerFactory;
 
 /** Every log line of the supervisor's logger, kept in memory, to count the lines about one actor. */
-final class SupervisorLines implements AutoCloseable {
+public final class SupervisorLines implements AutoCloseable {
 
   private final Logger logger =
       (Logger) LoggerFactory.getLogger("dev.supervision.backoff.BackoffSupervisor");
   private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
-  SupervisorLines() {
+  /** Starts keeping the lines of the supervisor's logger ({@link #close} stops). */
+  public SupervisorLines() {
     appender.start();
     logger.addAppender(appender);
   }
 
   /** The lines about {@code actor} (its path is in the {@code pekkoSource} MDC key of each line). */
-  List<ILoggingEvent> about(ActorRef<?> actor) {
+  public List<ILoggingEvent> about(ActorRef<?> actor) {
     String path = actor.path().toString();
     synchronized (appender) {
       return appender.list.stream()
@@ -31,7 +32,7 @@ final class SupervisorLines implements AutoCloseable {
   }
 
   /** Every line so far. */
-  List<ILoggingEvent> all() {
+  public List<ILoggingEvent> all() {
     synchronized (appender) {
       return List.copyOf(appender.list);
     }

@@ -1,4 +1,4 @@
-package dev.supervision.backoff.issues;
+package dev.supervision.backoff.events;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -13,6 +13,7 @@ import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.SupervisorLines;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,13 @@
-package dev.supervision.backoff;
+package dev.supervision.backoff.lifecycle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.supervision.backoff.BackoffEvent;
+import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.TestChild;
 import java.time.Duration;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;

@@ -1,8 +1,9 @@
-package dev.supervision.backoff;
+package dev.supervision.backoff.schedule;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.supervision.backoff.Jitter;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.supervision.backoff.issues;
+package dev.supervision.backoff.stash;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,6 +12,7 @@ import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.RetryAfter;
 import dev.supervision.backoff.testkit.BackoffProbe;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.SupervisorLines;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

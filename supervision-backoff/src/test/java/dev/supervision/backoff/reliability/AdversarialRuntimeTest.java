@@ -1,4 +1,4 @@
-package dev.supervision.backoff;
+package dev.supervision.backoff.reliability;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,7 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.supervision.backoff.BackoffEvent;
+import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.Jitter;
+import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.RestartBudgets;
+import dev.supervision.backoff.RetryAfter;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.TestChild;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Optional;

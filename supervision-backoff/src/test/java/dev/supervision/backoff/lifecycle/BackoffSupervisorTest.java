@@ -1,10 +1,15 @@
-package dev.supervision.backoff;
+package dev.supervision.backoff.lifecycle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.supervision.backoff.BackoffEvent;
+import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.TestChild;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,11 @@
-package dev.supervision.backoff;
+package dev.supervision.backoff.lifecycle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.supervision.backoff.BackoffEvent;
+import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.testkit.BackoffProbe;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;

@@ -1,7 +1,12 @@
-package dev.supervision.backoff;
+package dev.supervision.backoff.hints;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.supervision.backoff.BackoffEvent;
+import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.Jitter;
+import dev.supervision.backoff.RetryAfter;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;

@@ -1,5 +1,6 @@
-package dev.supervision.backoff;
+package dev.supervision.backoff.testsupport;
 
+import dev.supervision.backoff.RetryAfter;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -8,23 +9,36 @@ import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
-/** A child behavior for tests that reports its life cycle to a probe. */
-final class TestChild {
+/**
+ * A child behavior for tests that reports its life cycle to a probe: the shared fixture of the
+ * core's actor tests.
+ */
+public final class TestChild {
 
   private TestChild() {}
 
-  /** Throws this on the message "fail". */
-  static final class Boom extends RuntimeException {
-    Boom(String message) {
+  /** What the child throws on the message "fail" and, while it fails to start, in its setup. */
+  public static final class Boom extends RuntimeException {
+    /**
+     * A failure without a stack trace.
+     *
+     * @param message the message
+     */
+    public Boom(String message) {
       super(message, null, false, false);
     }
   }
 
-  /** A failure that carries a Retry-After hint. */
-  static final class TooManyRequests extends RuntimeException implements RetryAfter {
+  /** A failure that carries a Retry-After hint; thrown on "retry-after:&lt;ISO duration&gt;". */
+  public static final class TooManyRequests extends RuntimeException implements RetryAfter {
     private final Duration retryAfter;
 
-    TooManyRequests(Duration retryAfter) {
+    /**
+     * A failure that asks for {@code retryAfter}.
+     *
+     * @param retryAfter the hint
+     */
+    public TooManyRequests(Duration retryAfter) {
       super("429 retry after " + retryAfter, null, false, false);
       this.retryAfter = retryAfter;
     }
@@ -36,16 +50,28 @@ final class TestChild {
   }
 
   /**
-   * "started" on every start, "got:m" per message, "preRestart"/"postStop" on those signals. The
-   * message "fail" throws {@link Boom}; "fatal-arg" throws IllegalArgumentException; anything
-   * starting with "throw:" throws the matching failure.
+   * A child that tells {@code probe} "started" on every start, "got:m" for every message {@code m}
+   * it handles, and "preRestart" and "postStop" on those signals. The message "fail" throws {@link
+   * Boom}; "illegal" throws an {@code IllegalArgumentException("permanent")}; "stop" returns {@code
+   * stopped}; "retry-after:PT5S" (any ISO-8601 duration) throws {@link TooManyRequests} with that
+   * hint. Every other message is only reported.
+   *
+   * @param probe where the child reports
+   * @return the child's behavior
    */
-  static Behavior<String> create(ActorRef<String> probe) {
+  public static Behavior<String> create(ActorRef<String> probe) {
     return create(probe, new AtomicInteger(0));
   }
 
-  /** As {@link #create(ActorRef)}, but setup fails while {@code failStarts} is positive. */
-  static Behavior<String> create(ActorRef<String> probe, AtomicInteger failStarts) {
+  /**
+   * As {@link #create(ActorRef)}, but its setup tells {@code probe} "setup-failed" and throws
+   * {@link Boom} while {@code failStarts} is positive (each start takes one off).
+   *
+   * @param probe where the child reports
+   * @param failStarts how many starts fail
+   * @return the child's behavior
+   */
+  public static Behavior<String> create(ActorRef<String> probe, AtomicInteger failStarts) {
     return Behaviors.setup(
         ctx -> {
           if (failStarts.getAndDecrement() > 0) {

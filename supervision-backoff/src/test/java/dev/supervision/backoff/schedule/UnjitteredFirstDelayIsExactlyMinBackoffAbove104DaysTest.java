@@ -1,4 +1,4 @@
-package dev.supervision.backoff.issues;
+package dev.supervision.backoff.schedule;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
