@@ -51,7 +51,7 @@ final class PolicySetting<T> {
   }
 
   static final PolicySetting<Duration> MIN_BACKOFF =
-      configurable(
+      new PolicySetting<>(
           "minBackoff",
           null,
           "exponential(minBackoff, maxBackoff)",
@@ -62,7 +62,7 @@ final class PolicySetting<T> {
           null);
 
   static final PolicySetting<Duration> MAX_BACKOFF =
-      configurable(
+      new PolicySetting<>(
           "maxBackoff",
           null,
           "exponential(minBackoff, maxBackoff)",
@@ -73,7 +73,7 @@ final class PolicySetting<T> {
           null);
 
   static final PolicySetting<Double> MULTIPLIER =
-      configurable(
+      new PolicySetting<>(
               "multiplier",
               2.0,
               "withMultiplier(double)",
@@ -91,7 +91,7 @@ final class PolicySetting<T> {
                       v));
 
   static final PolicySetting<Jitter> JITTER =
-      configurable(
+      new PolicySetting<>(
           "jitter",
           Jitter.full(),
           "withJitter(Jitter)",
@@ -102,7 +102,7 @@ final class PolicySetting<T> {
           BackoffPolicy::withJitter);
 
   static final PolicySetting<Duration> RESET_AFTER =
-      configurable(
+      new PolicySetting<>(
               "resetAfter",
               null,
               "withResetAfter(Duration)",
@@ -118,7 +118,7 @@ final class PolicySetting<T> {
           .checkedBy(Require::positive);
 
   static final PolicySetting<Integer> MAX_RESTARTS =
-      configurable(
+      new PolicySetting<>(
               "maxRestarts",
               null,
               "withMaxRestarts(int), withUnlimitedRestarts()",
@@ -131,7 +131,7 @@ final class PolicySetting<T> {
           .checkedBy(PolicySetting::unsetOrNonNegative);
 
   static final PolicySetting<Integer> STASH_CAPACITY =
-      configurable(
+      new PolicySetting<>(
               "stashCapacity",
               null,
               "withStashCapacity(int)",
@@ -145,7 +145,7 @@ final class PolicySetting<T> {
           .checkedBy(PolicySetting::unsetOrNonNegative);
 
   static final PolicySetting<Boolean> STOP_CHILDREN =
-      configurable(
+      new PolicySetting<>(
           "stopChildren",
           true,
           "withStopChildren(boolean)",
@@ -157,7 +157,7 @@ final class PolicySetting<T> {
           BackoffPolicy::withStopChildren);
 
   static final PolicySetting<Boolean> RESTART_ON_STOP =
-      configurable(
+      new PolicySetting<>(
           "restartOnStop",
           false,
           "withRestartOnStop(boolean)",
@@ -178,7 +178,7 @@ final class PolicySetting<T> {
               + " a message stops the actor at once.");
 
   static final PolicySetting<Boolean> MANUAL_RESET =
-      configurable(
+      new PolicySetting<>(
           "manualReset",
           false,
           "withManualReset()",
@@ -198,7 +198,7 @@ final class PolicySetting<T> {
               + " stashed).");
 
   static final PolicySetting<List<Class<? extends Throwable>>> STOP_ON =
-      configurable(
+      new PolicySetting<>(
           "stopOn",
           List.of(),
           "withStopOn(Class...)",
@@ -217,7 +217,7 @@ final class PolicySetting<T> {
           "A rule that makes failures permanent, tested on each throwable of the cause chain.");
 
   static final PolicySetting<List<Class<? extends Throwable>>> RESTART_ON =
-      configurable(
+      new PolicySetting<>(
           "restartOn",
           List.of(),
           "withRestartOn(Class...)",
@@ -229,7 +229,7 @@ final class PolicySetting<T> {
           (p, v) -> p.withRestartOn(array(v)));
 
   static final PolicySetting<Long> RANDOM_SEED =
-      configurable(
+      new PolicySetting<>(
           "randomSeed",
           null,
           "withRandomSeed(long)",
@@ -241,7 +241,7 @@ final class PolicySetting<T> {
           (p, v) -> v == null ? p.with(PolicySetting.RANDOM_SEED, null) : p.withRandomSeed(v));
 
   static final PolicySetting<Duration> MAX_RETRY_AFTER =
-      configurable(
+      new PolicySetting<>(
               "maxRetryAfter",
               Duration.ofHours(1),
               "withMaxRetryAfter(Duration)",
@@ -253,7 +253,7 @@ final class PolicySetting<T> {
           .checkedBy(Require::positive);
 
   static final PolicySetting<Level> LOG_LEVEL =
-      configurable(
+      new PolicySetting<>(
           "logLevel",
           Level.WARN,
           "withLogLevel(Level)",
@@ -264,7 +264,7 @@ final class PolicySetting<T> {
           BackoffPolicy::withLogLevel);
 
   static final PolicySetting<Level> CRITICAL_LOG_LEVEL =
-      configurable(
+      new PolicySetting<>(
           "criticalLogLevel",
           Level.ERROR,
           "withCriticalLogLevel(Level, int)",
@@ -275,7 +275,7 @@ final class PolicySetting<T> {
           (p, v) -> p.withCriticalLogLevel(v, p.getCriticalLogLevelAfter()));
 
   static final PolicySetting<Integer> CRITICAL_LOG_LEVEL_AFTER =
-      configurable(
+      new PolicySetting<>(
           "criticalLogLevelAfter",
           Integer.MAX_VALUE,
           "withCriticalLogLevel(Level, int)",
@@ -288,7 +288,7 @@ final class PolicySetting<T> {
           (p, v) -> p.withCriticalLogLevel(p.getCriticalLogLevel(), v));
 
   static final PolicySetting<Boolean> LOGGING_ENABLED =
-      configurable(
+      new PolicySetting<>(
           "loggingEnabled",
           true,
           "withLoggingEnabled(boolean)",
@@ -299,7 +299,7 @@ final class PolicySetting<T> {
           BackoffPolicy::withLoggingEnabled);
 
   static final PolicySetting<Boolean> AGGREGATED_LOGGING =
-      configurable(
+      new PolicySetting<>(
           "aggregatedLogging",
           null,
           "withAggregatedLogging(boolean)",
@@ -315,7 +315,7 @@ final class PolicySetting<T> {
                   : p.withAggregatedLogging(v));
 
   static final PolicySetting<Boolean> EVENT_STREAM_PUBLISHING =
-      configurable(
+      new PolicySetting<>(
           "eventStreamPublishing",
           false,
           "withEventStreamPublishing(boolean)",
@@ -326,7 +326,7 @@ final class PolicySetting<T> {
           BackoffPolicy::withEventStreamPublishing);
 
   static final PolicySetting<RestartBudget> BUDGET =
-      configurable(
+      new PolicySetting<>(
           "budget",
           null,
           "withBudget(RestartBudget), withoutBudget()",
@@ -356,10 +356,10 @@ final class PolicySetting<T> {
   static {
     List<String> keys = new ArrayList<>();
     Map<String, String> allowed = new LinkedHashMap<>();
-    for (PolicySetting<?> s : ALL) {
-      if (s.key != null) {
-        keys.add(s.key);
-        allowed.put(s.key, s.allowed);
+    for (PolicySetting<?> setting : ALL) {
+      if (setting.key != null) {
+        keys.add(setting.key);
+        allowed.put(setting.key, setting.allowed);
       }
     }
     KEYS = List.copyOf(keys);
@@ -416,18 +416,6 @@ final class PolicySetting<T> {
     TABLE.add(this);
   }
 
-  private static <T> PolicySetting<T> configurable(
-      String name,
-      T codeDefault,
-      String method,
-      String meaning,
-      String key,
-      String allowed,
-      Reader<T> reader,
-      BiFunction<BackoffPolicy, T, BackoffPolicy> apply) {
-    return new PolicySetting<>(name, codeDefault, method, meaning, key, allowed, reader, apply);
-  }
-
   /** Sets this setting's rule; called once, where the constant is made. */
   private PolicySetting<T> checkedBy(Check<T> rule) {
     this.check = rule;
@@ -472,8 +460,8 @@ final class PolicySetting<T> {
   /** The values a policy starts with, in storage order. */
   static Object[] codeDefaults() {
     Object[] values = new Object[ALL.size()];
-    for (PolicySetting<?> s : ALL) {
-      values[s.index] = s.codeDefault;
+    for (PolicySetting<?> setting : ALL) {
+      values[setting.index] = setting.codeDefault;
     }
     return values;
   }
@@ -512,9 +500,9 @@ final class PolicySetting<T> {
   }
 
   private static PolicySetting<?> named(String name) {
-    for (PolicySetting<?> s : ALL) {
-      if (s.name.equals(name)) {
-        return s;
+    for (PolicySetting<?> setting : ALL) {
+      if (setting.name.equals(name)) {
+        return setting;
       }
     }
     throw new IllegalStateException("no setting named " + name);

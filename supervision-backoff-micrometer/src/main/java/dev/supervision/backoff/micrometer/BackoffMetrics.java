@@ -202,9 +202,9 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
     if (name.isBlank()) {
       throw new IllegalArgumentException("name must not be blank but was \"" + name + "\"");
     }
-    MeterRegistry r = requireBound();
+    MeterRegistry bound = requireBound();
     return listeners.computeIfAbsent(
-        name, n -> new ListenerMeters(r, commonTags.and(NAME_TAG, n), n, meters));
+        name, key -> new ListenerMeters(bound, commonTags.and(NAME_TAG, key), key, meters));
   }
 
   /**
@@ -228,19 +228,19 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
   @Override
   public void close() {
     budgets.close();
-    MeterRegistry r = registry;
-    if (r != null) {
-      meters.forEach(r::remove);
+    MeterRegistry bound = registry;
+    if (bound != null) {
+      meters.forEach(bound::remove);
     }
     meters.clear();
     listeners.clear();
   }
 
   private MeterRegistry requireBound() {
-    MeterRegistry r = registry;
-    if (r == null) {
+    MeterRegistry bound = registry;
+    if (bound == null) {
       throw new IllegalStateException("BackoffMetrics must be bound to a registry first (bindTo)");
     }
-    return r;
+    return bound;
   }
 }

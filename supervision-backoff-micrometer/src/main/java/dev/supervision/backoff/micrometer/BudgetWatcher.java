@@ -108,32 +108,32 @@ final class BudgetWatcher {
     final AtomicReference<Double> goodput = new AtomicReference<>(Double.NaN);
     final Counter probes;
 
-    BudgetGauges(String budget, MeterRegistry r) {
-      Tags t = commonTags.and(BUDGET_TAG, budget);
+    BudgetGauges(String budget, MeterRegistry registry) {
+      Tags tags = commonTags.and(BUDGET_TAG, budget);
       track(
           Gauge.builder(BUDGET_STATE, state, AtomicInteger::doubleValue)
               .description("Adaptive restart budget state: 0 steady, 1 holding, 2 ramping")
-              .tags(t)
+              .tags(tags)
               .strongReference(true)
-              .register(r));
+              .register(registry));
       track(
           Gauge.builder(BUDGET_RATE, rate, ref -> ref.get())
               .description("Restarts per second the adaptive budget allows")
-              .tags(t)
+              .tags(tags)
               .strongReference(true)
-              .register(r));
+              .register(registry));
       track(
           Gauge.builder(BUDGET_GOODPUT, goodput, ref -> ref.get())
               .description("Goodput the adaptive budget measured at its last loss")
-              .tags(t)
+              .tags(tags)
               .strongReference(true)
-              .register(r));
+              .register(registry));
       probes =
           track(
               Counter.builder(BUDGET_PROBES)
                   .description("Probe restarts of the adaptive budget while holding")
-                  .tags(t)
-                  .register(r));
+                  .tags(tags)
+                  .register(registry));
     }
 
     void onEvent(BudgetEvent event) {

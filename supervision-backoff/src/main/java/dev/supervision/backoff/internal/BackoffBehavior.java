@@ -416,20 +416,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     try {
       return predicate.test(msg);
     } catch (Throwable t) {
-      if (!NonFatal.apply(t)) {
-        throw sneaky(t);
-      }
-      ActorContext<T> jctx = ctx.asJava();
-      SupervisorReports.log(
-          policy,
-          jctx,
-          Level.WARN,
-          t,
-          "Supervised actor [{}]: final stop message predicate [{}] threw on a message of {}; taken"
-              + " as no match",
-          jctx.getSelf().path(),
-          predicate,
-          msg == null ? "null" : msg.getClass().getName());
+      callbackThrew(ctx, t, "final stop message predicate", predicate, msg, "taken as no match");
       return false;
     }
   }
@@ -459,16 +446,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
         ((BehaviorImpl.StoppedBehavior<T>) stopped).onPostStop(ctx);
       }
     } catch (Throwable t) {
-      if (!NonFatal.apply(t)) {
-        throw sneaky(t);
-      }
-      SupervisorReports.log(
-          policy,
-          jctx,
-          Level.ERROR,
-          t,
-          "Supervised actor [{}] failed in PostStop after it stopped itself; the restart goes on",
-          jctx.getSelf().path());
+      signalHandlerThrew(jctx, t, "PostStop after it stopped itself");
     }
     return onFailure(ctx, new ChildStopped(), null, true);
   }
@@ -505,22 +483,55 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     try {
       return handler.handle(msg, untilRestart);
     } catch (Throwable t) {
-      if (!NonFatal.apply(t)) {
-        throw sneaky(t);
-      }
-      ActorContext<T> jctx = ctx.asJava();
-      SupervisorReports.log(
-          policy,
-          jctx,
-          Level.WARN,
-          t,
-          "Supervised actor [{}]: handler while backing off [{}] threw on a message of {}; the"
-              + " message is stashed",
-          jctx.getSelf().path(),
-          handler,
-          msg == null ? "null" : msg.getClass().getName());
+      callbackThrew(ctx, t, "handler while backing off", handler, msg, "the message is stashed");
       return false;
     }
+  }
+
+  /**
+   * The child's handler of a signal threw {@code t} in {@code where}: a fatal error is rethrown,
+   * anything else gets one ERROR line, and the restart goes on.
+   */
+  private void signalHandlerThrew(ActorContext<T> jctx, Throwable t, String where) {
+    if (!NonFatal.apply(t)) {
+      throw sneaky(t);
+    }
+    SupervisorReports.log(
+        policy,
+        jctx,
+        Level.ERROR,
+        t,
+        "Supervised actor [{}] failed in {}; the restart goes on",
+        jctx.getSelf().path(),
+        where);
+  }
+
+  /**
+   * A user's callback ({@code what}) threw {@code t} on {@code msg}: a fatal error is rethrown,
+   * anything else gets one WARN line that says what happens instead ({@code instead}).
+   */
+  private void callbackThrew(
+      TypedActorContext<T> ctx,
+      Throwable t,
+      String what,
+      Object callback,
+      Object msg,
+      String instead) {
+    if (!NonFatal.apply(t)) {
+      throw sneaky(t);
+    }
+    ActorContext<T> jctx = ctx.asJava();
+    SupervisorReports.log(
+        policy,
+        jctx,
+        Level.WARN,
+        t,
+        "Supervised actor [{}]: {} [{}] threw on a message of {}; {}",
+        jctx.getSelf().path(),
+        what,
+        callback,
+        msg == null ? "null" : msg.getClass().getName(),
+        instead);
   }
 
   private static Throwable failureOf(Behavior<?> failed) {
@@ -608,16 +619,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       try {
         Behavior.interpretSignal(failedBehavior, ctx, PreRestart.instance());
       } catch (Throwable t) {
-        if (!NonFatal.apply(t)) {
-          throw sneaky(t);
-        }
-        SupervisorReports.log(
-            policy,
-            jctx,
-            Level.ERROR,
-            t,
-            "Supervised actor [{}] failed in PreRestart; the restart goes on",
-            jctx.getSelf().path());
+        signalHandlerThrew(jctx, t, "PreRestart");
       }
     }
     if (policy.isStopChildren()) {
@@ -1047,12 +1049,12 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
 
   /** A 64-bit FNV-1a hash, so that paths differing in one character give unrelated seeds. */
   static long pathHash(String path) {
-    long h = 0xcbf29ce484222325L;
+    long hash = 0xcbf29ce484222325L;
     for (int i = 0; i < path.length(); i++) {
-      h ^= path.charAt(i);
-      h *= 0x100000001b3L;
+      hash ^= path.charAt(i);
+      hash *= 0x100000001b3L;
     }
-    return h;
+    return hash;
   }
 
   /** The actor's own ref, for the ticks and permits (signals, delivered as such by the actor). */
