@@ -553,11 +553,10 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     if (signal instanceof PoisonPill) {
       // Cluster Sharding (passivation, hand-off) and Cluster Singleton without a stop message stop
-      // an
-      // actor with PoisonPill: their interceptor, outside this supervisor, stops it if the signal
-      // is unhandled.
-      // Stashed, the signal would be swallowed by the restarted behavior and the actor would never
-      // stop, while sharding buffers its messages until it does. Unhandled, it stops the actor now.
+      // an actor with PoisonPill: their interceptor, outside this supervisor, stops it if the
+      // signal is unhandled. Stashed, the signal would be swallowed by the restarted behavior and
+      // the actor would never stop, while sharding buffers its messages until it does. Unhandled,
+      // it stops the actor now.
       return Behaviors.unhandled();
     }
     stashOrDrop(ctx, new StashedSignal(signal));
