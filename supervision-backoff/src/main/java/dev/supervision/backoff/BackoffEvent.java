@@ -67,21 +67,22 @@ public sealed interface BackoffEvent {
    * {@link BackoffSupervisor#resetBackoff}.
    *
    * @param actor the supervised actor
-   * @param attempts how many restarts had been counted before the reset
+   * @param attempt the restart count before the reset (the attempt of the last restart)
    */
-  record BackoffReset(ActorRef<?> actor, int attempts) implements BackoffEvent {}
+  record BackoffReset(ActorRef<?> actor, int attempt) implements BackoffEvent {}
 
   /**
    * The supervisor stopped the actor because of a failure (or a stop of the child under {@link
    * BackoffPolicy#withRestartOnStop(boolean)}); no restart follows.
    *
    * @param actor the supervised actor
-   * @param restarts how many restarts had been counted since the start or the last reset
+   * @param attempt the restart count since the start or the last reset (the attempt of the last
+   *     restart; 0 if the actor had not been restarted)
    * @param cause the failure that stopped the actor; a {@link ChildStopped} if the child stopped
    *     itself
    * @param reason why the failure was not restarted
    */
-  record GaveUp(ActorRef<?> actor, int restarts, Throwable cause, Reason reason)
+  record GaveUp(ActorRef<?> actor, int attempt, Throwable cause, Reason reason)
       implements BackoffEvent {}
 
   /**

@@ -57,10 +57,13 @@ public final class BackoffPolicy {
     this.values = values;
   }
 
-  /** Returns a copy of this policy with one setting changed; validation happens before. */
+  /**
+   * Returns a copy of this policy with one setting changed, after the setting's rule ({@link
+   * PolicySetting#checked}); rules that involve another argument are checked before.
+   */
   <T> BackoffPolicy with(PolicySetting<T> setting, T value) {
     Object[] copy = values.clone();
-    copy[setting.index] = value;
+    copy[setting.index] = setting.checked(value);
     return new BackoffPolicy(copy);
   }
 
@@ -197,11 +200,6 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code multiplier} is NaN, infinite or below 1.0
    */
   public BackoffPolicy withMultiplier(double multiplier) {
-    Require.argument(
-        !Double.isNaN(multiplier) && !Double.isInfinite(multiplier) && multiplier >= 1.0,
-        "multiplier",
-        "a finite number >= 1.0",
-        multiplier);
     return with(PolicySetting.MULTIPLIER, multiplier);
   }
 
@@ -229,7 +227,6 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code resetAfter} is zero, negative or above 180 days
    */
   public BackoffPolicy withResetAfter(Duration resetAfter) {
-    Require.positive(resetAfter, "resetAfter");
     return with(PolicySetting.RESET_AFTER, resetAfter);
   }
 
@@ -244,7 +241,6 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code maxRestarts} is negative
    */
   public BackoffPolicy withMaxRestarts(int maxRestarts) {
-    Require.nonNegative(maxRestarts, "maxRestarts");
     return with(PolicySetting.MAX_RESTARTS, maxRestarts);
   }
 
@@ -270,7 +266,6 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code stashCapacity} is negative
    */
   public BackoffPolicy withStashCapacity(int stashCapacity) {
-    Require.nonNegative(stashCapacity, "stashCapacity");
     return with(PolicySetting.STASH_CAPACITY, stashCapacity);
   }
 
@@ -455,7 +450,6 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code maxRetryAfter} is zero, negative or above 180 days
    */
   public BackoffPolicy withMaxRetryAfter(Duration maxRetryAfter) {
-    Require.positive(maxRetryAfter, "maxRetryAfter");
     return with(PolicySetting.MAX_RETRY_AFTER, maxRetryAfter);
   }
 

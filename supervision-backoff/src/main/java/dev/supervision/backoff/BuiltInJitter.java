@@ -2,6 +2,7 @@ package dev.supervision.backoff;
 
 import dev.supervision.backoff.internal.util.StandardJitter;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -30,6 +31,19 @@ enum BuiltInJitter implements Jitter {
             step.bound().toNanos(),
             step.previous().toNanos(),
             draw));
+  }
+
+  /** The names of the four jitters, in declaration order: what configuration accepts. */
+  static final List<String> NAMES =
+      List.of(FULL.toString(), EQUAL.toString(), DECORRELATED.toString(), NONE.toString());
+
+  /**
+   * The jitter of {@code name}, one of {@link #NAMES}.
+   *
+   * @throws IllegalArgumentException if {@code name} names no jitter
+   */
+  static BuiltInJitter named(String name) {
+    return valueOf(name.toUpperCase(Locale.ROOT));
   }
 
   /** The name used in configuration and in {@code toString}: {@code full}, {@code equal}, ... */

@@ -35,13 +35,23 @@ final class PolicySetting<T> {
   }
 
   private static final List<PolicySetting<?>> TABLE = new ArrayList<>();
-  private static final List<String> JITTERS = List.of("full", "equal", "decorrelated", "none");
   private static final List<String> LEVELS = List.of("error", "warn", "info", "debug", "trace");
   private static final String LEVEL = "one of error, warn, info, debug, trace";
   private static final String CLASSES = "a list of Throwable class names";
+  private static final String MULTIPLIER_RULE = "a finite number >= 1.0";
+
+  /**
+   * A setting's rule: throws, naming the parameter {@code name} and the value, if {@code value}
+   * breaks it. Applied by {@link BackoffPolicy#with} to every value set, so a {@code withX} method
+   * that has no other argument to check only delegates.
+   */
+  @FunctionalInterface
+  interface Check<T> {
+    void check(T value, String name);
+  }
 
   static final PolicySetting<Duration> MIN_BACKOFF =
-      configurable(
+      new PolicySetting<>(
           "minBackoff",
           null,
           "exponential(minBackoff, maxBackoff)",
@@ -52,7 +62,7 @@ final class PolicySetting<T> {
           null);
 
   static final PolicySetting<Duration> MAX_BACKOFF =
-      configurable(
+      new PolicySetting<>(
           "maxBackoff",
           null,
           "exponential(minBackoff, maxBackoff)",
@@ -63,67 +73,79 @@ final class PolicySetting<T> {
           null);
 
   static final PolicySetting<Double> MULTIPLIER =
-      configurable(
-          "multiplier",
-          2.0,
-          "withMultiplier(double)",
-          "The growth factor of the exponential bound.",
-          "multiplier",
-          "a finite number >= 1.0",
-          PolicyConfig::number,
-          BackoffPolicy::withMultiplier);
+      new PolicySetting<>(
+              "multiplier",
+              2.0,
+              "withMultiplier(double)",
+              "The growth factor of the exponential bound.",
+              "multiplier",
+              MULTIPLIER_RULE,
+              PolicyConfig::number,
+              BackoffPolicy::withMultiplier)
+          .checkedBy(
+              (v, n) ->
+                  Require.argument(
+                      !Double.isNaN(v) && !Double.isInfinite(v) && v >= 1.0,
+                      n,
+                      MULTIPLIER_RULE,
+                      v));
 
   static final PolicySetting<Jitter> JITTER =
-      configurable(
+      new PolicySetting<>(
           "jitter",
           Jitter.full(),
           "withJitter(Jitter)",
           "How the bound becomes a delay; code may pass its own Jitter.",
           "jitter",
-          "one of full, equal, decorrelated, none",
-          (c, k) -> jitter(c.oneOf(k, JITTERS)),
+          "one of " + String.join(", ", BuiltInJitter.NAMES),
+          (c, k) -> BuiltInJitter.named(c.oneOf(k, BuiltInJitter.NAMES)),
           BackoffPolicy::withJitter);
 
   static final PolicySetting<Duration> RESET_AFTER =
-      configurable(
-          "resetAfter",
-          null,
-          "withResetAfter(Duration)",
-          "How long a restarted actor must run without failing before its restart count returns to 0;"
-              + " auto is (min-backoff + max-backoff) / 2, as Pekko.",
-          "reset-after",
-          "auto or a duration > 0",
-          (c, k) ->
-              c.isWord(k, "auto") ? null : c.duration(k, "a duration (for example 30s) or auto"),
-          (p, v) -> v == null ? p : p.withResetAfter(v));
+      new PolicySetting<>(
+              "resetAfter",
+              null,
+              "withResetAfter(Duration)",
+              "How long a restarted actor must run without failing before its restart count returns to 0;"
+                  + " auto is (min-backoff + max-backoff) / 2, as Pekko.",
+              "reset-after",
+              "auto or a duration > 0",
+              (c, k) ->
+                  c.isWord(k, "auto")
+                      ? null
+                      : c.duration(k, "a duration (for example 30s) or auto"),
+              (p, v) -> v == null ? p : p.withResetAfter(v))
+          .checkedBy(Require::positive);
 
   static final PolicySetting<Integer> MAX_RESTARTS =
-      configurable(
-          "maxRestarts",
-          null,
-          "withMaxRestarts(int), withUnlimitedRestarts()",
-          "Restarts allowed between two resets before the actor is stopped; 0 stops on the first"
-              + " failure; off is unlimited.",
-          "max-restarts",
-          "off or a whole number >= 0",
-          (c, k) -> c.isWord(k, "off") ? null : c.integer(k, "off or a whole number >= 0"),
-          (p, v) -> v == null ? p.withUnlimitedRestarts() : p.withMaxRestarts(v));
+      new PolicySetting<>(
+              "maxRestarts",
+              null,
+              "withMaxRestarts(int), withUnlimitedRestarts()",
+              "Restarts allowed between two resets before the actor is stopped; 0 stops on the first"
+                  + " failure; off is unlimited.",
+              "max-restarts",
+              "off or a whole number >= 0",
+              (c, k) -> c.isWord(k, "off") ? null : c.integer(k, "off or a whole number >= 0"),
+              (p, v) -> v == null ? p.withUnlimitedRestarts() : p.withMaxRestarts(v))
+          .checkedBy(PolicySetting::unsetOrNonNegative);
 
   static final PolicySetting<Integer> STASH_CAPACITY =
-      configurable(
-          "stashCapacity",
-          null,
-          "withStashCapacity(int)",
-          "Messages kept while the actor waits for its restart (the rest are published as Dropped);"
-              + " auto is the actor system's pekko.actor.typed.restart-stash-capacity, as Pekko.",
-          "stash-capacity",
-          "auto or a whole number >= 0",
-          (c, k) -> c.isWord(k, "auto") ? null : c.integer(k, "auto or a whole number >= 0"),
-          (p, v) ->
-              v == null ? p.with(PolicySetting.STASH_CAPACITY, null) : p.withStashCapacity(v));
+      new PolicySetting<>(
+              "stashCapacity",
+              null,
+              "withStashCapacity(int)",
+              "Messages kept while the actor waits for its restart (the rest are published as Dropped);"
+                  + " auto is the actor system's pekko.actor.typed.restart-stash-capacity, as Pekko.",
+              "stash-capacity",
+              "auto or a whole number >= 0",
+              (c, k) -> c.isWord(k, "auto") ? null : c.integer(k, "auto or a whole number >= 0"),
+              (p, v) ->
+                  v == null ? p.with(PolicySetting.STASH_CAPACITY, null) : p.withStashCapacity(v))
+          .checkedBy(PolicySetting::unsetOrNonNegative);
 
   static final PolicySetting<Boolean> STOP_CHILDREN =
-      configurable(
+      new PolicySetting<>(
           "stopChildren",
           true,
           "withStopChildren(boolean)",
@@ -135,7 +157,7 @@ final class PolicySetting<T> {
           BackoffPolicy::withStopChildren);
 
   static final PolicySetting<Boolean> RESTART_ON_STOP =
-      configurable(
+      new PolicySetting<>(
           "restartOnStop",
           false,
           "withRestartOnStop(boolean)",
@@ -156,7 +178,7 @@ final class PolicySetting<T> {
               + " a message stops the actor at once.");
 
   static final PolicySetting<Boolean> MANUAL_RESET =
-      configurable(
+      new PolicySetting<>(
           "manualReset",
           false,
           "withManualReset()",
@@ -176,7 +198,7 @@ final class PolicySetting<T> {
               + " stashed).");
 
   static final PolicySetting<List<Class<? extends Throwable>>> STOP_ON =
-      configurable(
+      new PolicySetting<>(
           "stopOn",
           List.of(),
           "withStopOn(Class...)",
@@ -195,7 +217,7 @@ final class PolicySetting<T> {
           "A rule that makes failures permanent, tested on each throwable of the cause chain.");
 
   static final PolicySetting<List<Class<? extends Throwable>>> RESTART_ON =
-      configurable(
+      new PolicySetting<>(
           "restartOn",
           List.of(),
           "withRestartOn(Class...)",
@@ -207,7 +229,7 @@ final class PolicySetting<T> {
           (p, v) -> p.withRestartOn(array(v)));
 
   static final PolicySetting<Long> RANDOM_SEED =
-      configurable(
+      new PolicySetting<>(
           "randomSeed",
           null,
           "withRandomSeed(long)",
@@ -219,18 +241,19 @@ final class PolicySetting<T> {
           (p, v) -> v == null ? p.with(PolicySetting.RANDOM_SEED, null) : p.withRandomSeed(v));
 
   static final PolicySetting<Duration> MAX_RETRY_AFTER =
-      configurable(
-          "maxRetryAfter",
-          Duration.ofHours(1),
-          "withMaxRetryAfter(Duration)",
-          "The longest delay that a RetryAfter hint on a failure may ask for.",
-          "max-retry-after",
-          "a duration > 0",
-          PolicyConfig::duration,
-          BackoffPolicy::withMaxRetryAfter);
+      new PolicySetting<>(
+              "maxRetryAfter",
+              Duration.ofHours(1),
+              "withMaxRetryAfter(Duration)",
+              "The longest delay that a RetryAfter hint on a failure may ask for.",
+              "max-retry-after",
+              "a duration > 0",
+              PolicyConfig::duration,
+              BackoffPolicy::withMaxRetryAfter)
+          .checkedBy(Require::positive);
 
   static final PolicySetting<Level> LOG_LEVEL =
-      configurable(
+      new PolicySetting<>(
           "logLevel",
           Level.WARN,
           "withLogLevel(Level)",
@@ -241,7 +264,7 @@ final class PolicySetting<T> {
           BackoffPolicy::withLogLevel);
 
   static final PolicySetting<Level> CRITICAL_LOG_LEVEL =
-      configurable(
+      new PolicySetting<>(
           "criticalLogLevel",
           Level.ERROR,
           "withCriticalLogLevel(Level, int)",
@@ -252,7 +275,7 @@ final class PolicySetting<T> {
           (p, v) -> p.withCriticalLogLevel(v, p.getCriticalLogLevelAfter()));
 
   static final PolicySetting<Integer> CRITICAL_LOG_LEVEL_AFTER =
-      configurable(
+      new PolicySetting<>(
           "criticalLogLevelAfter",
           Integer.MAX_VALUE,
           "withCriticalLogLevel(Level, int)",
@@ -265,7 +288,7 @@ final class PolicySetting<T> {
           (p, v) -> p.withCriticalLogLevel(p.getCriticalLogLevel(), v));
 
   static final PolicySetting<Boolean> LOGGING_ENABLED =
-      configurable(
+      new PolicySetting<>(
           "loggingEnabled",
           true,
           "withLoggingEnabled(boolean)",
@@ -276,7 +299,7 @@ final class PolicySetting<T> {
           BackoffPolicy::withLoggingEnabled);
 
   static final PolicySetting<Boolean> AGGREGATED_LOGGING =
-      configurable(
+      new PolicySetting<>(
           "aggregatedLogging",
           null,
           "withAggregatedLogging(boolean)",
@@ -292,7 +315,7 @@ final class PolicySetting<T> {
                   : p.withAggregatedLogging(v));
 
   static final PolicySetting<Boolean> EVENT_STREAM_PUBLISHING =
-      configurable(
+      new PolicySetting<>(
           "eventStreamPublishing",
           false,
           "withEventStreamPublishing(boolean)",
@@ -303,7 +326,7 @@ final class PolicySetting<T> {
           BackoffPolicy::withEventStreamPublishing);
 
   static final PolicySetting<RestartBudget> BUDGET =
-      configurable(
+      new PolicySetting<>(
           "budget",
           null,
           "withBudget(RestartBudget), withoutBudget()",
@@ -333,10 +356,10 @@ final class PolicySetting<T> {
   static {
     List<String> keys = new ArrayList<>();
     Map<String, String> allowed = new LinkedHashMap<>();
-    for (PolicySetting<?> s : ALL) {
-      if (s.key != null) {
-        keys.add(s.key);
-        allowed.put(s.key, s.allowed);
+    for (PolicySetting<?> setting : ALL) {
+      if (setting.key != null) {
+        keys.add(setting.key);
+        allowed.put(setting.key, setting.allowed);
       }
     }
     KEYS = List.copyOf(keys);
@@ -366,6 +389,9 @@ final class PolicySetting<T> {
 
   private final Reader<T> reader;
 
+  /** The rule of the value, or null for a setting whose setter checks it (nulls, pairs). */
+  private Check<T> check;
+
   /** Applies a value read from HOCON through the policy's validating setter. */
   private final BiFunction<BackoffPolicy, T, BackoffPolicy> apply;
 
@@ -390,16 +416,24 @@ final class PolicySetting<T> {
     TABLE.add(this);
   }
 
-  private static <T> PolicySetting<T> configurable(
-      String name,
-      T codeDefault,
-      String method,
-      String meaning,
-      String key,
-      String allowed,
-      Reader<T> reader,
-      BiFunction<BackoffPolicy, T, BackoffPolicy> apply) {
-    return new PolicySetting<>(name, codeDefault, method, meaning, key, allowed, reader, apply);
+  /** Sets this setting's rule; called once, where the constant is made. */
+  private PolicySetting<T> checkedBy(Check<T> rule) {
+    this.check = rule;
+    return this;
+  }
+
+  /** Applies this setting's rule to {@code value}, if it has one (see {@link Check}). */
+  T checked(T value) {
+    if (check != null) {
+      check.check(value, name);
+    }
+    return value;
+  }
+
+  private static void unsetOrNonNegative(Integer value, String name) {
+    if (value != null) {
+      Require.nonNegative(value, name);
+    }
   }
 
   private static <T> PolicySetting<T> code(
@@ -426,8 +460,8 @@ final class PolicySetting<T> {
   /** The values a policy starts with, in storage order. */
   static Object[] codeDefaults() {
     Object[] values = new Object[ALL.size()];
-    for (PolicySetting<?> s : ALL) {
-      values[s.index] = s.codeDefault;
+    for (PolicySetting<?> setting : ALL) {
+      values[setting.index] = setting.codeDefault;
     }
     return values;
   }
@@ -466,9 +500,9 @@ final class PolicySetting<T> {
   }
 
   private static PolicySetting<?> named(String name) {
-    for (PolicySetting<?> s : ALL) {
-      if (s.name.equals(name)) {
-        return s;
+    for (PolicySetting<?> setting : ALL) {
+      if (setting.name.equals(name)) {
+        return setting;
       }
     }
     throw new IllegalStateException("no setting named " + name);
@@ -477,15 +511,6 @@ final class PolicySetting<T> {
   @SuppressWarnings("unchecked")
   private static Class<? extends Throwable>[] array(List<Class<? extends Throwable>> types) {
     return types.toArray(new Class[0]);
-  }
-
-  private static Jitter jitter(String name) {
-    return switch (name) {
-      case "full" -> Jitter.full();
-      case "equal" -> Jitter.equal();
-      case "decorrelated" -> Jitter.decorrelated();
-      default -> Jitter.none();
-    };
   }
 
   private static Level level(String name) {

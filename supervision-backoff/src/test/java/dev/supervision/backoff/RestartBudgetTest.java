@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.TestChild;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,31 +3,16 @@ package dev.supervision.backoff.micrometer;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffListener;
 import dev.supervision.backoff.BudgetEvent;
-import dev.supervision.backoff.spi.AdaptiveRateController;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.TimeGauge;
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import java.util.EnumMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.eventstream.EventStream;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
  * Records the {@link BackoffEvent}s of supervised actors, and the state of adaptive restart budgets,
@@ -149,10 +134,9 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
   public static final String BUDGET_PROBES = "supervision.backoff.budget.probes";
 
   private final Tags commonTags;
-  private final Map<String, MetricsListener> listeners = new ConcurrentHashMap<>();
-  private final Map<String, BudgetGauges> budgetGauges = new ConcurrentHashMap<>();
+  private final Map<String, ListenerMeters> listeners = new ConcurrentHashMap<>();
   private final Set<Meter> meters = ConcurrentHashMap.newKeySet();
-  private final Set<ActorRef<Stop>> budgetWatchers = ConcurrentHashMap.newKeySet();
+  private final BudgetWatcher budgets;
   private volatile MeterRegistry registry;
 
   /** Metrics with no extra tags; bind them with {@link #bindTo(MeterRegistry)}. */
@@ -179,6 +163,7 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
       }
     }
     this.commonTags = Tags.of(tags);
+    this.budgets = new BudgetWatcher(commonTags, meters);
   }
 
   /**
@@ -217,9 +202,9 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
     if (name.isBlank()) {
       throw new IllegalArgumentException("name must not be blank but was \"" + name + "\"");
     }
-    MeterRegistry r = requireBound();
+    MeterRegistry bound = requireBound();
     return listeners.computeIfAbsent(
-        name, n -> new MetricsListener(r, commonTags.and(NAME_TAG, n), n));
+        name, key -> new ListenerMeters(bound, commonTags.and(NAME_TAG, key), key, meters));
   }
 
   /**
@@ -233,50 +218,7 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
    */
   public void bindBudgets(ActorSystem<?> system) {
     Objects.requireNonNull(system, "system must not be null");
-    requireBound();
-    ActorRef<Stop> watcher =
-        system.systemActorOf(
-            Behaviors.<Object>setup(
-                    ctx -> {
-                      ctx.getSystem()
-                          .eventStream()
-                          .tell(
-                              new EventStream.Subscribe<>(
-                                  BudgetEvent.class, ctx.getSelf().narrow()));
-                      return Behaviors.receive(Object.class)
-                          .onMessage(
-                              BudgetEvent.class,
-                              e -> {
-                                budgetGauges
-                                    .computeIfAbsent(e.budget(), BudgetGauges::new)
-                                    .onEvent(e);
-                                return Behaviors.same();
-                              })
-                          .onMessage(
-                              Stop.class,
-                              s -> {
-                                // unsubscribe explicitly, from this actor, so that it reaches the
-                                // event stream after this actor's Subscribe: the event stream's own
-                                // clean-up on termination can run before the subscription is added,
-                                // and would then leave a stopped watcher (and this registry)
-                                // subscribed for the life of the actor system
-                                ctx.getSystem()
-                                    .eventStream()
-                                    .tell(new EventStream.Unsubscribe<>(ctx.getSelf().narrow()));
-                                return Behaviors.stopped();
-                              })
-                          .build();
-                    })
-                .narrow(),
-            "backoff-metrics-budgets-" + WATCHERS.incrementAndGet(),
-            Props.empty());
-    budgetWatchers.add(watcher);
-  }
-
-  private static final AtomicLong WATCHERS = new AtomicLong();
-
-  private enum Stop {
-    INSTANCE
+    budgets.watch(system, requireBound());
   }
 
   /**
@@ -285,239 +227,20 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
    */
   @Override
   public void close() {
-    budgetWatchers.forEach(w -> w.tell(Stop.INSTANCE));
-    budgetWatchers.clear();
-    MeterRegistry r = registry;
-    if (r != null) {
-      meters.forEach(r::remove);
+    budgets.close();
+    MeterRegistry bound = registry;
+    if (bound != null) {
+      meters.forEach(bound::remove);
     }
     meters.clear();
     listeners.clear();
-    budgetGauges.clear();
   }
 
   private MeterRegistry requireBound() {
-    MeterRegistry r = registry;
-    if (r == null) {
+    MeterRegistry bound = registry;
+    if (bound == null) {
       throw new IllegalStateException("BackoffMetrics must be bound to a registry first (bindTo)");
     }
-    return r;
-  }
-
-  private <M extends Meter> M track(M meter) {
-    meters.add(meter);
-    return meter;
-  }
-
-  /** The gauges of one adaptive budget. */
-  private final class BudgetGauges {
-    final AtomicInteger state = new AtomicInteger();
-    final AtomicReference<Double> rate = new AtomicReference<>(Double.NaN);
-    final AtomicReference<Double> goodput = new AtomicReference<>(Double.NaN);
-    final Counter probes;
-
-    BudgetGauges(String budget) {
-      MeterRegistry r = requireBound();
-      Tags t = commonTags.and(BUDGET_TAG, budget);
-      track(
-          Gauge.builder(BUDGET_STATE, state, AtomicInteger::doubleValue)
-              .description("Adaptive restart budget state: 0 steady, 1 holding, 2 ramping")
-              .tags(t)
-              .strongReference(true)
-              .register(r));
-      track(
-          Gauge.builder(BUDGET_RATE, rate, ref -> ref.get())
-              .description("Restarts per second the adaptive budget allows")
-              .tags(t)
-              .strongReference(true)
-              .register(r));
-      track(
-          Gauge.builder(BUDGET_GOODPUT, goodput, ref -> ref.get())
-              .description("Goodput the adaptive budget measured at its last loss")
-              .tags(t)
-              .strongReference(true)
-              .register(r));
-      probes =
-          track(
-              Counter.builder(BUDGET_PROBES)
-                  .description("Probe restarts of the adaptive budget while holding")
-                  .tags(t)
-                  .register(r));
-    }
-
-    void onEvent(BudgetEvent event) {
-      if (event instanceof BudgetEvent.StateChanged e) {
-        state.set(e.to().ordinal());
-        if (e.to() == AdaptiveRateController.State.HOLDING) {
-          rate.set(0.0);
-        } else if (e.to() == AdaptiveRateController.State.STEADY) {
-          rate.set(Double.NaN);
-        }
-      } else if (event instanceof BudgetEvent.RateChanged e) {
-        rate.set(e.to());
-        if (!Double.isNaN(e.goodput())) {
-          goodput.set(e.goodput());
-        }
-      } else if (event instanceof BudgetEvent.Probe) {
-        probes.increment();
-      }
-    }
-  }
-
-  /** The listener: meters registered once, updated per event. */
-  private final class MetricsListener implements BackoffListener {
-
-    private final String name;
-    private final Counter restartsScheduled;
-    private final Counter restarts;
-    private final Timer delay;
-    private final AtomicLong lastDelayNanos = new AtomicLong();
-    private final Set<ActorRef<?>> inBackoff = ConcurrentHashMap.newKeySet();
-    private final Map<BackoffEvent.Reason, Counter> giveUps =
-        new EnumMap<>(BackoffEvent.Reason.class);
-    private final Counter resets;
-    private final Counter stoppedDuringBackoff;
-    private final MeterRegistry registry;
-    private final Tags tags;
-    private final Map<String, BudgetMeters> budgets = new ConcurrentHashMap<>();
-
-    /** When each waiting actor asked for its permit, by the registry's clock. */
-    private final Map<ActorRef<?>, Long> waitingSince = new ConcurrentHashMap<>();
-
-    /** The meters of one restart budget, registered when an actor first asks it for a permit. */
-    private final class BudgetMeters {
-      final Counter waits;
-      final Timer wait;
-      final Set<ActorRef<?>> waiting = ConcurrentHashMap.newKeySet();
-
-      BudgetMeters(String budget) {
-        Tags budgetTags = tags.and(BUDGET_TAG, budget);
-        waits =
-            track(
-                Counter.builder(BUDGET_WAITS)
-                    .description("Restarts that asked a restart budget for a permit")
-                    .tags(budgetTags)
-                    .register(registry));
-        wait =
-            track(
-                Timer.builder(BUDGET_WAIT)
-                    .description("Waits for a permit of a restart budget")
-                    .tags(budgetTags)
-                    .register(registry));
-        track(
-            Gauge.builder(BUDGET_WAITING, waiting, Set::size)
-                .description("Supervised actors waiting for a permit of a restart budget")
-                .tags(budgetTags)
-                .strongReference(true)
-                .register(registry));
-      }
-    }
-
-    MetricsListener(MeterRegistry registry, Tags tags, String name) {
-      this.name = name;
-      this.registry = registry;
-      this.tags = tags;
-      restartsScheduled =
-          track(
-              Counter.builder(RESTARTS_SCHEDULED)
-                  .description("Failures of supervised actors that scheduled a restart")
-                  .tags(tags)
-                  .register(registry));
-      restarts =
-          track(
-              Counter.builder(RESTARTS)
-                  .description("Restarts of supervised actors after their backoff")
-                  .tags(tags)
-                  .register(registry));
-      delay =
-          track(
-              Timer.builder(DELAY)
-                  .description("Scheduled restart delays, Retry-After hints included")
-                  .tags(tags)
-                  .register(registry));
-      track(
-          TimeGauge.builder(
-                  DELAY_LAST, lastDelayNanos, TimeUnit.NANOSECONDS, AtomicLong::doubleValue)
-              .description("The last scheduled restart delay")
-              .tags(tags)
-              .strongReference(true)
-              .register(registry));
-      track(
-          Gauge.builder(IN_BACKOFF, inBackoff, Set::size)
-              .description("Supervised actors waiting for their restart")
-              .tags(tags)
-              .strongReference(true)
-              .register(registry));
-      for (BackoffEvent.Reason reason : BackoffEvent.Reason.values()) {
-        giveUps.put(
-            reason,
-            track(
-                Counter.builder(GIVE_UPS)
-                    .description("Supervised actors stopped because of a failure")
-                    .tags(tags)
-                    .tag(REASON_TAG, reason.name().toLowerCase(Locale.ROOT))
-                    .register(registry)));
-      }
-      resets =
-          track(
-              Counter.builder(RESETS)
-                  .description(
-                      "Restart counts reset after a supervised actor ran resetAfter without failing")
-                  .tags(tags)
-                  .register(registry));
-      stoppedDuringBackoff =
-          track(
-              Counter.builder(STOPPED_DURING_BACKOFF)
-                  .description(
-                      "Supervised actors stopped from outside while waiting for their restart")
-                  .tags(tags)
-                  .register(registry));
-    }
-
-    @Override
-    public void onEvent(BackoffEvent event) {
-      if (event instanceof BackoffEvent.RestartScheduled e) {
-        restartsScheduled.increment();
-        delay.record(e.delay());
-        lastDelayNanos.set(e.delay().toNanos());
-        inBackoff.add(e.actor());
-      } else if (event instanceof BackoffEvent.Restarted) {
-        restarts.increment();
-        inBackoff.remove(event.actor());
-      } else if (event instanceof BackoffEvent.GaveUp e) {
-        giveUps.get(e.reason()).increment();
-        leftBackoff(e.actor()); // a restart that failed in setup gives up from the backoff
-      } else if (event instanceof BackoffEvent.StoppedDuringBackoff) {
-        stoppedDuringBackoff.increment();
-        leftBackoff(event.actor());
-      } else if (event instanceof BackoffEvent.BackoffReset) {
-        resets.increment();
-      } else if (event instanceof BackoffEvent.WaitingForPermit e) {
-        BudgetMeters meters = budgets.computeIfAbsent(e.budget(), BudgetMeters::new);
-        meters.waits.increment();
-        meters.waiting.add(e.actor());
-        waitingSince.put(e.actor(), registry.config().clock().monotonicTime());
-      } else if (event instanceof BackoffEvent.PermitGranted e) {
-        BudgetMeters meters = budgets.computeIfAbsent(e.budget(), BudgetMeters::new);
-        meters.waiting.remove(e.actor());
-        Long since = waitingSince.remove(e.actor());
-        if (since != null) {
-          meters.wait.record(
-              registry.config().clock().monotonicTime() - since, TimeUnit.NANOSECONDS);
-        }
-      }
-    }
-
-    private void leftBackoff(ActorRef<?> actor) {
-      inBackoff.remove(actor);
-      if (waitingSince.remove(actor) != null) {
-        budgets.values().forEach(m -> m.waiting.remove(actor));
-      }
-    }
-
-    @Override
-    public String toString() {
-      return "BackoffMetrics.listener(" + name + ")";
-    }
+    return bound;
   }
 }

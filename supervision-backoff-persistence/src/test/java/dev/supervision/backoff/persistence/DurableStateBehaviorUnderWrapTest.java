@@ -166,7 +166,7 @@ final class DurableStateBehaviorUnderWrapTest {
     e.restartsAndRecovers(expectRestartScheduled(e.events, 1), "");
 
     kit.time().timePasses(Kits.RESET);
-    assertEquals(1, e.events.expectMessageClass(BackoffEvent.BackoffReset.class).attempts());
+    assertEquals(1, e.events.expectMessageClass(BackoffEvent.BackoffReset.class).attempt());
 
     store.failNextWrites(e.id, 1, new IOException("state store down"));
     e.ref.tell(new Register.Append("b", e.replies.ref()));

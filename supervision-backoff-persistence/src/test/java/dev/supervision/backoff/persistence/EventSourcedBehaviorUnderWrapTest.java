@@ -295,7 +295,7 @@ final class EventSourcedBehaviorUnderWrapTest {
 
     kit.time().timePasses(Kits.RESET);
     BackoffEvent.BackoffReset reset = e.events.expectMessageClass(BackoffEvent.BackoffReset.class);
-    assertEquals(1, reset.attempts());
+    assertEquals(1, reset.attempt());
 
     journal.failNextPersisted(e.id);
     e.ref.tell(new Ledger.Append("b", e.replies.ref()));

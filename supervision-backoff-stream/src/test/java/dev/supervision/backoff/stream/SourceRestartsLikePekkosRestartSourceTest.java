@@ -267,7 +267,7 @@ final class SourceRestartsLikePekkosRestartSourceTest {
     probe.expectRestarted();
     BackoffEvent.GaveUp gaveUp = probe.expectGaveUp();
     assertSame(gaveUp.cause(), failure);
-    assertEquals(1, gaveUp.restarts());
+    assertEquals(1, gaveUp.attempt());
     assertEquals(2, created.get());
   }
 

@@ -113,7 +113,7 @@ final class StreamsHonourThePolicyTest {
     probe.advanceToRestart(kit.time());
     probe.expectRestarted();
     kit.time().timePasses(Duration.ofSeconds(3));
-    assertEquals(2, probe.expectReset().attempts());
+    assertEquals(2, probe.expectReset().attempt());
     BackoffEvent.RestartScheduled again = failAndExpect(inner, probe, new Boom("down"));
     assertEquals(1, again.attempt());
     assertEquals(Duration.ofSeconds(1), again.delay());

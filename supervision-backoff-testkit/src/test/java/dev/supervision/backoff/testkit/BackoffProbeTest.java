@@ -59,7 +59,7 @@ final class BackoffProbeTest {
     assertEquals(1, probe.expectRestarted().attempt());
     kit.time().timePasses(Duration.ofSeconds(10));
     BackoffEvent.BackoffReset reset = probe.expectReset(actor);
-    assertEquals(1, reset.attempts());
+    assertEquals(1, reset.attempt());
   }
 
   @Test

@@ -2,7 +2,6 @@ package dev.supervision.backoff.internal;
 
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffHandler;
-import dev.supervision.backoff.BackoffListener;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.ChildStopped;
 import dev.supervision.backoff.RetryAfter;
@@ -32,98 +31,53 @@ import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.TypedActorContext;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.internal.BehaviorImpl;
-import org.apache.pekko.actor.typed.internal.InterceptorImpl;
 import org.apache.pekko.actor.typed.internal.PoisonPill;
 import org.apache.pekko.actor.typed.internal.UnstashException;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 import org.slf4j.event.Level;
 import scala.util.control.NonFatal;
 
 /**
- * INTERNAL API: the behavior behind {@code BackoffSupervisor.wrap}. One instance per actor (created
- * by the {@code Behaviors.setup} that {@link #supervise} returns); all state is confined to the
- * actor, so nothing here is synchronized.
+ * INTERNAL API: the behavior behind {@code BackoffSupervisor.wrap}, one instance per actor (made by
+ * the deferred behavior that {@link #supervise} returns). All state is confined to the actor, so
+ * nothing here is synchronized.
  *
- * <p>Why an {@link ExtensibleBehavior} and not a {@code BehaviorInterceptor} (which Pekko's own
- * supervisor is, and this class was at first): an interceptor puts Pekko's {@code InterceptorImpl}
- * in front of every message (a second {@code Behavior.interpretMessage} level, an {@code
- * isAssignableFrom} test, a target object and a {@code Behavior.start} of every result), plus
- * about 100 bytes per actor. This class keeps the child's current behavior in a field and
- * interprets it itself, so a message costs a null test, a type test, a {@code try} and an identity
- * test on the child's result: in the benchmarks (BENCHMARKS.md, section 1) about 1.3 ns over a bare
- * behavior, where Pekko's supervisor adds about 12 ns.
+ * <p>An {@link ExtensibleBehavior}, not a {@code BehaviorInterceptor} as Pekko's own supervisor is:
+ * it keeps the child's current behavior in a field ({@link #current}) and interprets it itself, so
+ * a running actor's message costs a null test, a type test, a {@code try} and an identity test on
+ * the child's result (BENCHMARKS.md measures it).
  *
- * <p>Life cycle. While running, messages and signals go straight to the child ({@link #current}).
- * When the child returns a new behavior it replaces {@code current} and this behavior stays; when
- * it returns {@code stopped}, that is returned as is, so the actor gives {@code PostStop} to this
- * behavior, which passes it to the child, and the actor runs the stopped behavior's callback. A
- * failure (thrown in {@code setup}, a message or a signal, or returned as a failed behavior, see
- * below) cancels the actor's timers, signals {@code
- * PreRestart} to the failed behavior, stops its children (unless the policy keeps them), draws a
- * delay and schedules a {@link Tick}
- * with {@code ActorContext.scheduleOnce}, so the system scheduler (and therefore {@code
- * ManualTime}) times the restart. During the backoff there is no child; messages and signals are
- * stashed up to the capacity, the rest are published as {@link Dropped}. The restart happens when
- * the tick has fired and every stopped child has terminated: the initial behavior is started
- * again, the stash is replayed in order, and a reset tick is scheduled {@code resetAfter} later.
+ * <p>Life cycle. While running, messages and signals go to the child. A failure (thrown in {@code
+ * setup}, a message or a signal, or a failed behavior that carries a persistence failure, {@link
+ * Causes#isPersistenceFailure}) cancels the actor's timers, signals {@code PreRestart}, stops the
+ * children (unless the policy keeps them) and schedules a {@link Tick} with {@code
+ * ActorContext.scheduleOnce}, so {@code ManualTime} times the restart. During the backoff messages
+ * and signals are stashed up to the capacity, the rest published as {@link Dropped}. When the tick
+ * has fired and the children have terminated (and the budget, if any, granted a permit), the
+ * initial behavior is started again, the stash replayed in order and a reset tick scheduled. A stop
+ * of the child stops the actor, unless the policy restarts on stop ({@link #stoppedOrFailed}); any
+ * other failed behavior (an inner {@code stop()}) is let through.
  *
- * <p>Failed behaviors. A child may fail without throwing, by returning {@code BehaviorImpl.failed(cause)}:
- * Pekko's own stop supervisor does, and so does an {@code EventSourcedBehavior} or a {@code
- * DurableStateBehavior} (from a stop supervisor of its own) when its journal or store fails.
- * Wherever this class receives a behavior from the child (its start, a message, a signal, the
- * replay of the stash, a restart), a failed one that carries a non-fatal persistence failure
- * ({@link Causes#isPersistenceFailure}) is handled exactly like the throw of its cause; any other
- * is passed on as is, so the actor stops, as under Pekko's supervisors (an inner {@code stop()}
- * stays a stop). The test costs nothing on the hot path: it runs only for results that are not
- * alive, which {@code same} is.
- *
- * <p>Stops. A child that returns {@code stopped} stops the actor, unless the policy restarts on
- * stop and the stop is not final ({@link #stoppedOrFailed}): then the behavior that stopped gets
- * {@code PostStop} and the stop is handled like a failure (no stop rule, hint or adaptive budget).
- * The options that need per-actor state of their own (a final stop message, a handler while
- * backing off) use the subclass {@link Classic}, so that other actors pay neither its fields nor
- * its test on every message.
- *
- * <p>Re-wrapping. A behavior that wraps its own next state ({@code counter(n) = wrap(receive(m ->
- * counter(n + 1)), policy)}) must not nest one supervisor per state change. The actor keeps one
- * layer per distinct policy ({@link BackoffPolicy#equals}): {@code wrap(wrap(b, p), p)} is {@code
- * wrap(b, p)}; a {@link Wrap} with an equal policy returned by the child is adopted ({@link #adopt}:
- * its behavior becomes the child and the behavior restarted from now on); a layer with an equal
- * policy started elsewhere (inside a {@code setup}, an interceptor or a layer with another policy)
- * takes over from this one, which leaves the stack ({@link #replacedBy}). Either way the surviving
- * layer restarts the behavior of the latest re-wrap (as Pekko's, whose newest duplicate survives)
- * and keeps the restart count, the delay schedule, the random sequence and the pending reset of the
- * layer it replaces (unlike Pekko's, which starts counting afresh). Both checks run only on results
- * that are not {@code same}.
- *
- * <p>Ticks are {@link Signal}s (as in Pekko's own supervisor) so that a stale tick reaching a user
- * behavior is an unhandled signal, never a {@code ClassCastException}; each carries its owner and a
- * generation so that nested supervisors and cancelled ticks are told apart.
+ * <p>Other homes: re-wrapping (one layer per distinct policy) is {@link ReWrap}; every log line and
+ * event is {@link SupervisorReports}; the options that need per-actor state of their own (a final
+ * stop message, a handler while backing off) are the subclass {@link Classic}, so that other actors
+ * pay neither its fields nor its test on every message. Ticks and permits are {@link Signal}s (as
+ * in Pekko's supervisor), so that a stale one reaching a user behavior is an unhandled signal; each
+ * carries its owner and a generation so that nested supervisors and cancelled ticks are told apart.
  *
  * @param <T> the child's message type
  */
 public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
 
   /**
-   * The supervisor's own logger. Not {@code ctx.getLog()}: Pekko names an actor's logger after the
-   * first class on the stack that asks for it, so asking from here would rename the user's logger
-   * for the rest of the actor's life. Every line names the actor's path and sets the {@code
-   * pekkoSource} MDC key as Pekko's actor loggers do.
-   */
-  static final Logger LOG = LoggerFactory.getLogger("dev.supervision.backoff.BackoffSupervisor");
-
-  /**
    * The behavior started at every restart: the wrapped one, or the one wrapped by the latest re-wrap
    * with an equal policy that this layer adopted.
    */
-  private Behavior<T> initial;
+  Behavior<T> initial;
 
-  private final BackoffPolicy policy;
+  final BackoffPolicy policy;
 
   /** Whether anyone wants events (listeners or the event stream): events are built only then. */
   private final boolean listening;
@@ -133,19 +87,19 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    * null during a backoff (the failed behavior is released), so {@code receive} tests only this
    * field while the actor runs; also null after giving up without a child.
    */
-  private Behavior<T> current;
+  Behavior<T> current;
 
-  private boolean inBackoff;
+  boolean inBackoff;
   private boolean restartDue;
   private boolean permitRequested;
-  private int restarts;
-  private long generation;
-  private DelaySchedule schedule;
+  int restarts;
+  long generation;
+  DelaySchedule schedule;
 
   /** The budget's gate, looked up when the actor starts; again only if the registry forgot it. */
   private GateRegistry.Handle gate;
 
-  private SplittableRandom random;
+  SplittableRandom random;
   private ArrayDeque<Object> stash;
   private Set<ActorRef<Void>> stoppingChildren;
 
@@ -153,14 +107,14 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    * The pending restart tick (during a backoff) or reset tick (after a restart): never both, so one
    * field (an actor's supervisor stays at 72 bytes).
    */
-  private Cancellable timer;
+  Cancellable timer;
 
   /**
    * Whose ticks and permits this layer takes: itself, or, until its pending reset has fired or been
-   * cancelled, the layer it replaced (see {@link #handOver}). Null once this layer has been replaced
+   * cancelled, the layer it replaced (see {@code ReWrap.handOver}). Null once this layer has been replaced
    * (retired): it then handles no failure.
    */
-  private Object owner = this;
+  Object owner = this;
 
   private BackoffBehavior(Behavior<T> initial, BackoffPolicy policy) {
     this.initial = initial;
@@ -188,7 +142,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    * creates the actor's supervisor when it starts. Its own class, so that a supervisor can recognize
    * a re-wrap with an equal policy among its child's results and adopt it instead of nesting it.
    */
-  private static final class Wrap<T> extends BehaviorImpl.DeferredBehavior<T> {
+  static final class Wrap<T> extends BehaviorImpl.DeferredBehavior<T> {
     final Behavior<T> initial;
     final BackoffPolicy policy;
 
@@ -217,12 +171,12 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    * backing off (given the delay of the backoff). Its own class, so that an actor of any other
    * policy neither pays the predicate's test on its messages nor the fields in memory.
    */
-  private static final class Classic<T> extends BackoffBehavior<T> {
+  static final class Classic<T> extends BackoffBehavior<T> {
     /** The policy's final stop predicate if it restarts on stop, else null. */
     private final Predicate<Object> finalStop;
 
     /** Whether the child has received a final stop message: its next stop stops the actor. */
-    private boolean finalStopSeen;
+    boolean finalStopSeen;
 
     /** The delay of the current backoff, for the handler while backing off. */
     private long backoffNanos;
@@ -298,7 +252,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
           ? this
           : next; // the child stopped at once; so does the actor
     }
-    if (replacedBy(started)) {
+    if (ReWrap.replacedBy(this, started)) {
       return started; // setup(ctx -> wrap(b, p)) wrapped in p: the inner layer is the actor's
     }
     current = started;
@@ -317,16 +271,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     Behavior<T> result;
     try {
-      if (child instanceof ExtensibleBehavior) {
-        // what Behavior.interpretMessage does for this (by far the most common) kind of behavior,
-        // without its dispatch on the other kinds: a few ns less on every message
-        result = ((ExtensibleBehavior<T>) child).receive(ctx, msg);
-        if (result != Behaviors.<T>same()) {
-          result = Behavior.start(adopt(result), ctx);
-        }
-      } else {
-        result = Behavior.interpretMessage(child, ctx, msg);
-      }
+      result = interpretMessage(ctx, child, msg);
     } catch (Throwable t) {
       return onFailure(ctx, t, child);
     }
@@ -402,108 +347,11 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
           ? onFailure(ctx, failureOf(result), child)
           : stoppedOrFailed(ctx, result, child, trigger);
     }
-    if (replacedBy(result)) {
+    if (ReWrap.replacedBy(this, result)) {
       return result; // a newer layer with an equal policy took over; this one leaves the stack
     }
     current = result; // already started by Behavior.interpretMessage
     return Behaviors.same();
-  }
-
-  // ---------------------------------------------------------------- re-wrapping
-
-  /**
-   * A re-wrap with an equal policy returned by the child ({@code wrap(b, policy)} returned as is):
-   * this layer adopts {@code b} as its child and as the behavior it restarts, instead of nesting a
-   * second supervisor. Different policies are left alone; they nest. Any other behavior is
-   * returned as is (one type test).
-   *
-   * @return the behavior to start as the child
-   */
-  @SuppressWarnings("unchecked")
-  private Behavior<T> adopt(Behavior<T> result) {
-    Behavior<T> next = result;
-    while (next instanceof Wrap && samePolicy(((Wrap<T>) next).policy)) {
-      next = ((Wrap<T>) next).initial;
-      initial = next;
-    }
-    return next;
-  }
-
-  /**
-   * Whether a started behavior from the child holds a newer layer with an equal policy (a re-wrap
-   * that was started elsewhere: inside a {@code Behaviors.setup}, an interceptor, or a layer with a
-   * different policy). If it does, this layer hands its state over to that one (see {@link
-   * #handOver}) and retires: the caller returns the child's behavior in place of this one. Only
-   * supervisors and interceptors are looked into, so a plain behavior costs two type tests.
-   */
-  private boolean replacedBy(Behavior<T> started) {
-    if (!(started instanceof BackoffBehavior) && !(started instanceof InterceptorImpl)) {
-      return false;
-    }
-    BackoffBehavior<?> heir = equalLayerIn(started);
-    if (heir == null) {
-      return false;
-    }
-    handOver(heir);
-    return true;
-  }
-
-  /** Whether {@code other} supervises "the same way": an equal policy (the identity test first, the common case). */
-  private boolean samePolicy(BackoffPolicy other) {
-    return other == policy || other.equals(policy);
-  }
-
-  /** The outermost supervisor with an equal policy in {@code b}'s stack of layers, or null. */
-  private BackoffBehavior<?> equalLayerIn(Behavior<?> b) {
-    Behavior<?> layer = b;
-    while (layer != null) {
-      if (layer instanceof BackoffBehavior) {
-        BackoffBehavior<?> supervisor = (BackoffBehavior<?>) layer;
-        if (samePolicy(supervisor.policy)) {
-          return supervisor;
-        }
-        layer = supervisor.current;
-      } else if (layer instanceof InterceptorImpl) {
-        layer = ((InterceptorImpl<?, ?>) layer).nestedBehavior();
-      } else {
-        return null;
-      }
-    }
-    return null;
-  }
-
-  /**
-   * Retires this layer in favour of {@code heir}, a newer layer with an equal policy. A heir that
-   * has just started healthy takes over the restart count, the delay schedule, the random sequence
-   * and the pending reset (its ticks are this layer's), so that re-wrapping neither resets nor
-   * restarts the backoff. A heir that failed while it started has begun its own backoff; this
-   * layer's timers are cancelled and the heir goes on with its own count. Idempotent.
-   */
-  private void handOver(BackoffBehavior<?> heir) {
-    if (owner == null) {
-      return; // retired already (a stash replay may find the heir again in later results)
-    }
-    if (this instanceof Classic && heir instanceof Classic) {
-      ((Classic<?>) heir).finalStopSeen |= ((Classic<?>) this).finalStopSeen;
-    }
-    if (heir.owner == heir && heir.current != null && !heir.inBackoff) {
-      heir.restarts = restarts;
-      heir.schedule = schedule;
-      heir.random = random;
-      if (timer != null) { // the pending reset: its tick names this layer's owner
-        heir.owner = owner;
-        heir.generation = generation;
-        heir.timer = timer;
-        timer = null;
-      }
-    } else {
-      cancelOwnTimers();
-    }
-    owner = null; // retired
-    current = null;
-    initial = null;
-    schedule = null;
-    random = null;
   }
 
   private boolean isRetired() {
@@ -568,19 +416,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     try {
       return predicate.test(msg);
     } catch (Throwable t) {
-      if (!NonFatal.apply(t)) {
-        throw sneaky(t);
-      }
-      ActorContext<T> jctx = ctx.asJava();
-      log(
-          jctx,
-          Level.WARN,
-          t,
-          "Supervised actor [{}]: final stop message predicate [{}] threw on a message of {}; taken"
-              + " as no match",
-          jctx.getSelf().path(),
-          predicate,
-          msg == null ? "null" : msg.getClass().getName());
+      callbackThrew(ctx, t, "final stop message predicate", predicate, msg, "taken as no match");
       return false;
     }
   }
@@ -591,21 +427,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (!NonFatal.apply(cause)) {
       return; // a fatal error is not ours to report
     }
-    ActorContext<T> jctx = ctx.asJava();
-    if (policy.isLoggingEnabled()) {
-      log(
-          jctx,
-          Level.DEBUG,
-          null,
-          "Supervised actor [{}] stopped by a supervisor inside it (not restarted): {}",
-          jctx.getSelf().path(),
-          Causes.describe(cause));
-    }
-    if (listening) {
-      emit(
-          jctx,
-          new BackoffEvent.GaveUp(jctx.getSelf(), restarts, cause, BackoffEvent.Reason.INNER_STOP));
-    }
+    SupervisorReports.innerStop(policy, listening, ctx.asJava(), restarts, cause);
   }
 
   /**
@@ -624,15 +446,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
         ((BehaviorImpl.StoppedBehavior<T>) stopped).onPostStop(ctx);
       }
     } catch (Throwable t) {
-      if (!NonFatal.apply(t)) {
-        throw sneaky(t);
-      }
-      log(
-          jctx,
-          Level.ERROR,
-          t,
-          "Supervised actor [{}] failed in PostStop after it stopped itself; the restart goes on",
-          jctx.getSelf().path());
+      signalHandlerThrew(jctx, t, "PostStop after it stopped itself");
     }
     return onFailure(ctx, new ChildStopped(), null, true);
   }
@@ -642,7 +456,8 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (policy.isRestartOnStop() && matchesFinalStop(ctx, msg)) {
       ActorContext<T> jctx = ctx.asJava();
       if (policy.isLoggingEnabled()) {
-        log(
+        SupervisorReports.log(
+            policy,
             jctx,
             Level.DEBUG,
             null,
@@ -668,21 +483,55 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     try {
       return handler.handle(msg, untilRestart);
     } catch (Throwable t) {
-      if (!NonFatal.apply(t)) {
-        throw sneaky(t);
-      }
-      ActorContext<T> jctx = ctx.asJava();
-      log(
-          jctx,
-          Level.WARN,
-          t,
-          "Supervised actor [{}]: handler while backing off [{}] threw on a message of {}; the"
-              + " message is stashed",
-          jctx.getSelf().path(),
-          handler,
-          msg == null ? "null" : msg.getClass().getName());
+      callbackThrew(ctx, t, "handler while backing off", handler, msg, "the message is stashed");
       return false;
     }
+  }
+
+  /**
+   * The child's handler of a signal threw {@code t} in {@code where}: a fatal error is rethrown,
+   * anything else gets one ERROR line, and the restart goes on.
+   */
+  private void signalHandlerThrew(ActorContext<T> jctx, Throwable t, String where) {
+    if (!NonFatal.apply(t)) {
+      throw sneaky(t);
+    }
+    SupervisorReports.log(
+        policy,
+        jctx,
+        Level.ERROR,
+        t,
+        "Supervised actor [{}] failed in {}; the restart goes on",
+        jctx.getSelf().path(),
+        where);
+  }
+
+  /**
+   * A user's callback ({@code what}) threw {@code t} on {@code msg}: a fatal error is rethrown,
+   * anything else gets one WARN line that says what happens instead ({@code instead}).
+   */
+  private void callbackThrew(
+      TypedActorContext<T> ctx,
+      Throwable t,
+      String what,
+      Object callback,
+      Object msg,
+      String instead) {
+    if (!NonFatal.apply(t)) {
+      throw sneaky(t);
+    }
+    ActorContext<T> jctx = ctx.asJava();
+    SupervisorReports.log(
+        policy,
+        jctx,
+        Level.WARN,
+        t,
+        "Supervised actor [{}]: {} [{}] threw on a message of {}; {}",
+        jctx.getSelf().path(),
+        what,
+        callback,
+        msg == null ? "null" : msg.getClass().getName(),
+        instead);
   }
 
   private static Throwable failureOf(Behavior<?> failed) {
@@ -704,11 +553,10 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     if (signal instanceof PoisonPill) {
       // Cluster Sharding (passivation, hand-off) and Cluster Singleton without a stop message stop
-      // an
-      // actor with PoisonPill: their interceptor, outside this supervisor, stops it if the signal
-      // is unhandled.
-      // Stashed, the signal would be swallowed by the restarted behavior and the actor would never
-      // stop, while sharding buffers its messages until it does. Unhandled, it stops the actor now.
+      // an actor with PoisonPill: their interceptor, outside this supervisor, stops it if the
+      // signal is unhandled. Stashed, the signal would be swallowed by the restarted behavior and
+      // the actor would never stop, while sharding buffers its messages until it does. Unhandled,
+      // it stops the actor now.
       return Behaviors.unhandled();
     }
     stashOrDrop(ctx, new StashedSignal(signal));
@@ -770,15 +618,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       try {
         Behavior.interpretSignal(failedBehavior, ctx, PreRestart.instance());
       } catch (Throwable t) {
-        if (!NonFatal.apply(t)) {
-          throw sneaky(t);
-        }
-        log(
-            jctx,
-            Level.ERROR,
-            t,
-            "Supervised actor [{}] failed in PreRestart; the restart goes on",
-            jctx.getSelf().path());
+        signalHandlerThrew(jctx, t, "PreRestart");
       }
     }
     if (policy.isStopChildren()) {
@@ -804,10 +644,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       stash = new ArrayDeque<>(Math.min(16, Math.max(1, stashCapacity(ctx))));
     }
     timer = jctx.scheduleOnce(delay, self(jctx), new Tick(owner, ++generation, false));
-    logFailure(jctx, stop ? null : failure, delay);
-    if (listening) {
-      emit(jctx, new BackoffEvent.RestartScheduled(jctx.getSelf(), restarts, delay, failure));
-    }
+    SupervisorReports.restartScheduled(policy, listening, jctx, restarts, failure, stop, delay);
     return Behaviors.same();
   }
 
@@ -821,20 +658,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     ActorContext<T> jctx = ctx.asJava();
     inBackoff = false;
     dropStash(ctx, "actor stopped by its backoff supervisor: " + reason);
-    if (policy.isLoggingEnabled()) {
-      log(
-          jctx,
-          Level.ERROR,
-          failure instanceof ChildStopped ? null : failure,
-          "Supervised actor [{}] stopped after {} restarts ({}): {}",
-          jctx.getSelf().path(),
-          restarts,
-          reason,
-          Causes.describe(failure));
-    }
-    if (listening) {
-      emit(jctx, new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason));
-    }
+    SupervisorReports.gaveUp(policy, listening, jctx, restarts, failure, reason);
     if (failure instanceof ChildStopped) {
       return null; // the child stopped itself: the caller stops the actor cleanly
     }
@@ -856,7 +680,8 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
           if (!NonFatal.apply(broken)) {
             throw sneaky(broken);
           }
-          log(
+          SupervisorReports.log(
+              policy,
               jctx,
               Level.WARN,
               broken,
@@ -883,7 +708,8 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     long delayNanos = schedule.nextDelayNanos(random(jctx));
     DelaySchedule.BrokenJitter broken = schedule.takeBrokenJitter();
     if (broken != null) {
-      log(
+      SupervisorReports.log(
+          policy,
           jctx,
           Level.WARN,
           broken.threw(),
@@ -933,19 +759,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     String budget = policy.getBudget().get().getName();
     permitRequested = true;
     gate(jctx).tell(new GateProtocol.Acquire(self(jctx), new Permit(owner, generation)));
-    if (policy.isLoggingEnabled()) {
-      log(
-          jctx,
-          Level.DEBUG,
-          null,
-          "Supervised actor [{}] waits for a permit of restart budget [{}] (attempt {})",
-          jctx.getSelf().path(),
-          budget,
-          restarts);
-    }
-    if (listening) {
-      emit(jctx, new BackoffEvent.WaitingForPermit(jctx.getSelf(), restarts, budget));
-    }
+    SupervisorReports.waitingForPermit(policy, listening, jctx, restarts, budget);
     return Behaviors.same();
   }
 
@@ -953,7 +767,8 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     permitRequested = false;
     if (listening) {
       ActorContext<T> jctx = ctx.asJava();
-      emit(
+      SupervisorReports.emit(
+          policy,
           jctx,
           new BackoffEvent.PermitGranted(
               jctx.getSelf(), restarts, policy.getBudget().get().getName()));
@@ -1005,18 +820,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
             ? null // only the child resets the count
             : jctx.scheduleOnce(
                 policy.getResetAfter(), self(jctx), new Tick(owner, ++generation, true));
-    if (policy.isLoggingEnabled()) {
-      log(
-          jctx,
-          Level.DEBUG,
-          null,
-          "Supervised actor [{}] restarted (attempt {})",
-          jctx.getSelf().path(),
-          restarts);
-    }
-    if (listening) {
-      emit(jctx, new BackoffEvent.Restarted(jctx.getSelf(), restarts));
-    }
+    SupervisorReports.restarted(policy, listening, jctx, restarts);
     return replayStash(ctx, started);
   }
 
@@ -1036,7 +840,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       return started; // the restarted child stopped at once; so does the actor
     }
     Behavior<T> live = started;
-    replacedBy(started);
+    ReWrap.replacedBy(this, started);
     ArrayDeque<Object> pending = stash;
     while (pending != null && !pending.isEmpty()) {
       Object item = pending.poll();
@@ -1087,7 +891,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
         return result;
       }
       if (result != Behaviors.<T>same() && !Behavior.isUnhandled(result)) {
-        replacedBy(result);
+        ReWrap.replacedBy(this, result);
       }
       live = Behavior.canonicalize(result, live, ctx);
     }
@@ -1099,7 +903,12 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     return Behaviors.same();
   }
 
-  /** {@link Behavior#interpretMessage}, adopting a re-wrap with an equal policy as {@link #receive} does. */
+  /**
+   * {@link Behavior#interpretMessage}, adopting a re-wrap with an equal policy: the per-message path
+   * of {@link #receive} and of the stash replay. For an {@link ExtensibleBehavior} (by far the most
+   * common kind) it calls {@code receive} itself, without {@code interpretMessage}'s dispatch on the
+   * other kinds; small enough for the JIT to inline into {@code receive}.
+   */
   @SuppressWarnings("unchecked")
   private Behavior<T> interpretMessage(TypedActorContext<T> ctx, Behavior<T> child, T msg)
       throws Exception {
@@ -1110,7 +919,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (result == Behaviors.<T>same()) {
       return result;
     }
-    return Behavior.start(adopt(result), ctx);
+    return Behavior.start(ReWrap.adopt(this, result), ctx);
   }
 
   private Behavior<T> onResetDue(TypedActorContext<T> ctx) {
@@ -1141,29 +950,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (policy.getRandomSeed().isEmpty()) {
       random = null;
     }
-    if (policy.isLoggingEnabled()) {
-      if (byChild) {
-        log(
-            jctx,
-            Level.DEBUG,
-            null,
-            "Supervised actor [{}] reset its backoff after {} restarts",
-            jctx.getSelf().path(),
-            before);
-      } else {
-        log(
-            jctx,
-            Level.DEBUG,
-            null,
-            "Supervised actor [{}] ran {} without failing: backoff reset after {} restarts",
-            jctx.getSelf().path(),
-            policy.getResetAfter(),
-            before);
-      }
-    }
-    if (listening) {
-      emit(jctx, new BackoffEvent.BackoffReset(jctx.getSelf(), before));
-    }
+    SupervisorReports.reset(policy, listening, jctx, before, byChild);
   }
 
   private void stoppedDuringBackoff(TypedActorContext<T> ctx) {
@@ -1172,18 +959,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     cancelOwnTimers();
     cancelPermitRequest(ctx);
     int dropped = dropStash(ctx, "actor stopped during its backoff");
-    if (policy.isLoggingEnabled()) {
-      log(
-          jctx,
-          Level.DEBUG,
-          null,
-          "Supervised actor [{}] stopped during its backoff; {} stashed messages dropped",
-          jctx.getSelf().path(),
-          dropped);
-    }
-    if (listening) {
-      emit(jctx, new BackoffEvent.StoppedDuringBackoff(jctx.getSelf(), restarts, dropped));
-    }
+    SupervisorReports.stoppedDuringBackoff(policy, listening, jctx, restarts, dropped);
   }
 
   // ---------------------------------------------------------------- helpers
@@ -1244,7 +1020,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     cancelOwnTimers();
   }
 
-  private void cancelOwnTimers() {
+  void cancelOwnTimers() {
     generation++; // makes any tick already in the mailbox stale
     if (timer != null) {
       timer.cancel();
@@ -1272,93 +1048,12 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
 
   /** A 64-bit FNV-1a hash, so that paths differing in one character give unrelated seeds. */
   static long pathHash(String path) {
-    long h = 0xcbf29ce484222325L;
+    long hash = 0xcbf29ce484222325L;
     for (int i = 0; i < path.length(); i++) {
-      h ^= path.charAt(i);
-      h *= 0x100000001b3L;
+      hash ^= path.charAt(i);
+      hash *= 0x100000001b3L;
     }
-    return h;
-  }
-
-  /** The line of a restart that was scheduled; {@code failure} is null for a stop of the child. */
-  private void logFailure(ActorContext<T> jctx, Throwable failure, Duration delay) {
-    if (!policy.isLoggingEnabled()) {
-      return;
-    }
-    Level level =
-        restarts > policy.getCriticalLogLevelAfter()
-            ? policy.getCriticalLogLevel()
-            : policy.getLogLevel();
-    if (failure == null) {
-      log(
-          jctx,
-          level,
-          null,
-          "Supervised actor [{}] stopped itself (attempt {}), restarting in {} ms",
-          jctx.getSelf().path(),
-          restarts,
-          delay.toMillis());
-      return;
-    }
-    if (policy.isAggregatedLogging()) {
-      if (LOG.isEnabledForLevel(level)) {
-        HerdLog.get(jctx.getSystem())
-            .report(level, Causes.describe(failure), failure, jctx.getSelf().path().toString());
-      }
-      level = Level.DEBUG; // the actor's own line
-    }
-    log(
-        jctx,
-        level,
-        failure,
-        "Supervised actor [{}] failed (attempt {}), restarting in {} ms: {}",
-        jctx.getSelf().path(),
-        restarts,
-        delay.toMillis(),
-        Causes.describe(failure));
-  }
-
-  /**
-   * Every line of the supervisor goes through here, so that {@code withLoggingEnabled(false)}
-   * silences all of them. A log call that throws (an argument's {@code toString}, an appender) is
-   * ignored: logging never stops a restart.
-   */
-  private void log(
-      ActorContext<?> jctx, Level level, Throwable cause, String format, Object... args) {
-    if (!policy.isLoggingEnabled() || !LOG.isEnabledForLevel(level)) {
-      return;
-    }
-    String previous = MDC.get("pekkoSource");
-    MDC.put("pekkoSource", jctx.getSelf().path().toString());
-    try {
-      LOG.atLevel(level).setCause(cause).log(format, args);
-    } catch (Throwable t) {
-      if (!NonFatal.apply(t)) {
-        throw sneaky(t);
-      }
-    } finally {
-      if (previous == null) {
-        MDC.remove("pekkoSource");
-      } else {
-        MDC.put("pekkoSource", previous);
-      }
-    }
-  }
-
-  private void emit(ActorContext<T> jctx, BackoffEvent event) {
-    for (BackoffListener listener : policy.getListeners()) {
-      try {
-        listener.onEvent(event);
-      } catch (Throwable t) {
-        if (!NonFatal.apply(t)) {
-          throw sneaky(t);
-        }
-        log(jctx, Level.WARN, t, "BackoffListener [{}] threw on {}; ignored", listener, event);
-      }
-    }
-    if (policy.isEventStreamPublishing()) {
-      jctx.getSystem().eventStream().tell(new EventStream.Publish<>(event));
-    }
+    return hash;
   }
 
   /** The actor's own ref, for the ticks and permits (signals, delivered as such by the actor). */
@@ -1373,7 +1068,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   }
 
   @SuppressWarnings("unchecked")
-  private static <E extends Throwable> RuntimeException sneaky(Throwable t) throws E {
+  static <E extends Throwable> RuntimeException sneaky(Throwable t) throws E {
     throw (E) t;
   }
 

@@ -116,13 +116,13 @@ public final class HerdLog implements Extension {
 
   private static void write(Entry entry, boolean continues) {
     Report first = entry.first;
-    if (!BackoffBehavior.LOG.isEnabledForLevel(first.level())) {
+    if (!SupervisorReports.LOG.isEnabledForLevel(first.level())) {
       return;
     }
     String previous = MDC.get("pekkoSource");
     MDC.put("pekkoSource", first.actor());
     try {
-      BackoffBehavior.LOG
+      SupervisorReports.LOG
           .atLevel(first.level())
           .setCause(continues ? null : first.failure())
           .log(

@@ -168,7 +168,7 @@ final class ClassicBackoffSupervisorSpecParityTest {
       probe.expectMessage("started");
       actor.tell("hello"); // the child resets
       probe.expectMessage("hello");
-      assertEquals(1, events.expectReset().attempts()); // RestartCount(0)
+      assertEquals(1, events.expectReset().attempt()); // RestartCount(0)
       actor.tell("boom");
       assertEquals(1, events.expectRestartScheduled().attempt()); // counted from 0 again
       kit.testKit().stop(actor);

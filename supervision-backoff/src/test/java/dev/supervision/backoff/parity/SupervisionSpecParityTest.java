@@ -633,7 +633,7 @@ final class SupervisionSpecParityTest {
     backoffPasses(events, minBackoff); // restart 1 fails in setup
     backoffPasses(events, minBackoff.multipliedBy(2)); // restart 2 fails in setup: no restart 3
     BackoffEvent.GaveUp gaveUp = events.expectMessageClass(BackoffEvent.GaveUp.class);
-    assertEquals(2, gaveUp.restarts());
+    assertEquals(2, gaveUp.attempt());
     assertEquals(BackoffEvent.Reason.MAX_RESTARTS_REACHED, gaveUp.reason());
     startedProbe.expectTerminated(ref);
   }

@@ -165,7 +165,11 @@ public final class PolicyConfig {
     Config defaults = library(path);
     if (find(root, path, what) != null) {
       Config own = block(root, path, what);
-      rejectUnknownKeys(own, path + ".", keys, what.substring(0, what.indexOf(" {")));
+      rejectUnknownKeys(
+          own,
+          keys,
+          what.substring(0, what.indexOf(" {")),
+          key -> path + "." + ConfigUtil.joinPath(key));
       defaults = own.withFallback(defaults);
     }
     return defaults;
@@ -228,35 +232,25 @@ public final class PolicyConfig {
   // ---------------------------------------------------------------- parsing
 
   private void rejectUnknownKeys(String what) {
-    String key = firstUnknownKey(block, keys);
-    if (key != null) {
-      throw new IllegalArgumentException(
-          where(key, block)
-              + ": unknown setting; "
-              + what
-              + " has only "
-              + String.join(", ", keys));
-    }
+    rejectUnknownKeys(block, keys, what, key -> where(key, block));
   }
 
+  /**
+   * Rejects the first key of {@code block} (in alphabetical order) that is not one of {@code
+   * keys}; {@code where} names a key's full path in the message.
+   */
   private static void rejectUnknownKeys(
-      Config block, String prefix, List<String> keys, String what) {
-    String key = firstUnknownKey(block, keys);
-    if (key != null) {
-      throw new IllegalArgumentException(
-          prefix
-              + ConfigUtil.joinPath(key)
-              + ": unknown setting; "
-              + what
-              + " has only "
-              + String.join(", ", keys));
-    }
-  }
-
-  private static String firstUnknownKey(Config block, List<String> keys) {
+      Config block, List<String> keys, String what, UnaryOperator<String> where) {
     TreeSet<String> unknown = new TreeSet<>(block.root().keySet());
     keys.forEach(unknown::remove);
-    return unknown.isEmpty() ? null : unknown.first();
+    if (!unknown.isEmpty()) {
+      throw new IllegalArgumentException(
+          where.apply(unknown.first())
+              + ": unknown setting; "
+              + what
+              + " has only "
+              + String.join(", ", keys));
+    }
   }
 
   /**
@@ -305,7 +299,7 @@ public final class PolicyConfig {
     if (oneOf("mode", List.of("fixed", "adaptive")).equals("adaptive")) {
       return parseAdaptiveBudget(name);
     }
-    int permits = integer("permits", "a whole number >= 1");
+    int permits = integer("permits", BUDGET_ALLOWED.get("permits"));
     Duration period = duration("period");
     RestartBudget budget;
     try {
@@ -313,15 +307,16 @@ public final class PolicyConfig {
     } catch (ParameterException e) {
       throw BUDGET_KEYS.contains(e.parameter()) ? invalid(e.parameter(), e) : e;
     }
-    if (!isWord("burst", "auto")) {
-      int burst = integer("burst", "auto or a whole number >= 1");
-      try {
-        budget = budget.withBurst(burst);
-      } catch (IllegalArgumentException e) {
-        throw invalid("burst", e);
-      }
+    return bool("cluster-wide") ? withBurst(budget).clusterWide() : withBurst(budget);
+  }
+
+  /** {@code budget} with the block's burst, unless that is {@code auto}. */
+  private RestartBudget withBurst(RestartBudget budget) {
+    if (isWord("burst", "auto")) {
+      return budget;
     }
-    return bool("cluster-wide") ? budget.clusterWide() : budget;
+    int burst = integer("burst", BUDGET_ALLOWED.get("burst"));
+    return apply(budget, "burst", b -> b.withBurst(burst));
   }
 
   /** An adaptive budget: permits and period, if given, are its ceiling. */
@@ -348,11 +343,7 @@ public final class PolicyConfig {
       } catch (IllegalArgumentException e) {
         throw invalid("permits", e);
       }
-      budget = apply(budget, "period", b -> b.withMaxRate(permits, period));
-      if (!isWord("burst", "auto")) {
-        int burst = integer("burst", "auto or a whole number >= 1");
-        budget = apply(budget, "burst", b -> b.withBurst(burst));
-      }
+      budget = withBurst(apply(budget, "period", b -> b.withMaxRate(permits, period)));
     }
     return bool("cluster-wide") ? budget.clusterWide() : budget;
   }

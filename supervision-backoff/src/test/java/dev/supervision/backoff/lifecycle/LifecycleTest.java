@@ -1,0 +1,635 @@
+package dev.supervision.backoff.lifecycle;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import dev.supervision.backoff.BackoffEvent;
+import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.Jitter;
+import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.TestChild;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.Dropped;
+import org.apache.pekko.actor.UnhandledMessage;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.PreRestart;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Behaviour points 5 and 6: what a restart does to the failed incarnation, and the stash. */
+final class LifecycleTest {
+
+  // created per class run (not in a static initializer), so that a tool that runs the class again
+  // in
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
+  static final Duration QUIET = Duration.ofMillis(150);
+
+  /** A probe subscribed to Dropped before this returns (the typed Subscribe message is asynchronous). */
+  static TestProbe<Dropped> droppedProbe() {
+    TestProbe<Dropped> probe = kit.createTestProbe();
+    Adapter.toClassic(kit.system())
+        .getEventStream()
+        .subscribe(Adapter.toClassic(probe.ref()), Dropped.class);
+    return probe;
+  }
+
+  static BackoffPolicy unjittered() {
+    return BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+        .withJitter(Jitter.none())
+        .withResetAfter(Duration.ofHours(1));
+  }
+
+  /**
+   * {@link #unjittered()} with a listener that tells {@code events} every event, so that a test can
+   * wait until a failure has been handled (its {@code RestartScheduled}) before it moves the clock.
+   */
+  static BackoffPolicy reporting(TestProbe<BackoffEvent> events) {
+    return unjittered().withListener(events.ref()::tell);
+  }
+
+  /** Waits until the supervisor has handled a failure and scheduled its restart. */
+  static void awaitScheduled(TestProbe<BackoffEvent> events) {
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+  }
+
+  @Test
+  void theFailedBehaviorGetsPreRestartBeforeTheNewIncarnationStarts() {
+    TestProbe<String> probe = kit.createTestProbe();
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    probe.expectMessage("preRestart"); // delivered at the failure, before the backoff
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+  }
+
+  @Test
+  void childrenAreStoppedBeforeTheNewIncarnationSoItCanReuseTheirNames() {
+    TestProbe<String> probe = kit.createTestProbe();
+    AtomicInteger incarnation = new AtomicInteger();
+    Behavior<String> kid =
+        Behaviors.receive(String.class)
+            .onSignal(
+                PostStop.class,
+                s -> {
+                  probe.ref().tell("kid-stopped");
+                  return Behaviors.same();
+                })
+            .build();
+    Behavior<String> parent =
+        Behaviors.setup(
+            ctx -> {
+              ctx.spawn(kid, "kid"); // throws InvalidActorNameException if the old kid still lived
+              probe.ref().tell("started-" + incarnation.incrementAndGet());
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new TestChild.Boom("fail");
+                      })
+                  .build();
+            });
+    // max restarts 1: a start failure caused by the name would end in a stop, not in started-2
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(parent, reporting(events).withMaxRestarts(1)));
+    probe.expectMessage("started-1");
+    actor.tell("fail");
+    probe.expectMessage("kid-stopped");
+    awaitScheduled(events);
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started-2");
+  }
+
+  /**
+   * The kid's {@code PostStop} blocks its thread until the test opens a latch, so the kid is still
+   * alive when the backoff has long passed. The restart must wait for its {@code Terminated}: the
+   * new incarnation starts only after the kid's {@code PostStop} returned. (Each incarnation spawns
+   * its kid under a name of its own, so that a restart that does not wait shows as an early
+   * "started-2" rather than as a failed spawn.)
+   */
+  @Test
+  void theRestartWaitsForChildrenThatAreSlowToStop() throws Exception {
+    TestProbe<String> probe = kit.createTestProbe();
+    AtomicInteger incarnation = new AtomicInteger();
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    Behavior<String> slowKid =
+        Behaviors.receive(String.class)
+            .onSignal(
+                PostStop.class,
+                s -> {
+                  probe.ref().tell("kid-stopping");
+                  // bounded, so that a broken test cannot hang a dispatcher thread forever
+                  boolean released = release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                  probe.ref().tell(released ? "kid-stopped" : "kid-never-released");
+                  return Behaviors.same();
+                })
+            .build();
+    Behavior<String> parent =
+        Behaviors.setup(
+            ctx -> {
+              int n = incarnation.incrementAndGet();
+              ctx.spawn(slowKid, "slow-kid-" + n);
+              probe.ref().tell("started-" + n);
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new TestChild.Boom("fail");
+                      })
+                  .build();
+            });
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(parent, unjittered()));
+    probe.expectMessage("started-1");
+    actor.tell("fail");
+    try {
+      probe.expectMessage("kid-stopping"); // the failure is handled: the kid is being stopped
+      kit.time().timePasses(Duration.ofSeconds(1)); // ten times the 100 ms backoff
+      probe.expectNoMessage(Duration.ofMillis(300)); // no restart while the kid is still stopping
+    } finally {
+      release.countDown(); // also when the test fails, so that the kid's thread is not held
+    }
+    probe.expectMessage("kid-stopped");
+    probe.expectMessage("started-2"); // after the kid's termination, not before
+  }
+
+  @Test
+  void timersOfTheFailedIncarnationAreCancelled() {
+    TestProbe<String> probe = kit.createTestProbe();
+    AtomicInteger incarnation = new AtomicInteger();
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx ->
+                Behaviors.withTimers(
+                    timers -> {
+                      if (incarnation.incrementAndGet() == 1) {
+                        timers.startSingleTimer("tick", "tick", Duration.ofMillis(500));
+                      }
+                      probe.ref().tell("started");
+                      return Behaviors.receive(String.class)
+                          .onMessageEquals(
+                              "fail",
+                              () -> {
+                                throw new TestChild.Boom("fail");
+                              })
+                          .onMessage(
+                              String.class,
+                              m -> {
+                                probe.ref().tell("got:" + m);
+                                return Behaviors.same();
+                              })
+                          .build();
+                    }));
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    awaitScheduled(events);
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    kit.time().timePasses(Duration.ofSeconds(1)); // the old timer would have fired at 500 ms
+    probe.expectNoMessage(QUIET);
+    // control: the same timer does fire when nothing fails
+    actor.tell("control");
+    probe.expectMessage("got:control");
+  }
+
+  @Test
+  void messagesDuringTheBackoffAreStashedAndDeliveredInOrder() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<Dropped> dropped = droppedProbe();
+    BackoffPolicy policy = unjittered().withStashCapacity(3);
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    for (int i = 1; i <= 5; i++) {
+      actor.tell("m" + i);
+    }
+    probe.expectMessage("preRestart");
+    Dropped d4 = dropped.receiveMessage();
+    Dropped d5 = dropped.receiveMessage();
+    assertEquals("m4", d4.message());
+    assertEquals("m5", d5.message());
+    assertEquals(actor.path(), d4.recipient().path());
+    probe.expectNoMessage(QUIET); // nothing is delivered before the restart
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectMessage("got:m1");
+    probe.expectMessage("got:m2");
+    probe.expectMessage("got:m3");
+    actor.tell("after");
+    probe.expectMessage("got:after");
+  }
+
+  @Test
+  void aStashedMessageThatFailsAgainRestartsAndTheRestIsKept() {
+    TestProbe<String> probe = kit.createTestProbe();
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    actor.tell("a");
+    actor.tell(
+        "fail"); // replayed after the restart: fails again, PreRestart to the new incarnation
+    actor.tell("b");
+    probe.expectMessage("preRestart");
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectMessage("got:a");
+    probe.expectMessage("preRestart");
+    kit.time().timePasses(Duration.ofMillis(199));
+    probe.expectNoMessage(QUIET);
+    kit.time().timePasses(Duration.ofMillis(1));
+    probe.expectMessage("started");
+    probe.expectMessage("got:b");
+  }
+
+  @Test
+  void aZeroStashDropsEveryMessageOfTheBackoff() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<Dropped> dropped = droppedProbe();
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                TestChild.create(probe.ref()), unjittered().withStashCapacity(0)));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    actor.tell("lost");
+    probe.expectMessage("preRestart");
+    assertEquals(
+        "lost", dropped.receiveMessage().message()); // dropped after the restart was scheduled
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectNoMessage(QUIET);
+  }
+
+  @Test
+  void stashedMessagesOfAnActorStoppedDuringItsBackoffGoToTheEventStream() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<Dropped> dropped = droppedProbe();
+    java.util.List<BackoffEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                TestChild.create(probe.ref()),
+                unjittered().withStashCapacity(2).withListener(events::add)));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    actor.tell("kept-1");
+    actor.tell("kept-2");
+    actor.tell("overflow"); // dropped at once: proves the two before it are in the stash
+    probe.expectMessage("preRestart");
+    assertEquals("overflow", dropped.receiveMessage().message());
+    kit.testKit()
+        .stop(actor); // a stop overtakes messages still in the mailbox, hence the proof above
+    assertEquals("kept-1", dropped.receiveMessage().message());
+    assertEquals("kept-2", dropped.receiveMessage().message());
+    assertEquals(new BackoffEvent.StoppedDuringBackoff(actor, 1, 2), events.get(events.size() - 1));
+  }
+
+  @Test
+  void preRestartThatThrowsDoesNotPreventTheRestart() {
+    TestProbe<String> probe = kit.createTestProbe();
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx -> {
+              probe.ref().tell("started");
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new TestChild.Boom("fail");
+                      })
+                  .onSignal(
+                      PreRestart.class,
+                      s -> {
+                        throw new TestChild.Boom("in PreRestart");
+                      })
+                  .build();
+            });
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    awaitScheduled(events); // scheduled although PreRestart threw
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+  }
+
+  @Test
+  void aStashedMessageThatStopsTheActorGivesPostStopToTheBehaviorThatStopped() {
+    TestProbe<String> probe = kit.createTestProbe();
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    actor.tell("a");
+    actor.tell("stop"); // replayed after the restart: the behavior returns Behaviors.stopped()
+    probe.expectMessage("preRestart");
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectMessage("got:a");
+    probe.expectMessage("postStop");
+    probe.expectTerminated(actor);
+  }
+
+  @Test
+  void signalsThatArriveDuringTheBackoffAreStashedAndDeliveredAfterTheRestart() {
+    TestProbe<String> probe = kit.createTestProbe();
+    ActorRef<String> watched = kit.spawn(Behaviors.<String>empty());
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx -> {
+              ctx.watch(watched);
+              probe.ref().tell("started");
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new TestChild.Boom("fail");
+                      })
+                  .onSignal(
+                      org.apache.pekko.actor.typed.Terminated.class,
+                      t -> {
+                        probe.ref().tell("saw-terminated");
+                        return Behaviors.same();
+                      })
+                  .build();
+            });
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    awaitScheduled(events); // in the backoff now
+    kit.testKit().stop(watched); // its Terminated reaches the actor during the backoff
+    probe.expectNoMessage(QUIET);
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectMessage("saw-terminated");
+  }
+
+  @Test
+  void aChildWatchedWithWatchWithIsStoppedAndItsMessageIsNotDelivered() {
+    TestProbe<String> probe = kit.createTestProbe();
+    AtomicInteger incarnation = new AtomicInteger();
+    Behavior<String> parent =
+        Behaviors.setup(
+            ctx -> {
+              ActorRef<String> kid = ctx.spawn(Behaviors.<String>empty(), "kid");
+              ctx.watchWith(kid, "kid-died"); // the supervisor must unwatch before it watches
+              probe.ref().tell("started-" + incarnation.incrementAndGet());
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new TestChild.Boom("fail");
+                      })
+                  .onMessage(
+                      String.class,
+                      m -> {
+                        probe.ref().tell("got:" + m);
+                        return Behaviors.same();
+                      })
+                  .build();
+            });
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(parent, reporting(events).withMaxRestarts(1)));
+    probe.expectMessage("started-1");
+    actor.tell("fail");
+    awaitScheduled(events);
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started-2");
+    probe.expectNoMessage(QUIET); // no "got:kid-died" replayed to the new incarnation
+  }
+
+  /**
+   * A child that stashes with Pekko's {@code StashBuffer} until "open", then unstashes into {@link
+   * #active}; a failure while unstashing reaches the supervisor wrapped in Pekko's internal {@code
+   * UnstashException}.
+   */
+  static Behavior<String> stashingChild(ActorRef<String> probe) {
+    return Behaviors.withStash(
+        10,
+        stash -> {
+          probe.tell("waiting");
+          return Behaviors.receive(String.class)
+              .onMessageEquals("open", () -> stash.unstashAll(active(probe)))
+              .onMessage(
+                  String.class,
+                  m -> {
+                    stash.stash(m);
+                    return Behaviors.same();
+                  })
+              .onSignal(
+                  PreRestart.class,
+                  s -> {
+                    probe.tell("waiting-preRestart");
+                    return Behaviors.same();
+                  })
+              .onSignal(
+                  PostStop.class,
+                  s -> {
+                    probe.tell("waiting-postStop");
+                    return Behaviors.same();
+                  })
+              .build();
+        });
+  }
+
+  static Behavior<String> active(ActorRef<String> probe) {
+    return Behaviors.receive(String.class)
+        .onMessageEquals(
+            "boom",
+            () -> {
+              throw new TestChild.Boom("boom");
+            })
+        .onMessage(
+            String.class,
+            m -> {
+              probe.tell("active:" + m);
+              return Behaviors.same();
+            })
+        .onSignal(
+            PreRestart.class,
+            s -> {
+              probe.tell("active-preRestart");
+              return Behaviors.same();
+            })
+        .onSignal(
+            PostStop.class,
+            s -> {
+              probe.tell("active-postStop");
+              return Behaviors.same();
+            })
+        .build();
+  }
+
+  @Test
+  void aFailureWhileUnstashingIsTheFailureOfTheBehaviorThatThrew() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                stashingChild(probe.ref()), unjittered().withListener(events.ref()::tell)));
+    probe.expectMessage("waiting");
+    actor.tell("a");
+    actor.tell("boom");
+    actor.tell("open");
+    probe.expectMessage("active:a");
+    probe.expectMessage("active-preRestart"); // not the waiting behavior, which did not throw
+    BackoffEvent.RestartScheduled scheduled =
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    assertInstanceOf(
+        TestChild.Boom.class,
+        scheduled.cause(),
+        "the failure is the child's exception, not Pekko's UnstashException around it");
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("waiting");
+  }
+
+  @Test
+  void aPermanentFailureWhileUnstashingStopsTheActorAndTheBehaviorThatThrewGetsPostStop() {
+    TestProbe<String> probe = kit.createTestProbe();
+    List<BackoffEvent> events = new CopyOnWriteArrayList<>();
+    BackoffPolicy policy = unjittered().withStopOn(TestChild.Boom.class).withListener(events::add);
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(stashingChild(probe.ref()), policy));
+    probe.expectMessage("waiting");
+    actor.tell("boom");
+    actor.tell("open");
+    probe.expectMessage("active-postStop");
+    probe.expectTerminated(actor);
+    BackoffEvent.GaveUp gaveUp = assertInstanceOf(BackoffEvent.GaveUp.class, events.get(0));
+    assertEquals(BackoffEvent.Reason.PERMANENT_FAILURE, gaveUp.reason());
+    assertInstanceOf(TestChild.Boom.class, gaveUp.cause());
+  }
+
+  @Test
+  void aStoppedBehaviorWithACallbackRunsItOnceAfterThePostStopOfTheBehaviorThatStopped() {
+    TestProbe<String> probe = kit.createTestProbe();
+    Behavior<String> child =
+        Behaviors.receive(String.class)
+            .onMessageEquals("stop", () -> Behaviors.stopped(() -> probe.ref().tell("callback")))
+            .onSignal(
+                PostStop.class,
+                s -> {
+                  probe.ref().tell("postStop");
+                  return Behaviors.same();
+                })
+            .build();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, unjittered()));
+    actor.tell("stop");
+    probe.expectMessage("postStop");
+    probe.expectMessage("callback");
+    probe.expectTerminated(actor);
+    probe.expectNoMessage(QUIET);
+  }
+
+  @Test
+  void aNewBehaviorReturnedByTheChildHandlesTheNextMessagesAndARestartGoesBackToTheInitialOne() {
+    TestProbe<String> probe = kit.createTestProbe();
+    Behavior<String> second =
+        Behaviors.receive(String.class)
+            .onMessageEquals(
+                "fail",
+                () -> {
+                  throw new TestChild.Boom("fail");
+                })
+            .onMessage(
+                String.class,
+                m -> {
+                  probe.ref().tell("second:" + m);
+                  return Behaviors.same();
+                })
+            .build();
+    Behavior<String> first =
+        Behaviors.receive(String.class)
+            .onMessageEquals("become", () -> second)
+            .onMessage(
+                String.class,
+                m -> {
+                  probe.ref().tell("first:" + m);
+                  return Behaviors.same();
+                })
+            .build();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(first, reporting(events)));
+    actor.tell("x");
+    actor.tell("become");
+    actor.tell("y");
+    actor.tell("fail");
+    actor.tell("z"); // stashed, delivered to the restarted first behavior
+    probe.expectMessage("first:x");
+    probe.expectMessage("second:y");
+    awaitScheduled(events);
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("first:z");
+  }
+
+  @Test
+  void aSetupReturnedByTheChildIsStartedBeforeItHandlesTheNextMessage() {
+    TestProbe<String> probe = kit.createTestProbe();
+    Behavior<String> later =
+        Behaviors.setup(
+            ctx -> {
+              probe.ref().tell("later-started");
+              return Behaviors.receiveMessage(
+                  m -> {
+                    probe.ref().tell("later:" + m);
+                    return Behaviors.same();
+                  });
+            });
+    Behavior<String> first =
+        Behaviors.receive(String.class).onMessageEquals("become", () -> later).build();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(first, unjittered()));
+    actor.tell("become");
+    probe.expectMessage("later-started");
+    actor.tell("x");
+    probe.expectMessage("later:x");
+  }
+
+  @Test
+  void aStashedMessageTheRestartedChildDoesNotHandleIsPublishedAsUnhandled() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<UnhandledMessage> unhandled = kit.createTestProbe();
+    Adapter.toClassic(kit.system())
+        .getEventStream()
+        .subscribe(Adapter.toClassic(unhandled.ref()), UnhandledMessage.class);
+    Behavior<String> child =
+        Behaviors.receive(String.class)
+            .onMessageEquals(
+                "fail",
+                () -> {
+                  throw new TestChild.Boom("fail");
+                })
+            .onMessageEquals(
+                "known",
+                () -> {
+                  probe.ref().tell("got:known");
+                  return Behaviors.same();
+                })
+            .build(); // anything else is unhandled
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
+    actor.tell("fail");
+    actor.tell("strange"); // stashed during the backoff
+    actor.tell("known");
+    awaitScheduled(events);
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("got:known");
+    UnhandledMessage published = unhandled.expectMessageClass(UnhandledMessage.class);
+    assertEquals("strange", published.getMessage());
+  }
+}
