@@ -1,0 +1,229 @@
+package dev.supervision.backoff.spi;
+
+import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import java.util.Collection;
+import java.util.Objects;
+
+/**
+ * The decisions that make the adaptive budgets of a cluster's nodes act like one budget: which node
+ * probes while the resource is down, when a holding node starts ramping because another node found
+ * the resource back, which part of the cluster's rate a node takes, and when a node falls back to
+ * deciding alone. A pure class: no actor, no clock, no randomness; it only reads the reports the
+ * caller passes in. The cluster module's gate runs it on what Distributed Data replicates, and the
+ * herd simulator's exact mode runs it on modelled replication delays, through the same code.
+ *
+ * <p>Every node publishes a {@link Report} of itself (its controller's state, its waiting actors,
+ * its rate, the highest {@link Report#backEpoch() back epoch} it knows) and keeps the latest report
+ * of every other node, stamped with the time it received it. {@link #decide} turns the node's own
+ * report and that view into a {@link Decision}:
+ *
+ * <ul>
+ *   <li><b>Coordinated or not.</b> The view is usable only if every other counted member has a
+ *       report no older than {@link #staleAfterNanos()}. Otherwise (a partition, a node that has
+ *       not published yet, replicas unreachable) the node falls back to the safe local behaviour
+ *       the budget has without coordination: a share of {@code 1/members}, its own probes at {@code
+ *       members} times the single-node interval, no rebalanced rate. It picks coordination up again
+ *       as soon as the view is complete and fresh.
+ *   <li><b>One prober.</b> While coordinated, only one node probes: among the nodes that report
+ *       {@link State#HOLDING} with actors waiting, the one with the smallest id. Every node that
+ *       shares the view chooses the same one, so the cluster probes like one node, at the
+ *       single-node interval. When the prober stops waiting or leaves, the next one takes over.
+ *   <li><b>Back for everyone.</b> A node whose probe survives raises the back epoch to one above
+ *       the highest it knows ({@link #nextBackEpoch}). A holding node remembers the back epoch it
+ *       knew when it started holding; once a report with a higher one reaches it, {@link
+ *       Decision#resume()} tells it to start ramping without a probe of its own, so one round of
+ *       replication brings the news to every node.
+ *   <li><b>Shares follow demand.</b> A node's share is {@code (w + r) / (W + n r)}, where {@code w}
+ *       is its waiting actors, {@code W} the cluster's, {@code n} the members and {@code r =
+ *       max(1, W / (10 n))} a small reserve that lets a node with no waiting actors start at once
+ *       when some arrive. The shares of nodes with a common view sum to exactly 1; with no actor
+ *       waiting anywhere they are {@code 1/n}.
+ *   <li><b>Rates move, the sum does not grow.</b> {@link Decision#rate()} is the node's share of the
+ *       sum of the rates of the nodes that report {@link State#RAMPING} ({@code NaN} if none does,
+ *       or if not coordinated). Rebalancing moves rate to where the actors wait without raising the
+ *       sum, so a sum that the measured goodputs supported still does.
+ * </ul>
+ *
+ * <p>Thread-safe: immutable.
+ */
+public final class ClusterCoordinator {
+
+  /**
+   * What one node publishes about its budget.
+   *
+   * @param node the node's id, unique in the cluster and the same on every node (for example the
+   *     member's {@code UniqueAddress} uid)
+   * @param state its controller's state
+   * @param waiting how many of its actors wait for a permit, {@code >= 0}
+   * @param rate its controller's rate, permits per second ({@code 0} while holding, the ceiling or
+   *     {@code +Infinity} when steady)
+   * @param backEpoch the highest back epoch it knows, {@code >= 0}
+   */
+  public record Report(long node, State state, int waiting, double rate, long backEpoch) {
+
+    /**
+     * Validates the report.
+     *
+     * @param node see the record's description
+     * @param state see the record's description
+     * @param waiting see the record's description
+     * @param rate see the record's description
+     * @param backEpoch see the record's description
+     * @throws NullPointerException if {@code state} is null
+     * @throws IllegalArgumentException if {@code waiting}, {@code rate} or {@code backEpoch} is
+     *     negative (the message names it)
+     */
+    public Report {
+      Objects.requireNonNull(state, "state must not be null");
+      TokenBucket.check(waiting >= 0, "waiting", ">= 0", waiting);
+      TokenBucket.check(rate >= 0, "rate", ">= 0", rate);
+      TokenBucket.check(backEpoch >= 0, "backEpoch", ">= 0", backEpoch);
+    }
+  }
+
+  /**
+   * Another node's latest report, with the local time it was received.
+   *
+   * @param report the report
+   * @param receivedAtNanos when this node received it, on the caller's time line
+   */
+  public record Heard(Report report, long receivedAtNanos) {
+
+    /**
+     * Validates the value.
+     *
+     * @param report see the record's description
+     * @param receivedAtNanos see the record's description
+     * @throws NullPointerException if {@code report} is null
+     */
+    public Heard {
+      Objects.requireNonNull(report, "report must not be null");
+    }
+  }
+
+  /**
+   * What a node does until its next decision.
+   *
+   * @param coordinated whether the view was complete and fresh; if not, the other fields are the
+   *     local fallback
+   * @param share the node's share of the budget, in {@code (0, 1]}: of its ceiling, least rate and
+   *     initial rate
+   * @param prober whether this node may probe while holding
+   * @param probeMembers the factor the probe intervals are multiplied by: 1 when coordinated (one
+   *     prober for the cluster), {@code members} in the fallback (every node probes)
+   * @param resume whether this holding node should start ramping now, because another node found
+   *     the resource back
+   * @param rate the rate this node should take, permits per second: its share of the ramping nodes'
+   *     summed rate; {@code NaN} when there is nothing to rebalance
+   * @param backEpoch the highest back epoch known (the node's own or a report's)
+   */
+  public record Decision(
+      boolean coordinated,
+      double share,
+      boolean prober,
+      int probeMembers,
+      boolean resume,
+      double rate,
+      long backEpoch) {}
+
+  private final long staleAfterNanos;
+
+  /**
+   * A coordinator.
+   *
+   * @param staleAfterNanos how old another node's report may be and still count, in nanoseconds;
+   *     choose a few replication rounds
+   * @throws IllegalArgumentException if {@code staleAfterNanos <= 0}
+   */
+  public ClusterCoordinator(long staleAfterNanos) {
+    TokenBucket.check(staleAfterNanos > 0, "staleAfterNanos", "> 0", staleAfterNanos);
+    this.staleAfterNanos = staleAfterNanos;
+  }
+
+  /**
+   * How old a report may be and still count.
+   *
+   * @return nanoseconds
+   */
+  public long staleAfterNanos() {
+    return staleAfterNanos;
+  }
+
+  /**
+   * The back epoch a node publishes when its own probe survived: one above every epoch it knows.
+   *
+   * @param known the highest back epoch the node knows
+   * @return {@code known + 1}
+   */
+  public static long nextBackEpoch(long known) {
+    return Math.addExact(known, 1);
+  }
+
+  /**
+   * Decides for one node.
+   *
+   * @param self this node's report, with its current state and waiting actors
+   * @param heldAtEpoch the back epoch this node knew when it last started holding (ignored unless
+   *     it is holding)
+   * @param members how many nodes share the budget, this one included, {@code >= 1}
+   * @param others the latest report heard from each other node (at most one per node; a report of
+   *     this node, or of a node not counted, is ignored by the count but not by the epochs)
+   * @param nowNanos the time now, on the same line as the reports' receive times
+   * @return the decision
+   * @throws NullPointerException if {@code self} or {@code others} is null
+   * @throws IllegalArgumentException if {@code members < 1}
+   */
+  public Decision decide(
+      Report self, long heldAtEpoch, int members, Collection<Heard> others, long nowNanos) {
+    Objects.requireNonNull(self, "self must not be null");
+    Objects.requireNonNull(others, "others must not be null");
+    TokenBucket.check(members >= 1, "members", ">= 1", members);
+    long back = self.backEpoch();
+    int fresh = 0;
+    long waitingSum = self.waiting();
+    double rampingRate = self.state() == State.RAMPING ? self.rate() : 0;
+    boolean anyRamping = self.state() == State.RAMPING;
+    long prober =
+        self.state() == State.HOLDING && self.waiting() > 0 ? self.node() : Long.MAX_VALUE;
+    boolean proberFound = prober != Long.MAX_VALUE;
+    for (Heard h : others) {
+      Report r = h.report();
+      back = Math.max(back, r.backEpoch());
+      if (r.node() == self.node() || nowNanos - h.receivedAtNanos() > staleAfterNanos) {
+        continue;
+      }
+      fresh++;
+      waitingSum += r.waiting();
+      if (r.state() == State.RAMPING) {
+        anyRamping = true;
+        rampingRate += r.rate();
+      }
+      if (r.state() == State.HOLDING && r.waiting() > 0 && (!proberFound || r.node() < prober)) {
+        prober = r.node();
+        proberFound = true;
+      }
+    }
+    boolean resume = self.state() == State.HOLDING && back > heldAtEpoch;
+    if (fresh < members - 1) {
+      // the local fallback: today's share of 1/members, every node probing at members x the
+      // interval
+      return new Decision(false, 1.0 / members, true, members, resume, Double.NaN, back);
+    }
+    int n = Math.max(members, fresh + 1);
+    double share;
+    if (waitingSum == 0) {
+      share = 1.0 / n;
+    } else {
+      double reserve = Math.max(1.0, waitingSum / (10.0 * n));
+      share = (self.waiting() + reserve) / (waitingSum + n * reserve);
+    }
+    boolean isProber = proberFound && prober == self.node();
+    double rate = anyRamping && Double.isFinite(rampingRate) ? share * rampingRate : Double.NaN;
+    return new Decision(true, share, isProber, 1, resume, rate, back);
+  }
+
+  @Override
+  public String toString() {
+    return "ClusterCoordinator{staleAfterNanos=" + staleAfterNanos + "}";
+  }
+}
