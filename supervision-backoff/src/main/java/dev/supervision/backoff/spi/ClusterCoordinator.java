@@ -19,7 +19,8 @@ import java.util.Objects;
  *
  * <ul>
  *   <li><b>Coordinated or not.</b> The view is usable only if every other counted member has a
- *       report no older than {@link #staleAfterNanos()}. Otherwise (a partition, a node that has
+ *       report no older than {@link #staleAfterNanos()}, or a {@link #quiet quiet} one of any age
+ *       (steady, nothing waiting: such a node publishes only when that changes). Otherwise (a partition, a node that has
  *       not published yet, replicas unreachable) the node falls back to the safe local behaviour
  *       the budget has without coordination: a share of {@code 1/members}, its own probes at {@code
  *       members} times the single-node interval, no rebalanced rate. It picks coordination up again
@@ -189,7 +190,8 @@ public final class ClusterCoordinator {
     for (Heard h : others) {
       Report r = h.report();
       back = Math.max(back, r.backEpoch());
-      if (r.node() == self.node() || nowNanos - h.receivedAtNanos() > staleAfterNanos) {
+      if (r.node() == self.node()
+          || (!quiet(r) && nowNanos - h.receivedAtNanos() > staleAfterNanos)) {
         continue;
       }
       fresh++;
@@ -220,6 +222,17 @@ public final class ClusterCoordinator {
     boolean isProber = proberFound && prober == self.node();
     double rate = anyRamping && Double.isFinite(rampingRate) ? share * rampingRate : Double.NaN;
     return new Decision(true, share, isProber, 1, resume, rate, back);
+  }
+
+  /**
+   * Whether a report never goes stale: a node that is steady with no actor waiting has nothing to
+   * coordinate, so it need not publish again until that changes (an idle cluster sends nothing).
+   *
+   * @param r the report
+   * @return {@code true} for a steady report with no actor waiting
+   */
+  public static boolean quiet(Report r) {
+    return r.state() == State.STEADY && r.waiting() == 0;
   }
 
   @Override

@@ -153,7 +153,7 @@ final class ClusterCoordinatorPropertyTest {
   @Property(tries = 300)
   boolean aStaleOrMissingReport_fallsBackToTheLocalShare_andEveryNodeProbes(
       @ForAll("clusters") List<Report> cluster, @ForAll boolean missing) {
-    if (cluster.size() < 2) {
+    if (cluster.size() < 2 || (!missing && ClusterCoordinator.quiet(cluster.get(1)))) {
       return true;
     }
     Report self = cluster.get(0);
@@ -183,6 +183,15 @@ final class ClusterCoordinatorPropertyTest {
     assertTrue(back.coordinated());
     assertFalse(back.prober(), "node 0 probes for both");
     assertEquals(0.5, back.share());
+  }
+
+  @Test
+  void aQuietNode_neverGoesStale_butABusyOneDoes() {
+    Report self = new Report(1, State.HOLDING, 5, 0, 0);
+    Report quiet = new Report(0, State.STEADY, 0, Double.POSITIVE_INFINITY, 0);
+    assertTrue(coordinator.decide(self, 0, 2, List.of(new Heard(quiet, 0)), NOW).coordinated());
+    Report busy = new Report(0, State.STEADY, 1, Double.POSITIVE_INFINITY, 0);
+    assertFalse(coordinator.decide(self, 0, 2, List.of(new Heard(busy, 0)), NOW).coordinated());
   }
 
   @Test
