@@ -32,7 +32,9 @@ import org.apache.pekko.cluster.typed.Subscribe;
  * its status, turns it into a {@link Report} and, when the report changed (or, while it is not
  * {@link ClusterCoordinator#quiet quiet}, every {@link #HEARTBEAT}), writes it into this node's own
  * entry of one replicated {@code LWWMap} per budget with {@code WriteLocal}: the write never waits
- * for the network; delta propagation and gossip spread it. It subscribes to the map, stamps each
+ * for the network; delta propagation and gossip spread it. The one write that must be fast, the
+ * resource's return found by this node's probe (a higher back epoch), is written with {@code
+ * WriteAll}, which sends it to every replica at once (the gate does not wait for it either). It subscribes to the map, stamps each
  * entry with the round it first saw that entry's content, and sends the gate the {@link
  * ClusterCoordinator}'s {@link Decision} as a {@link GateProtocol.Coordinate}.
  *
@@ -56,6 +58,9 @@ final class ReplicatedCoordination {
    * notification (500 ms).
    */
   static final Duration STALE_AFTER = Duration.ofSeconds(8);
+
+  /** How long a write of the resource's return to every replica may take before it gives up. */
+  static final Duration NEWS_TIMEOUT = Duration.ofSeconds(3);
 
   private ReplicatedCoordination() {}
 
@@ -146,6 +151,7 @@ final class ReplicatedCoordination {
     private String published;
     private long publishedAtRound = Long.MIN_VALUE;
     private long seq;
+    private long publishedBack;
     private long back;
     private long heldAt;
     private State lastState = State.STEADY;
@@ -237,17 +243,19 @@ final class ReplicatedCoordination {
       if (!changed && !due) {
         return;
       }
+      // the news that the resource is back goes straight to every replica (one message to each,
+      // once per outage); everything else is written locally and spread by delta propagation
+      boolean news = report.backEpoch() > publishedBack;
+      publishedBack = report.backEpoch();
       published = content;
       publishedAtRound = round;
       String entry = encode(report, ++seq);
+      Replicator.WriteConsistency consistency =
+          news ? new Replicator.WriteAll(NEWS_TIMEOUT) : Replicator.writeLocal();
       replicator.askUpdate(
           replyTo ->
               new Replicator.Update<>(
-                  key,
-                  LWWMap.create(),
-                  Replicator.writeLocal(),
-                  replyTo,
-                  m -> m.put(self, selfKey, entry)),
+                  key, LWWMap.create(), consistency, replyTo, m -> m.put(self, selfKey, entry)),
           Written::new);
     }
 
