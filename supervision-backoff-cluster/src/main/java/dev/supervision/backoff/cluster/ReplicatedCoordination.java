@@ -99,6 +99,22 @@ final class ReplicatedCoordination {
         .unsafeCast();
   }
 
+  /**
+   * How long a line written with {@code WriteLocal} takes to reach every node of a cluster of
+   * {@code members} with Pekko's default settings: the delta ticks (every 400 ms) that cover the
+   * other nodes, round robin, a slice of {@code min(max(n / 5 + 1, 2), min(n, 10))} at a time,
+   * then the receiver's subscriber notification (500 ms) and one round of this coordination.
+   */
+  static long settleNanos(int members) {
+    int others = members - 1;
+    if (others <= 0) {
+      return 0;
+    }
+    int slice = Math.min(Math.max(members / 5 + 1, 2), Math.min(members, 10));
+    long ticks = (others + slice - 1) / slice;
+    return ticks * 400_000_000L + 500_000_000L + ROUND.toNanos();
+  }
+
   /** Encodes a report as its entry. */
   static String encode(Report r, long seq) {
     return r.state().name()
@@ -140,7 +156,6 @@ final class ReplicatedCoordination {
     private final long selfId;
     private final String selfKey;
     private final Membership membership;
-    private final ClusterCoordinator coordinator = new ClusterCoordinator(STALE_AFTER.toNanos());
     private final ActorRef<GateProtocol.Status> statusAdapter;
     private final Map<Long, String> entries = new HashMap<>();
     private final Map<Long, Heard> heard = new HashMap<>();
@@ -155,6 +170,7 @@ final class ReplicatedCoordination {
     private long back;
     private long heldAt;
     private State lastState = State.STEADY;
+    private long heldSince;
     private boolean resumeOrdered;
 
     Running(
@@ -209,13 +225,17 @@ final class ReplicatedCoordination {
       State state = status.state();
       if (state == State.HOLDING && lastState != State.HOLDING) {
         heldAt = back;
+        heldSince = now;
         resumeOrdered = false;
       } else if (lastState == State.HOLDING && state == State.RAMPING && !resumeOrdered) {
         back = ClusterCoordinator.nextBackEpoch(back); // our own probe survived
       }
       lastState = state;
       Report report = new Report(selfId, state, status.waiting(), Math.max(0, status.rate()), back);
-      Decision d = coordinator.decide(report, heldAt, membership.sharing(), counted(), now);
+      int members = membership.sharing();
+      ClusterCoordinator coordinator =
+          new ClusterCoordinator(STALE_AFTER.toNanos(), settleNanos(members));
+      Decision d = coordinator.decide(report, heldAt, now - heldSince, members, counted(), now);
       back = Math.max(back, d.backEpoch());
       if (d.resume()) {
         resumeOrdered = true;
@@ -238,8 +258,10 @@ final class ReplicatedCoordination {
     private void publish(Report report) {
       String content = encode(report, 0);
       boolean changed = !content.equals(published);
+      // a first line, even quiet, so that the others know this node has nothing to coordinate
       boolean due =
-          !ClusterCoordinator.quiet(report) && round - publishedAtRound >= heartbeatRounds;
+          published == null
+              || !ClusterCoordinator.quiet(report) && round - publishedAtRound >= heartbeatRounds;
       if (!changed && !due) {
         return;
       }

@@ -29,6 +29,10 @@ import java.util.Objects;
  *       {@link State#HOLDING} with actors waiting, the one with the smallest id. Every node that
  *       shares the view chooses the same one, so the cluster probes like one node, at the
  *       single-node interval. When the prober stops waiting or leaves, the next one takes over.
+ *       While a node has held for less than {@link #settleNanos()} (one replication round: the
+ *       others' news that they hold too may not have reached it), it counts every node that is not
+ *       ramping as a candidate, so that when a whole cluster starts holding at once only the
+ *       smallest id probes, not every node that has not heard of the others yet.
  *   <li><b>Back for everyone.</b> A node whose probe survives raises the back epoch to one above
  *       the highest it knows ({@link #nextBackEpoch}). A holding node remembers the back epoch it
  *       knew when it started holding; once a report with a higher one reaches it, {@link
@@ -128,17 +132,31 @@ public final class ClusterCoordinator {
       long backEpoch) {}
 
   private final long staleAfterNanos;
+  private final long settleNanos;
 
   /**
    * A coordinator.
    *
    * @param staleAfterNanos how old another node's report may be and still count, in nanoseconds;
    *     choose a few replication rounds
-   * @throws IllegalArgumentException if {@code staleAfterNanos <= 0}
+   * @param settleNanos how long a report takes to reach every node (one replication round), in
+   *     nanoseconds, {@code >= 0}
+   * @throws IllegalArgumentException if {@code staleAfterNanos <= 0} or {@code settleNanos < 0}
    */
-  public ClusterCoordinator(long staleAfterNanos) {
+  public ClusterCoordinator(long staleAfterNanos, long settleNanos) {
     TokenBucket.check(staleAfterNanos > 0, "staleAfterNanos", "> 0", staleAfterNanos);
+    TokenBucket.check(settleNanos >= 0, "settleNanos", ">= 0", settleNanos);
     this.staleAfterNanos = staleAfterNanos;
+    this.settleNanos = settleNanos;
+  }
+
+  /**
+   * How long a report takes to reach every node.
+   *
+   * @return nanoseconds
+   */
+  public long settleNanos() {
+    return settleNanos;
   }
 
   /**
@@ -166,6 +184,7 @@ public final class ClusterCoordinator {
    * @param self this node's report, with its current state and waiting actors
    * @param heldAtEpoch the back epoch this node knew when it last started holding (ignored unless
    *     it is holding)
+   * @param heldForNanos how long this node has been holding (ignored unless it is holding)
    * @param members how many nodes share the budget, this one included, {@code >= 1}
    * @param others the latest report heard from each other node (at most one per node; a report of
    *     this node, or of a node not counted, is ignored by the count but not by the epochs)
@@ -175,7 +194,12 @@ public final class ClusterCoordinator {
    * @throws IllegalArgumentException if {@code members < 1}
    */
   public Decision decide(
-      Report self, long heldAtEpoch, int members, Collection<Heard> others, long nowNanos) {
+      Report self,
+      long heldAtEpoch,
+      long heldForNanos,
+      int members,
+      Collection<Heard> others,
+      long nowNanos) {
     Objects.requireNonNull(self, "self must not be null");
     Objects.requireNonNull(others, "others must not be null");
     TokenBucket.check(members >= 1, "members", ">= 1", members);
@@ -187,6 +211,7 @@ public final class ClusterCoordinator {
     long prober =
         self.state() == State.HOLDING && self.waiting() > 0 ? self.node() : Long.MAX_VALUE;
     boolean proberFound = prober != Long.MAX_VALUE;
+    boolean settling = self.state() == State.HOLDING && heldForNanos < settleNanos;
     for (Heard h : others) {
       Report r = h.report();
       back = Math.max(back, r.backEpoch());
@@ -200,7 +225,9 @@ public final class ClusterCoordinator {
         anyRamping = true;
         rampingRate += r.rate();
       }
-      if (r.state() == State.HOLDING && r.waiting() > 0 && (!proberFound || r.node() < prober)) {
+      boolean candidate =
+          settling ? r.state() != State.RAMPING : r.state() == State.HOLDING && r.waiting() > 0;
+      if (candidate && (!proberFound || r.node() < prober)) {
         prober = r.node();
         proberFound = true;
       }

@@ -25,7 +25,9 @@ final class ClusterCoordinatorPropertyTest {
 
   private static final long STALE = 2_000_000_000L;
   private static final long NOW = 10_000_000_000L;
-  private final ClusterCoordinator coordinator = new ClusterCoordinator(STALE);
+  private static final long SETTLE = 1_000_000_000L;
+  private static final long SETTLED = SETTLE;
+  private final ClusterCoordinator coordinator = new ClusterCoordinator(STALE, SETTLE);
 
   @Provide
   Arbitrary<List<Report>> clusters() {
@@ -63,7 +65,7 @@ final class ClusterCoordinatorPropertyTest {
           others.add(new Heard(r, NOW - STALE / 2));
         }
       }
-      out.add(coordinator.decide(self, heldAt, cluster.size(), others, NOW));
+      out.add(coordinator.decide(self, heldAt, SETTLED, cluster.size(), others, NOW));
     }
     return out;
   }
@@ -146,7 +148,7 @@ final class ClusterCoordinatorPropertyTest {
       @ForAll @IntRange(min = 0, max = 1_000) int back) {
     Report self = new Report(1, State.HOLDING, 5, 0, back);
     Report other = new Report(2, State.RAMPING, 5, 50, back);
-    Decision d = coordinator.decide(self, back, 2, List.of(new Heard(other, NOW)), NOW);
+    Decision d = coordinator.decide(self, back, SETTLED, 2, List.of(new Heard(other, NOW)), NOW);
     return !d.resume() && d.prober();
   }
 
@@ -164,7 +166,7 @@ final class ClusterCoordinatorPropertyTest {
         others.add(new Heard(cluster.get(i), at));
       }
     }
-    Decision d = coordinator.decide(self, 0, cluster.size(), others, NOW);
+    Decision d = coordinator.decide(self, 0, SETTLED, cluster.size(), others, NOW);
     return !d.coordinated()
         && d.share() == 1.0 / cluster.size()
         && d.prober()
@@ -176,29 +178,64 @@ final class ClusterCoordinatorPropertyTest {
   void coordinationComesBack_assoonAsTheViewIsFreshAgain() {
     Report self = new Report(1, State.HOLDING, 5, 0, 0);
     Report other = new Report(0, State.HOLDING, 5, 0, 0);
-    Decision lost = coordinator.decide(self, 0, 2, List.of(new Heard(other, 0)), NOW);
+    Decision lost = coordinator.decide(self, 0, SETTLED, 2, List.of(new Heard(other, 0)), NOW);
     assertFalse(lost.coordinated());
     assertTrue(lost.prober());
-    Decision back = coordinator.decide(self, 0, 2, List.of(new Heard(other, NOW)), NOW);
+    Decision back = coordinator.decide(self, 0, SETTLED, 2, List.of(new Heard(other, NOW)), NOW);
     assertTrue(back.coordinated());
     assertFalse(back.prober(), "node 0 probes for both");
     assertEquals(0.5, back.share());
+  }
+
+  @Property(tries = 300)
+  boolean aWholeClusterThatStartsHoldingAtOnce_probesFromOneNode_beforeItHearsOfTheOthers(
+      @ForAll @IntRange(min = 1, max = 150) int nodes,
+      @ForAll @IntRange(min = 0, max = 999) int heldForMillis) {
+    // every node holds, but has heard only the steady reports the others wrote before the outage
+    int probers = 0;
+    for (int i = 0; i < nodes; i++) {
+      List<Heard> others = new ArrayList<>();
+      for (int j = 0; j < nodes; j++) {
+        if (j != i) {
+          others.add(new Heard(new Report(j, State.STEADY, 0, 0, 0), NOW - 5 * SETTLE));
+        }
+      }
+      Report self = new Report(i, State.HOLDING, 10, 0, 0);
+      Decision d = coordinator.decide(self, 0, heldForMillis * 1_000_000L, nodes, others, NOW);
+      if (d.prober()) {
+        probers++;
+        if (i != 0) {
+          return false;
+        }
+      }
+    }
+    return probers == 1;
+  }
+
+  @Test
+  void aSettledHolder_probesWhenTheSmallerIdsAreSteady() {
+    Report self = new Report(5, State.HOLDING, 10, 0, 0);
+    Heard steady = new Heard(new Report(1, State.STEADY, 0, 0, 0), NOW);
+    assertFalse(coordinator.decide(self, 0, SETTLE - 1, 2, List.of(steady), NOW).prober());
+    assertTrue(coordinator.decide(self, 0, SETTLE, 2, List.of(steady), NOW).prober());
   }
 
   @Test
   void aQuietNode_neverGoesStale_butABusyOneDoes() {
     Report self = new Report(1, State.HOLDING, 5, 0, 0);
     Report quiet = new Report(0, State.STEADY, 0, Double.POSITIVE_INFINITY, 0);
-    assertTrue(coordinator.decide(self, 0, 2, List.of(new Heard(quiet, 0)), NOW).coordinated());
+    assertTrue(
+        coordinator.decide(self, 0, SETTLED, 2, List.of(new Heard(quiet, 0)), NOW).coordinated());
     Report busy = new Report(0, State.STEADY, 1, Double.POSITIVE_INFINITY, 0);
-    assertFalse(coordinator.decide(self, 0, 2, List.of(new Heard(busy, 0)), NOW).coordinated());
+    assertFalse(
+        coordinator.decide(self, 0, SETTLED, 2, List.of(new Heard(busy, 0)), NOW).coordinated());
   }
 
   @Test
   void aNodeWithNoActorWaiting_keepsASmallReserve() {
     Report idle = new Report(1, State.RAMPING, 0, 10, 0);
     Report busy = new Report(2, State.RAMPING, 1000, 90, 0);
-    Decision d = coordinator.decide(idle, 0, 2, List.of(new Heard(busy, NOW)), NOW);
+    Decision d = coordinator.decide(idle, 0, SETTLED, 2, List.of(new Heard(busy, NOW)), NOW);
     // W = 1000, n = 2, reserve = 50: (0 + 50) / (1000 + 100)
     assertEquals(50.0 / 1100, d.share(), 1e-12);
     assertEquals(100 * 50.0 / 1100, d.rate(), 1e-9);
@@ -208,7 +245,8 @@ final class ClusterCoordinatorPropertyTest {
   void invalidValues_areRejectedWithTheirName() {
     assertEquals(
         "staleAfterNanos must be > 0 but was 0",
-        assertThrows(IllegalArgumentException.class, () -> new ClusterCoordinator(0)).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new ClusterCoordinator(0, 0))
+            .getMessage());
     assertEquals(
         "waiting must be >= 0 but was -1",
         assertThrows(IllegalArgumentException.class, () -> new Report(1, State.STEADY, -1, 0, 0))
@@ -217,7 +255,8 @@ final class ClusterCoordinatorPropertyTest {
         "members must be >= 1 but was 0",
         assertThrows(
                 IllegalArgumentException.class,
-                () -> coordinator.decide(new Report(1, State.STEADY, 0, 0, 0), 0, 0, List.of(), 0))
+                () ->
+                    coordinator.decide(new Report(1, State.STEADY, 0, 0, 0), 0, 0, 0, List.of(), 0))
             .getMessage());
   }
 }
