@@ -47,6 +47,7 @@ public final class HerdCommand implements Callable<Integer> {
           Map.entry("capacity", "--capacity"),
           Map.entry("crashFactor", "--crash-factor"),
           Map.entry("crashFor", "--crash-for"),
+          Map.entry("limiter", "--limiter"),
           Map.entry("horizon", "--horizon"));
 
   @Option(
@@ -69,6 +70,16 @@ public final class HerdCommand implements Callable<Integer> {
           "calls per second the resource serves once back, enforced per 100 ms window; excess calls"
               + " fail (default: 1000; unlimited: every call succeeds once it is back)")
   String capacity = Integer.toString(HerdScenario.DEFAULT_CAPACITY);
+
+  @Option(
+      names = "--limiter",
+      paramLabel = "RATE:BURST",
+      description =
+          "put the resource behind a rate limiter like nginx's limit_req zone rate=RATEr/s burst=BURST"
+              + " nodelay (a leaky bucket on a millisecond clock; excess rejected at once; burst 0"
+              + " allowed) instead of the window model; replaces --capacity and the crash settings,"
+              + " e.g. --limiter 1000:0 or --limiter 200:5")
+  String limiter;
 
   @Option(
       names = "--crash-factor",
@@ -228,7 +239,10 @@ public final class HerdCommand implements Callable<Integer> {
     } else if (ids.equals(List.of("all"))) {
       ids = Strategies.allIds(exact);
     }
-    ResourceSpec resource = new ResourceSpec(parseCapacity(capacity), crashFactor, crashFor, cold);
+    ResourceSpec resource =
+        limiter == null
+            ? new ResourceSpec(parseCapacity(capacity), crashFactor, crashFor, cold)
+            : parseLimiter(limiter, cold);
     HerdScenario scenario =
         new HerdScenario(cells, outage, min, max, scale, seed, exact, ids, out, resource, horizon);
     Herd.strategies(scenario); // fails fast on a bad id, before anything runs
@@ -253,6 +267,21 @@ public final class HerdCommand implements Callable<Integer> {
       RowLog.deleteIfEmpty(out);
     }
     return 0;
+  }
+
+  private static ResourceSpec parseLimiter(String text, boolean cold) {
+    Matcher m = Pattern.compile("(\\d+):(\\d+)").matcher(text.strip().replace("_", ""));
+    if (!m.matches()) {
+      throw new ScenarioException("limiter", "RATE:BURST, e.g. 1000:0 or 200:5", text);
+    }
+    if (cold) {
+      throw new ScenarioException("limiter", "without --cold (a limiter has no cold start)", text);
+    }
+    try {
+      return ResourceSpec.limiter(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
+    } catch (NumberFormatException e) {
+      throw new ScenarioException("limiter", "RATE:BURST with whole numbers", text);
+    }
   }
 
   private static int parseCapacity(String text) {

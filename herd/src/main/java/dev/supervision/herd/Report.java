@@ -77,20 +77,27 @@ public final class Report {
   private static String resourceInWords(HerdScenario s) {
     ResourceSpec r = s.resource();
     String resource =
-        r.unlimited()
-            ? "then serves every call"
-            : String.format(
+        r.limited()
+            ? String.format(
                 Locale.ROOT,
-                "then serves %,d calls/s%s%s",
+                "then sits behind a rate limiter of %,d requests/s, burst %d (nginx limit_req"
+                    + " nodelay)",
                 r.capacityPerSecond(),
-                r.cold() ? " from cold (25 % to 100 % in 10 s)" : "",
-                r.crashFactor() > 0
-                    ? String.format(
-                        Locale.ROOT,
-                        " (> %sx that in 100 ms knocks it over for %s)",
-                        fmt(r.crashFactor()),
-                        seconds(r.crashFor().toMillis()))
-                    : "");
+                r.limiterBurst())
+            : r.unlimited()
+                ? "then serves every call"
+                : String.format(
+                    Locale.ROOT,
+                    "then serves %,d calls/s%s%s",
+                    r.capacityPerSecond(),
+                    r.cold() ? " from cold (25 % to 100 % in 10 s)" : "",
+                    r.crashFactor() > 0
+                        ? String.format(
+                            Locale.ROOT,
+                            " (> %sx that in 100 ms knocks it over for %s)",
+                            fmt(r.crashFactor()),
+                            seconds(r.crashFor().toMillis()))
+                        : "");
     return String.format(
         Locale.ROOT,
         "%,d actors; the resource is down for %s, %s",
@@ -112,6 +119,7 @@ public final class Report {
     p.put("outageMs", s.outage().toMillis());
     p.put("capacityPerSecond", s.resource().unlimited() ? null : s.resource().capacityPerSecond());
     p.put("cold", s.resource().cold());
+    p.put("limiterBurst", s.resource().limited() ? s.resource().limiterBurst() : null);
     p.put("crashFactor", s.resource().unlimited() ? null : s.resource().crashFactor());
     p.put("crashForMs", s.resource().unlimited() ? null : s.resource().crashFor().toMillis());
     p.put("physicalLimitMs", s.resource().unlimited() ? null : s.physicalLimit().toMillis());
@@ -361,15 +369,22 @@ public final class Report {
       g.setColor(Color.BLACK);
       g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 22));
       g.drawString(
-          capacity > 0
-              ? "Bringing "
-                  + String.format(Locale.ROOT, "%,d", s.cells())
-                  + " actors back to a resource that serves "
-                  + String.format(Locale.ROOT, "%,d", (long) capacity)
-                  + " calls/s"
-              : "Calls to the resource per second, "
-                  + String.format(Locale.ROOT, "%,d", s.cells())
-                  + " actors",
+          s.resource().limited()
+              ? String.format(
+                  Locale.ROOT,
+                  "Bringing %,d actors back through a rate limiter of %,d requests/s, burst %d",
+                  s.cells(),
+                  (long) capacity,
+                  s.resource().limiterBurst())
+              : capacity > 0
+                  ? "Bringing "
+                      + String.format(Locale.ROOT, "%,d", s.cells())
+                      + " actors back to a resource that serves "
+                      + String.format(Locale.ROOT, "%,d", (long) capacity)
+                      + " calls/s"
+                  : "Calls to the resource per second, "
+                      + String.format(Locale.ROOT, "%,d", s.cells())
+                      + " actors",
           16,
           30);
       g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 15));
@@ -380,11 +395,13 @@ public final class Report {
               + " ms windows"
               + (bin(s) > 1 ? ", the resource's window in real mode" : "")
               + "), same scales. Grey line: resource back;"
-              + (capacity > 0
-                  ? " dashed: capacity"
-                      + (s.resource().cold() ? " (when warm)" : "")
-                      + "; red bands: knocked over again."
-                  : ""),
+              + (s.resource().limited()
+                  ? " dashed: the limiter's rate; excess requests are rejected at once."
+                  : capacity > 0
+                      ? " dashed: capacity"
+                          + (s.resource().cold() ? " (when warm)" : "")
+                          + "; red bands: knocked over again."
+                      : ""),
           16,
           78);
       for (int i = 0; i < results.size(); i++) {
@@ -479,7 +496,9 @@ public final class Report {
                   10f,
                   new float[] {6f, 4f},
                   0f));
-      cap.setLabel("capacity " + String.format(Locale.ROOT, "%,d/s", (long) capacity));
+      cap.setLabel(
+          (s.resource().limited() ? "limiter " : "capacity ")
+              + String.format(Locale.ROOT, "%,d/s", (long) capacity));
       cap.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
       cap.setLabelAnchor(RectangleAnchor.TOP_RIGHT);
       cap.setLabelTextAnchor(TextAnchor.BOTTOM_RIGHT);

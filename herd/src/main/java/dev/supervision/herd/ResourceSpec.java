@@ -6,23 +6,37 @@ import java.util.Objects;
 
 /**
  * How the shared resource behaves once it is back: how many calls per second it serves, whether a
- * surge knocks it over again, and whether it starts cold. Immutable and validated.
+ * surge knocks it over again, and whether it starts cold; or, instead, a rate limiter in front of
+ * it. Immutable and validated.
  *
- * <p>Capacity is enforced per {@value #WINDOW_MS} ms window, aligned to the start of the outage: a
- * window serves {@code capacity / 10} calls (first come, first served) and every call beyond that
- * fails. A window that is offered more than {@code crashFactor} times its capacity (counting only
- * calls made while the resource is up) knocks the resource down again for {@code crashFor}. A cold
- * resource serves {@value #COLD_START_PERCENT} % of its capacity whenever it comes back (after the
- * outage and after every crash) and rises linearly to 100 % over {@link #COLD_RAMP}.
+ * <p>The <b>window model</b> (the default): capacity is enforced per {@value #WINDOW_MS} ms window,
+ * aligned to the start of the outage: a window serves {@code capacity / 10} calls (first come, first
+ * served) and every call beyond that fails. A window that is offered more than {@code crashFactor}
+ * times its capacity (counting only calls made while the resource is up) knocks the resource down
+ * again for {@code crashFor}. A cold resource serves {@value #COLD_START_PERCENT} % of its capacity
+ * whenever it comes back (after the outage and after every crash) and rises linearly to 100 % over
+ * {@link #COLD_RAMP}.
  *
- * @param capacityPerSecond calls per second once back; {@code 0} for unlimited
+ * <p>The <b>limiter</b> ({@link #limiter(int, int)}, {@code --limiter RATE:BURST}): the resource sits
+ * behind a rate limiter with the semantics of nginx's {@code limit_req ... burst=B nodelay}: a leaky
+ * bucket kept in thousandths of a request on a clock of whole milliseconds, which a request fills
+ * by one and which leaks {@code rate} per second; a request that would fill it beyond {@code burst}
+ * is rejected at once (nginx's 503) and changes nothing. With burst 0 (nginx's default) a request is
+ * accepted only if at least {@code 1000 / rate} whole milliseconds have passed since the last one
+ * accepted. The limiter never falls over: the crash settings do not apply.
+ *
+ * @param capacityPerSecond calls per second once back (the limiter's rate); {@code 0} for unlimited
  * @param crashFactor a window offered more than this many times its capacity knocks the resource
  *     over again; {@code 0} turns crashes off
  * @param crashFor how long a knocked-over resource stays down
  * @param cold whether the resource starts cold after the outage and after every crash
+ * @param limiterBurst the limiter's burst ({@code >= 0}), or {@link #NO_LIMITER} for the window model
  */
 public record ResourceSpec(
-    int capacityPerSecond, double crashFactor, Duration crashFor, boolean cold) {
+    int capacityPerSecond, double crashFactor, Duration crashFor, boolean cold, int limiterBurst) {
+
+  /** The {@code limiterBurst} of the window model: no limiter. */
+  public static final int NO_LIMITER = -1;
 
   /** The width of one capacity window, in milliseconds. */
   public static final int WINDOW_MS = 100;
@@ -36,6 +50,44 @@ public record ResourceSpec(
   /** An unlimited resource: every call succeeds as soon as it is back, and it never crashes. */
   public static final ResourceSpec UNLIMITED = new ResourceSpec(0, 0, Duration.ofSeconds(1), false);
 
+  /**
+   * The window model (no limiter).
+   *
+   * @param capacityPerSecond calls per second once back, {@code >= 0} (0 = unlimited)
+   * @param crashFactor {@code 0} (off) or {@code >= 1}
+   * @param crashFor how long a crash lasts, {@code > 0}
+   * @param cold whether the resource starts cold
+   * @throws ScenarioException if a value is outside its rule
+   */
+  public ResourceSpec(int capacityPerSecond, double crashFactor, Duration crashFor, boolean cold) {
+    this(capacityPerSecond, crashFactor, crashFor, cold, NO_LIMITER);
+  }
+
+  /**
+   * A resource behind an nginx-style rate limiter ({@code limit_req rate=RATEr/s burst=BURST
+   * nodelay}), which never falls over.
+   *
+   * @param ratePerSecond requests per second, {@code >= 1}
+   * @param burst the burst, {@code >= 0}
+   * @return the spec
+   * @throws ScenarioException if a value is outside its rule
+   */
+  public static ResourceSpec limiter(int ratePerSecond, int burst) {
+    ScenarioException.require(ratePerSecond >= 1, "limiter", "a rate >= 1", ratePerSecond);
+    ScenarioException.require(
+        burst >= 0 && burst <= 1_000_000, "limiter", "a burst in [0, 1000000]", burst);
+    return new ResourceSpec(ratePerSecond, 0, Duration.ofSeconds(1), false, burst);
+  }
+
+  /**
+   * Whether calls go to a rate limiter instead of the window model.
+   *
+   * @return {@code limiterBurst >= 0}
+   */
+  public boolean limited() {
+    return limiterBurst >= 0;
+  }
+
   private static final long WINDOW_NANOS = WINDOW_MS * 1_000_000L;
 
   /**
@@ -45,6 +97,7 @@ public record ResourceSpec(
    * @param crashFactor {@code 0} (off) or {@code >= 1}
    * @param crashFor how long a crash lasts, {@code > 0}
    * @param cold whether the resource starts cold
+   * @param limiterBurst the limiter's burst, {@code >= 0}, or {@link #NO_LIMITER}
    * @throws NullPointerException if {@code crashFor} is null
    * @throws ScenarioException if a value is outside its rule
    */
@@ -66,6 +119,12 @@ public record ResourceSpec(
         "crashFor",
         "in (0, 1h]",
         crashFor.toMillis() + "ms");
+    ScenarioException.require(limiterBurst >= NO_LIMITER, "limiter", "a burst >= 0", limiterBurst);
+    ScenarioException.require(
+        limiterBurst == NO_LIMITER || (capacityPerSecond >= 1 && !cold && crashFactor == 0),
+        "limiter",
+        "a rate >= 1, not cold, without crashes",
+        capacityPerSecond);
   }
 
   /**
@@ -122,6 +181,9 @@ public record ResourceSpec(
     if (unlimited()) {
       return 0;
     }
+    if (limited()) {
+      return Math.round(cells * 1e9 / capacityPerSecond);
+    }
     long window = outageNanos / WINDOW_NANOS;
     long served = 0;
     while (served < cells) {
@@ -136,6 +198,13 @@ public record ResourceSpec(
   public String toString() {
     if (unlimited()) {
       return "unlimited capacity";
+    }
+    if (limited()) {
+      return String.format(
+          Locale.ROOT,
+          "rate limiter %,d requests/s, burst %d (nginx limit_req nodelay: excess rejected at once)",
+          capacityPerSecond,
+          limiterBurst);
     }
     String crash =
         crashFactor == 0

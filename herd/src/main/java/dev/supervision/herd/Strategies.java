@@ -5,7 +5,7 @@ import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.AdaptiveRateController;
-import dev.supervision.backoff.spi.TokenBucket;
+import dev.supervision.backoff.spi.Pacer;
 import java.awt.Color;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -461,10 +461,9 @@ public final class Strategies {
     }
 
     /**
-     * Full jitter's delays, admitted by a model of the library's budget gate: a token bucket that
-     * starts full with {@code burst} tokens, whose refill timer starts when it drops below full and
-     * adds {@code permits / slices} tokens every {@code period / slices} ({@code slices = min(permits,
-     * period / 100 ms)}), stopping when full again; waiting cells are served in arrival order.
+     * Full jitter's delays, admitted by a model of the library's budget gate: the library's own
+     * {@link Pacer} at {@code permits / period} with the budget's burst, driven at the gate's ticks
+     * ({@link #gateTickNanos}); waiting cells are served in arrival order.
      */
     @Override
     public Optional<ExactRun> exact(HerdScenario s) {
@@ -479,34 +478,50 @@ public final class Strategies {
 
             @Override
             public ExactGate gate() {
-              return new BudgetGate(b);
+              return new BudgetGate(b, gateTickNanos(s));
             }
           });
     }
   }
 
   /**
-   * The exact model of the library's budget gate, on the library's own {@link TokenBucket}: the
-   * bucket starts full; a cell whose delay has passed takes a token if none waits before it, and
-   * waits otherwise; while the bucket is not full, every slice refills it, releases waiting cells in
-   * arrival order for the whole tokens, and caps what is left at the burst.
+   * The tick at which the library's budget gates grant in a run of this scenario: the scheduler's
+   * resolution, 1 ms behind a rate limiter (real mode sets {@code pekko.scheduler.tick-duration = 1ms}
+   * then, as the budget documentation recommends), Pekko's default of 10 ms otherwise.
+   *
+   * @param s the scenario
+   * @return the tick in nanoseconds
+   */
+  static long gateTickNanos(HerdScenario s) {
+    return s.resource().limited() ? 1_000_000L : 10_000_000L;
+  }
+
+  /**
+   * The exact model of the library's budget gate, on the library's own {@link Pacer}: its clock is
+   * its ticks, so a cell that asks between two ticks is judged at the last one; a cell whose delay
+   * has passed restarts at once if none waits before it and the pacer has a permit, and waits
+   * otherwise; waiting cells are released at the ticks at which the pacer has permits, in arrival
+   * order.
    */
   static final class BudgetGate implements HerdStrategy.ExactGate {
-    private final TokenBucket bucket;
+    private final Pacer pacer;
+    private final long tick;
     private final ArrayDeque<Integer> waiting = new ArrayDeque<>();
-    private long nextTick = Long.MAX_VALUE;
+    private long now;
 
-    BudgetGate(RestartBudget b) {
-      this.bucket = TokenBucket.forRate(b.getPermits(), b.getPeriod(), b.getBurst(), 1);
+    BudgetGate(RestartBudget b, long tickNanos) {
+      this.tick = tickNanos;
+      this.pacer =
+          Pacer.of(
+              b.getPermits() / (b.getPeriod().toNanos() / 1e9),
+              Math.max(1, b.getBurst()),
+              tickNanos);
     }
 
     @Override
-    public boolean offer(int cell, long now) {
-      if (waiting.isEmpty() && bucket.tryTake()) {
-        if (nextTick == Long.MAX_VALUE) {
-          nextTick =
-              now + bucket.sliceNanos(); // the refill timer starts when the bucket drops below full
-        }
+    public boolean offer(int cell, long nowNanos) {
+      now = nowNanos;
+      if (waiting.isEmpty() && pacer.tryAcquire(floorTick(nowNanos, tick))) {
         return true;
       }
       waiting.add(cell);
@@ -515,31 +530,35 @@ public final class Strategies {
 
     @Override
     public long nextWakeNanos() {
-      return nextTick;
+      if (waiting.isEmpty()) {
+        return Long.MAX_VALUE;
+      }
+      long t = floorTick(now, tick);
+      return Math.max(t + tick, ceilTick(pacer.nextAt(t), tick));
     }
 
     @Override
-    public void wake(long now, IntConsumer release) {
-      if (now < nextTick) {
-        return;
-      }
-      bucket.refill();
-      while (!waiting.isEmpty() && bucket.tryTake()) {
+    public void wake(long nowNanos, IntConsumer release) {
+      now = nowNanos;
+      while (!waiting.isEmpty() && pacer.tryAcquire(nowNanos)) {
         release.accept(waiting.poll());
       }
-      bucket.settle();
-      nextTick =
-          bucket.isFull() && waiting.isEmpty() ? Long.MAX_VALUE : nextTick + bucket.sliceNanos();
     }
+  }
+
+  static long floorTick(long nanos, long tick) {
+    return Math.floorDiv(nanos, tick) * tick;
+  }
+
+  static long ceilTick(long nanos, long tick) {
+    return nanos >= Long.MAX_VALUE - tick ? Long.MAX_VALUE : -Math.floorDiv(-nanos, tick) * tick;
   }
 
   /**
    * This library with full jitter and an adaptive restart budget, which is not told the resource's
-   * capacity: {@code RestartBudget.adaptive} in real mode. In exact mode the library's own {@link AdaptiveRateController} decides, driven as the
-   * budget's gate drives it: every failure of a cell is reported (with the time of its last grant),
-   * a cell whose delay has passed asks for a permit and waits in arrival order if it gets none, and
-   * at every slice boundary while cells wait the controller is told the slice has begun and grants
-   * what it allows.
+   * capacity: {@code RestartBudget.adaptive} in real mode. In exact mode the library's own {@link
+   * AdaptiveRateController} decides and its own {@link Pacer} spreads the grants, driven as the
+   * budget's gate drives them (see {@link AdaptiveGate}).
    */
   static final class OursAdaptive implements HerdStrategy {
     private final String id;
@@ -592,23 +611,37 @@ public final class Strategies {
             public ExactGate gate() {
               return new AdaptiveGate(
                   new AdaptiveRateController(AdaptiveRateController.Parameters.defaults()),
-                  s.cells());
+                  s.cells(),
+                  gateTickNanos(s));
             }
           });
     }
   }
 
-  /** The exact driver of an {@link AdaptiveRateController}; see {@link OursAdaptive}. */
+  /**
+   * The exact driver of an {@link AdaptiveRateController} and a {@link Pacer}, as the library's gate
+   * drives them: its clock is its ticks, so a report or a request between two ticks counts at the
+   * last one; every failure of a cell is reported with the time of its last grant; a cell whose
+   * delay has passed restarts at once if none waits before it and both the pacer and the controller
+   * allow it, and waits otherwise; at the first tick of every slice while the controller is not idle
+   * it is told the slice has begun and how many wait; waiting cells are released at the ticks at
+   * which both allow, in arrival order. The pacer is set by {@link AdaptiveRateController#pace}.
+   */
   static final class AdaptiveGate implements HerdStrategy.ExactGate {
     private final AdaptiveRateController controller;
+    private final Pacer pacer;
     private final long slice;
+    private final long tick;
     private final long[] grantedAt;
     private final ArrayDeque<Integer> waiting = new ArrayDeque<>();
     private long now;
+    private long controllerSlice;
 
-    AdaptiveGate(AdaptiveRateController controller, int cells) {
+    AdaptiveGate(AdaptiveRateController controller, int cells, long tickNanos) {
       this.controller = controller;
       this.slice = controller.parameters().slice().toNanos();
+      this.tick = tickNanos;
+      this.pacer = Pacer.of(Double.POSITIVE_INFINITY, 1, tickNanos);
       this.grantedAt = new long[cells];
       Arrays.fill(grantedAt, AdaptiveRateController.NOT_GRANTED);
     }
@@ -616,30 +649,51 @@ public final class Strategies {
     @Override
     public void failed(int cell, long nowNanos) {
       now = nowNanos;
-      controller.onFailure(nowNanos, grantedAt[cell]);
+      controller.onFailure(floorTick(nowNanos, tick), grantedAt[cell]);
     }
 
     @Override
     public boolean offer(int cell, long nowNanos) {
       now = nowNanos;
-      if (waiting.isEmpty() && controller.tryAcquire(nowNanos)) {
-        grantedAt[cell] = nowNanos;
+      long t = floorTick(nowNanos, tick);
+      if (waiting.isEmpty() && tryGrant(t)) {
+        grantedAt[cell] = t;
         return true;
       }
       waiting.add(cell);
       return false;
     }
 
+    private boolean tryGrant(long t) {
+      AdaptiveRateController.pace(pacer, controller, tick);
+      if (pacer.available(t) && controller.tryAcquire(t)) {
+        pacer.tryAcquire(t);
+        return true;
+      }
+      return false;
+    }
+
     @Override
     public long nextWakeNanos() {
-      return waiting.isEmpty() ? Long.MAX_VALUE : (now / slice + 1) * slice;
+      long t = floorTick(now, tick);
+      long nextSlice = (Math.floorDiv(t, slice) + 1) * slice;
+      if (waiting.isEmpty()) {
+        return controller.isIdle() ? Long.MAX_VALUE : nextSlice;
+      }
+      long paced =
+          pacer.available(t) ? nextSlice : Math.max(t + tick, ceilTick(pacer.nextAt(t), tick));
+      return Math.min(nextSlice, paced);
     }
 
     @Override
     public void wake(long nowNanos, IntConsumer release) {
       now = nowNanos;
-      controller.onSlice(nowNanos, waiting.size());
-      while (!waiting.isEmpty() && controller.tryAcquire(nowNanos)) {
+      long k = Math.floorDiv(nowNanos, slice);
+      if (k != controllerSlice) {
+        controllerSlice = k;
+        controller.onSlice(nowNanos, waiting.size());
+      }
+      while (!waiting.isEmpty() && tryGrant(nowNanos)) {
         int cell = waiting.poll();
         grantedAt[cell] = nowNanos;
         release.accept(cell);

@@ -50,6 +50,7 @@ final class HerdCommandTest {
             "--crash-factor",
             "--crash-for",
             "--cold",
+            "--limiter",
             "--horizon",
             "--version")) {
       assertTrue(r.out.contains(option), option + " missing from\n" + r.out);
@@ -73,7 +74,10 @@ final class HerdCommandTest {
             new String[] {"--capacity", "lots"},
             new String[] {"--crash-factor", "0.5"},
             new String[] {"--crash-for", "0ms"},
-            new String[] {"--horizon", "0s"});
+            new String[] {"--horizon", "0s"},
+            new String[] {"--limiter", "1000"},
+            new String[] {"--limiter", "0:5"},
+            new String[] {"--limiter", "1000:0", "--cold"});
     for (String[] args : bad) {
       Run r = run(args);
       assertEquals(2, r.status, String.join(" ", args));
@@ -94,6 +98,33 @@ final class HerdCommandTest {
         run("--crash-factor", "0.5").err.strip());
     assertTrue(run("--capacity", "lots").err.startsWith("herd: --capacity must be "));
     assertTrue(run("--strategies", "full,bogus").err.startsWith("herd: --strategies must be "));
+    assertEquals(
+        "herd: --limiter must be RATE:BURST, e.g. 1000:0 or 200:5 but was 1000 (see --help)",
+        run("--limiter", "1000").err.strip());
+  }
+
+  @Test
+  void exactRunBehindALimiter_saysSo_andWritesItsRateAndBurst(@TempDir Path dir) throws Exception {
+    Run r =
+        run(
+            "--exact",
+            "--cells",
+            "300",
+            "--limiter",
+            "200:5",
+            "--strategies",
+            "adaptive",
+            "--out",
+            dir.toString());
+    assertEquals(0, r.status, r.err);
+    assertTrue(
+        r.out.contains("rate limiter of 200 requests/s, burst 5 (nginx limit_req nodelay)"), r.out);
+    JsonNode scenario =
+        new ObjectMapper().readTree(dir.resolve("results.json").toFile()).get("scenario");
+    assertEquals(200, scenario.get("capacityPerSecond").asInt());
+    assertEquals(5, scenario.get("limiterBurst").asInt());
+    assertEquals(0.0, scenario.get("crashFactor").asDouble());
+    assertEquals(1500, scenario.get("physicalLimitMs").asInt()); // 300 requests at 200/s
   }
 
   @Test

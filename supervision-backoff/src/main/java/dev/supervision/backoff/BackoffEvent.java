@@ -8,10 +8,13 @@ import org.apache.pekko.actor.typed.ActorRef;
  * the {@link #actor()} it is about. The permitted records are the whole vocabulary:
  *
  * <ul>
- *   <li>{@link RestartScheduled}: a failure was caught; the actor restarts after {@code delay}.
+ *   <li>{@link RestartScheduled}: a failure was caught (or, with {@link
+ *       BackoffPolicy#withRestartOnStop(boolean)}, the child stopped itself); the actor restarts
+ *       after {@code delay}.
  *   <li>{@link Restarted}: the new incarnation started (its {@code Behaviors.setup} succeeded).
- *   <li>{@link BackoffReset}: the actor ran {@link BackoffPolicy#getResetAfter()} without failing;
- *       the next failure is treated as the first.
+ *   <li>{@link BackoffReset}: the actor ran {@link BackoffPolicy#getResetAfter()} without failing,
+ *       or its behavior called {@link BackoffSupervisor#resetBackoff}; the next failure is treated
+ *       as the first.
  *   <li>{@link GaveUp}: the actor was stopped because of a failure (restart limit or a permanent
  *       failure).
  *   <li>{@link StoppedDuringBackoff}: the actor was stopped from outside while waiting to restart.
@@ -30,15 +33,26 @@ public sealed interface BackoffEvent {
   ActorRef<?> actor();
 
   /**
-   * A failure was caught and a restart is scheduled.
+   * A failure was caught, or the child stopped itself under {@link
+   * BackoffPolicy#withRestartOnStop(boolean)}, and a restart is scheduled.
    *
    * @param actor the supervised actor
    * @param attempt the restart attempt, 1 for the first since the start or the last reset
    * @param delay how long the actor waits before it restarts (includes any {@link RetryAfter} hint)
-   * @param cause the failure
+   * @param cause the failure; a {@link ChildStopped} if the child stopped itself
    */
   record RestartScheduled(ActorRef<?> actor, int attempt, Duration delay, Throwable cause)
-      implements BackoffEvent {}
+      implements BackoffEvent {
+
+    /**
+     * Whether this restart follows a stop of the child rather than a failure.
+     *
+     * @return {@code true} if {@link #cause()} is a {@link ChildStopped}
+     */
+    public boolean afterStop() {
+      return cause instanceof ChildStopped;
+    }
+  }
 
   /**
    * The behavior was started again after a backoff and now handles the stashed messages.
@@ -49,7 +63,8 @@ public sealed interface BackoffEvent {
   record Restarted(ActorRef<?> actor, int attempt) implements BackoffEvent {}
 
   /**
-   * The restarted behavior ran {@link BackoffPolicy#getResetAfter()} without failing.
+   * The restarted behavior ran {@link BackoffPolicy#getResetAfter()} without failing, or called
+   * {@link BackoffSupervisor#resetBackoff}.
    *
    * @param actor the supervised actor
    * @param attempts how many restarts had been counted before the reset
@@ -57,11 +72,13 @@ public sealed interface BackoffEvent {
   record BackoffReset(ActorRef<?> actor, int attempts) implements BackoffEvent {}
 
   /**
-   * The supervisor stopped the actor because of a failure; no restart follows.
+   * The supervisor stopped the actor because of a failure (or a stop of the child under {@link
+   * BackoffPolicy#withRestartOnStop(boolean)}); no restart follows.
    *
    * @param actor the supervised actor
    * @param restarts how many restarts had been counted since the start or the last reset
-   * @param cause the failure that stopped the actor
+   * @param cause the failure that stopped the actor; a {@link ChildStopped} if the child stopped
+   *     itself
    * @param reason why the failure was not restarted
    */
   record GaveUp(ActorRef<?> actor, int restarts, Throwable cause, Reason reason)
@@ -101,6 +118,14 @@ public sealed interface BackoffEvent {
     /** The failure came after {@link BackoffPolicy#getMaxRestarts()} restarts without a reset. */
     MAX_RESTARTS_REACHED,
     /** The failure matched {@link BackoffPolicy#getStopOn()}: it is permanent. */
-    PERMANENT_FAILURE
+    PERMANENT_FAILURE,
+    /**
+     * The child failed through a supervisor of its own that stops, such as {@code
+     * Behaviors.supervise(b).onFailure(IllegalArgumentException.class, SupervisorStrategy.stop())}
+     * (or a Pekko {@code restartWithBackoff} inside it that reached its limit): it returned a
+     * failed behavior that is not a persistence failure. The actor stops, as it would under
+     * Pekko's own supervisors.
+     */
+    INNER_STOP
   }
 }

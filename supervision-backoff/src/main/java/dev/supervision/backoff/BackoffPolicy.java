@@ -28,8 +28,10 @@ import scala.util.control.NonFatal;
  * <p>Create one with {@link #exponential(Duration, Duration)} and refine it with the {@code withX}
  * methods, each of which returns a new validated policy and leaves the receiver unchanged. The
  * restart delay of attempt {@code n} (1 for the first restart after a start or a reset) is
- * {@code jitter(min(maxBackoff, minBackoff * multiplier^(n-1)))}, clamped to {@code [0,
- * maxBackoff]}, and then raised to a {@link RetryAfter} hint if the failure carries one.
+ * {@code jitter(min(maxBackoff, minBackoff * multiplier^(n-1)))}, lowered to {@code maxBackoff} if
+ * the jitter returned more (a jitter that returns a negative delay or {@code null}, or throws, is
+ * broken: that attempt gets full jitter on the same bound, see {@link Jitter}), and then raised to a
+ * {@link RetryAfter} hint if the failure carries one.
  *
  * <p>Every {@code withX} method states its setting's default. In short: multiplier 2, {@link
  * Jitter#full() full jitter}, reset after {@code (minBackoff + maxBackoff) / 2} and unlimited
@@ -347,6 +349,91 @@ public final class BackoffPolicy {
   }
 
   /**
+   * Sets whether a child that stops itself (returns {@code Behaviors.stopped()}: a connection it
+   * served closed, a stream it ran completed, a job it gave up) is started again after a backoff,
+   * as with classic {@code BackoffOpts.onStop}. Default {@code false}: the actor stops with its
+   * child, as with Pekko's typed supervisors.
+   *
+   * <p>With {@code true} such a stop is handled like a failure: the behavior that stopped gets
+   * {@code PostStop} (and the stopped behavior's callback runs), its children are stopped unless
+   * {@link #withStopChildren(boolean)} keeps them, the stop is counted, the restart comes after the
+   * schedule's next delay and asks the {@link #withBudget(RestartBudget) budget} for a permit, and
+   * {@link #withMaxRestarts(int)} stops the actor for good (cleanly: a watching parent sees {@code
+   * Terminated}). Events carry a {@link ChildStopped} as their cause ({@link
+   * BackoffEvent.RestartScheduled#afterStop()}). Stop rules ({@link #withStopOn(Class[])}) and
+   * {@code RetryAfter} hints do not apply to a stop, and an adaptive budget does not count it as a
+   * failure of the resource. A stop is final, and the actor stops, if
+   *
+   * <ul>
+   *   <li>it comes from outside: the parent's {@code ctx.stop(actor)}, a {@code PoisonPill} (Cluster
+   *       Sharding's passivation and hand-off without a stop message use it), the actor system's
+   *       shutdown; or
+   *   <li>the child has received a message matching {@link #withFinalStopMessage(Predicate)}
+   *       before (declare a sharding entity's stop message there).
+   * </ul>
+   *
+   * @param restartOnStop whether to restart a child that stops itself
+   * @return a new policy
+   */
+  public BackoffPolicy withRestartOnStop(boolean restartOnStop) {
+    return with(PolicySetting.RESTART_ON_STOP, restartOnStop);
+  }
+
+  /**
+   * Declares the messages after which a stop of the child is final under {@link
+   * #withRestartOnStop(boolean)}, as classic {@code BackoffOpts.withFinalStopMessage}: once the
+   * child has received a message for which {@code finalStopMessage} returns {@code true}, its next
+   * stop stops the actor (even if it stops later, say after a persistent child has written its last
+   * event). A matching message that arrives during a backoff stops the actor at once, without a
+   * restart (its stash is published as {@code Dropped}). Without {@code withRestartOnStop(true)}
+   * every stop is final and the predicate is not called. Default: none. Two policies are equal only
+   * if they hold the same predicate instance.
+   *
+   * @param finalStopMessage a thread-safe, side-effect-free predicate, called on the actor's thread
+   *     for every message while it is set and no matching message has arrived yet; one that throws
+   *     counts as no match (one WARN line)
+   * @return a new policy
+   * @throws NullPointerException if {@code finalStopMessage} is {@code null}
+   */
+  public BackoffPolicy withFinalStopMessage(Predicate<Object> finalStopMessage) {
+    Require.nonNull(finalStopMessage, "finalStopMessage");
+    return with(PolicySetting.FINAL_STOP_MESSAGE, finalStopMessage);
+  }
+
+  /**
+   * Makes the child, not the clock, decide when the restart count starts over, as classic {@code
+   * BackoffOpts.withManualReset}: the count is reset only when the child's behavior calls {@link
+   * BackoffSupervisor#resetBackoff(org.apache.pekko.actor.typed.javadsl.ActorContext)} (for example
+   * after its first successful query), and no longer after {@link #withResetAfter(Duration)}
+   * without failing, which counts idle time as healthy. Default: off, the reset window resets.
+   *
+   * @return a new policy
+   */
+  public BackoffPolicy withManualReset() {
+    return with(PolicySetting.MANUAL_RESET, true);
+  }
+
+  /**
+   * Lets {@code handler} answer the messages that arrive while the actor waits for its restart,
+   * instead of keeping their senders waiting on the stash (classic {@code BackoffOpts}'s {@code
+   * withReplyWhileStopped} and {@code withHandlerWhileStopped}). It sees every message of a
+   * backoff, in order; {@code true} means it answered the message, which is then not stashed;
+   * {@code false} stashes it as without a handler. A handler that throws costs no restart and loses
+   * no message: one WARN line, and the message is stashed. A running actor never calls it: the
+   * handler is looked at only during a backoff. Default: none. Two policies are equal only if they
+   * hold the same handler instance.
+   *
+   * @param handler a handler that does not block; see {@link BackoffHandler} for the {@code
+   *     untilRestart} it is given
+   * @return a new policy
+   * @throws NullPointerException if {@code handler} is {@code null}
+   */
+  public BackoffPolicy withHandlerWhileBackingOff(BackoffHandler handler) {
+    Require.nonNull(handler, "handler");
+    return with(PolicySetting.HANDLER_WHILE_BACKING_OFF, handler);
+  }
+
+  /**
    * Makes the delays reproducible: every actor draws from a generator seeded with this seed mixed
    * with the actor's path, so the same seed and the same actor path give the same schedule, while
    * different actors still get different delays (which is the point of jitter). Default: none, each
@@ -419,6 +506,40 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withLoggingEnabled(boolean enabled) {
     return with(PolicySetting.LOGGING_ENABLED, enabled);
+  }
+
+  /**
+   * Sets whether the supervisor's failure lines are written for a herd rather than per actor. When
+   * thousands of actors fail together (a shared database went down), one WARN line with a stack
+   * trace per failure floods the log when operators most need to read it. Aggregated, each
+   * restarted failure is logged at DEBUG only, and one line per cause (the failure's class) and
+   * level is written per second for all actors of the actor system that aggregate: how many actors
+   * failed how many times, the first failure's description and actor, and its stack trace when the
+   * cause is new (not seen in the second before; while the episode lasts, counts only). The level of
+   * that line is what the failure's own line would have had: {@link #withLogLevel(Level)}, or
+   * {@link #withCriticalLogLevel(Level, int)}'s level for the failures after its count, and {@link
+   * #withLoggingEnabled(boolean) withLoggingEnabled(false)} still silences everything. Lines about
+   * an actor that stops (ERROR) and about a child that stopped itself stay individual.
+   *
+   * <p>Default: on for a policy with a {@link #withBudget(RestartBudget) budget} (a group of actors
+   * that fail together is what a budget is for), off for one without; this call sets it either way.
+   * The second is counted by the actor system's scheduler, so {@code ManualTime} drives it.
+   *
+   * @param aggregated whether to aggregate
+   * @return a new policy
+   */
+  public BackoffPolicy withAggregatedLogging(boolean aggregated) {
+    return with(PolicySetting.AGGREGATED_LOGGING, aggregated);
+  }
+
+  /**
+   * Whether restarted failures are logged as a herd (see {@link #withAggregatedLogging(boolean)}).
+   *
+   * @return the setting, or, if it was not set, whether the policy has a budget
+   */
+  public boolean isAggregatedLogging() {
+    Boolean set = get(PolicySetting.AGGREGATED_LOGGING);
+    return set != null ? set : getBudget().isPresent();
   }
 
   /**
@@ -614,6 +735,42 @@ public final class BackoffPolicy {
    */
   public boolean isStopChildren() {
     return get(PolicySetting.STOP_CHILDREN);
+  }
+
+  /**
+   * Whether a child that stops itself is restarted.
+   *
+   * @return {@code true} if it is; {@code false} (the default) if its stop stops the actor
+   */
+  public boolean isRestartOnStop() {
+    return get(PolicySetting.RESTART_ON_STOP);
+  }
+
+  /**
+   * The rule that makes a stop final under {@link #isRestartOnStop()}.
+   *
+   * @return the predicate, or empty if there is none (the default)
+   */
+  public Optional<Predicate<Object>> getFinalStopMessage() {
+    return Optional.ofNullable(get(PolicySetting.FINAL_STOP_MESSAGE));
+  }
+
+  /**
+   * Whether only the child resets the restart count ({@link #withManualReset()}).
+   *
+   * @return {@code true} if the reset window does not reset the count; {@code false} by default
+   */
+  public boolean isManualReset() {
+    return get(PolicySetting.MANUAL_RESET);
+  }
+
+  /**
+   * The handler of the messages that arrive during a backoff.
+   *
+   * @return the handler, or empty if messages are only stashed (the default)
+   */
+  public Optional<BackoffHandler> getHandlerWhileBackingOff() {
+    return Optional.ofNullable(get(PolicySetting.HANDLER_WHILE_BACKING_OFF));
   }
 
   /**

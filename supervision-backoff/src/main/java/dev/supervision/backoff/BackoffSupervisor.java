@@ -2,6 +2,7 @@ package dev.supervision.backoff;
 
 import dev.supervision.backoff.internal.BackoffBehavior;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
 /**
  * The entry point: wraps a behavior so that it is restarted with exponential, jittered backoff when
@@ -16,10 +17,14 @@ import org.apache.pekko.actor.typed.Behavior;
  * }</pre>
  *
  * <p>What it does, in order, when the child fails while handling a message or a signal, or while
- * starting ({@code Behaviors.setup}). The child fails when it throws, and also when it returns a
- * failed behavior (as Pekko's stop supervisor does, and a persistent behavior whose journal or
- * store fails): that is handled like the throw of the failure it carries. Pekko's own supervisor
- * lets a failed behavior through, and the actor stops.
+ * starting ({@code Behaviors.setup}). The child fails when it throws, and also when a persistent
+ * behavior (an {@code EventSourcedBehavior} or {@code DurableStateBehavior}) whose journal or store
+ * fails returns a failed behavior: that is handled like the throw of the failure it carries, where
+ * Pekko's own supervisor lets it through and the actor stops. Any other failed behavior, such as
+ * the one an inner {@code Behaviors.supervise(b).onFailure(X.class, SupervisorStrategy.stop())}
+ * returns, stops the actor, as under Pekko (reported as {@link BackoffEvent.Reason#INNER_STOP}).
+ * A child that stops itself stops the actor too, unless the policy {@link
+ * BackoffPolicy#withRestartOnStop(boolean) restarts on stop}.
  *
  * <ol>
  *   <li>Fatal errors ({@code VirtualMachineError}, {@code LinkageError}, ...) are not handled.
@@ -45,6 +50,11 @@ import org.apache.pekko.actor.typed.Behavior;
  * published as {@code Dropped}. A failure thrown while the child's own {@code StashBuffer} unstashes
  * is handled as the failure of the behavior that threw, as by Pekko's supervisor. Supervisors with
  * different policies can be nested; an inner one that gives up is restarted by the outer one.
+ *
+ * <p>From classic {@code BackoffSupervisor}: {@link BackoffPolicy#withRestartOnStop(boolean)} and
+ * {@link BackoffPolicy#withFinalStopMessage}, {@link BackoffPolicy#withHandlerWhileBackingOff}
+ * (answer messages during a backoff), {@link BackoffPolicy#withManualReset()} with {@link
+ * #resetBackoff}.
  *
  * <p>Re-wrapping: an actor keeps one supervisor per distinct policy ({@link BackoffPolicy#equals}),
  * however often its behavior wraps its own next state, as in {@code counter(n) =
@@ -84,5 +94,27 @@ public final class BackoffSupervisor {
               + "; wrap it in Behaviors.setup(ctx -> new ...)");
     }
     return BackoffBehavior.supervise(child, policy);
+  }
+
+  /**
+   * Resets the restart count of the supervisor around the calling actor, as if it had just started:
+   * the next failure is treated as the first, and a {@link BackoffEvent.BackoffReset} is reported
+   * (nothing happens if the count is already 0). Call it from the supervised behavior, with its own
+   * context, once it has proven itself healthy, for example after its first successful query; with
+   * {@link BackoffPolicy#withManualReset()} it is the only thing that resets the count.
+   *
+   * <p>The reset is a signal the actor sends to itself, so it takes effect once the message being
+   * handled is done, before any message that arrives later; if the incarnation that asked fails
+   * before, the request is ignored. Every supervisor layer of the actor resets (nested wraps with
+   * different policies included). Calling it for an actor that has no supervisor around its
+   * behavior does nothing: the signal reaches the behavior, which leaves it unhandled, like any
+   * unknown signal.
+   *
+   * @param ctx the context of the supervised behavior
+   * @throws NullPointerException if {@code ctx} is {@code null}
+   */
+  public static void resetBackoff(ActorContext<?> ctx) {
+    Require.nonNull(ctx, "ctx");
+    BackoffBehavior.requestReset(ctx);
   }
 }

@@ -134,6 +134,47 @@ final class PolicySetting<T> {
           PolicyConfig::bool,
           BackoffPolicy::withStopChildren);
 
+  static final PolicySetting<Boolean> RESTART_ON_STOP =
+      configurable(
+          "restartOnStop",
+          false,
+          "withRestartOnStop(boolean)",
+          "Whether a child that stops itself is restarted like a failed one (counted, delayed by the"
+              + " same schedule, max-restarts and the budget apply), as classic BackoffOpts.onStop; a"
+              + " stop from outside is always final.",
+          "restart-on-stop",
+          PolicyConfig.BOOLEAN,
+          PolicyConfig::bool,
+          BackoffPolicy::withRestartOnStop);
+
+  static final PolicySetting<Predicate<Object>> FINAL_STOP_MESSAGE =
+      code(
+          "finalStopMessage",
+          null,
+          "withFinalStopMessage(Predicate)",
+          "With restart-on-stop: a stop after a message matching it is final; during a backoff such"
+              + " a message stops the actor at once.");
+
+  static final PolicySetting<Boolean> MANUAL_RESET =
+      configurable(
+          "manualReset",
+          false,
+          "withManualReset()",
+          "Whether only BackoffSupervisor.resetBackoff(ctx), called by the child, resets the restart"
+              + " count; with on, reset-after no longer does.",
+          "manual-reset",
+          PolicyConfig.BOOLEAN,
+          PolicyConfig::bool,
+          (p, v) -> v ? p.withManualReset() : p.with(PolicySetting.MANUAL_RESET, false));
+
+  static final PolicySetting<BackoffHandler> HANDLER_WHILE_BACKING_OFF =
+      code(
+          "handlerWhileBackingOff",
+          null,
+          "withHandlerWhileBackingOff(BackoffHandler)",
+          "Sees every message that arrives during a backoff; true means it answered it (not"
+              + " stashed).");
+
   static final PolicySetting<List<Class<? extends Throwable>>> STOP_ON =
       configurable(
           "stopOn",
@@ -233,6 +274,22 @@ final class PolicySetting<T> {
           PolicyConfig.BOOLEAN,
           PolicyConfig::bool,
           BackoffPolicy::withLoggingEnabled);
+
+  static final PolicySetting<Boolean> AGGREGATED_LOGGING =
+      configurable(
+          "aggregatedLogging",
+          null,
+          "withAggregatedLogging(boolean)",
+          "Whether restarted failures are logged as a herd: one line per cause and second with the"
+              + " counts of actors and failures, each failure at DEBUG; auto is on for a policy with a"
+              + " budget.",
+          "aggregate-logs",
+          "auto or " + PolicyConfig.BOOLEAN,
+          (c, k) -> c.isWord(k, "auto") ? null : c.bool(k),
+          (p, v) ->
+              v == null
+                  ? p.with(PolicySetting.AGGREGATED_LOGGING, null)
+                  : p.withAggregatedLogging(v));
 
   static final PolicySetting<Boolean> EVENT_STREAM_PUBLISHING =
       configurable(
@@ -353,7 +410,9 @@ final class PolicySetting<T> {
   /** How the value appears in the policy's {@code toString}. */
   String show(Object value) {
     if (value == null) {
-      return this == MAX_RESTARTS ? "unlimited" : this == STASH_CAPACITY ? "auto" : "none";
+      return this == MAX_RESTARTS
+          ? "unlimited"
+          : this == STASH_CAPACITY || this == AGGREGATED_LOGGING ? "auto" : "none";
     }
     if (value instanceof List<?> list && (this == STOP_ON || this == RESTART_ON)) {
       return list.stream().map(c -> ((Class<?>) c).getName()).toList().toString();

@@ -16,11 +16,13 @@ import java.util.Optional;
  * it waits gives up its place.
  *
  * <p>The budget is a token bucket. It starts full with {@link #getBurst()} permits and is refilled
- * at {@code permits / period}, in equal slices of at least 100 ms, up to {@code burst}. So in any
- * window of one {@code period}, at most {@code burst + permits} restarts are granted. The refill
- * timer uses a fixed delay, so a busy machine can only lower the rate (by up to about 10 % from the
- * scheduler's rounding in real time), never raise it. The default burst is {@code max(1, permits /
- * 10)}.
+ * at {@code permits / period}, continuously, up to {@code burst}: its permits are paced, one every
+ * {@code period / permits}, so in any interval {@code d} at most {@code burst + rate * (d + tick)}
+ * restarts are granted, where {@code tick} is the scheduler's resolution ({@code
+ * pekko.scheduler.tick-duration}, 10 ms by default; set it to 1 ms behind a rate limiter that allows
+ * no burst). The gate's clock is a fixed-rate timer, so the rate holds against the scheduler's
+ * clock; after a stall of the scheduler or the gate, the missed ticks are caught up at once. The
+ * default burst is {@code max(1, permits / 10)}.
  *
  * <p>Budgets are identified by {@link #getName()} within one {@code ActorSystem}: all actors of a
  * system whose policies name the same budget share one gate actor (owned by the {@link
@@ -278,8 +280,8 @@ public final class RestartBudget {
   /**
    * Sets how many permits the budget holds when it is full, that is how many restarts may happen at
    * once after a quiet period. For fixed budgets only: an {@linkplain #adaptive(String) adaptive}
-   * budget keeps the burst its controller allows (under a {@linkplain #withMaxRate(int, Duration)
-   * ceiling}, one 100 ms slice of it, at least one permit) and ignores this setting, so that one
+   * budget paces its permits at the rate its controller allows (under a {@linkplain
+   * #withMaxRate(int, Duration) ceiling}, at most one tick of it ahead) and ignores this setting, so that one
    * {@code supervision-backoff.default-budget} block can serve budgets of both modes.
    *
    * @param burst {@code >= 1}

@@ -38,6 +38,26 @@ final class BackoffPolicyFromConfigTest {
   }
 
   @Test
+  void readsTheClassicOptionsAndHerdLogging() {
+    BackoffPolicy p =
+        read("min-backoff = 1s\nrestart-on-stop = on\nmanual-reset = yes\naggregate-logs = off");
+    assertTrue(p.isRestartOnStop());
+    assertTrue(p.isManualReset());
+    assertFalse(p.isAggregatedLogging());
+    BackoffPolicy defaults = read("min-backoff = 1s");
+    assertFalse(defaults.isRestartOnStop());
+    assertFalse(defaults.isManualReset());
+    assertEquals(
+        BackoffPolicy.exponential(Duration.ofSeconds(1), Duration.ofSeconds(10)), defaults);
+    assertTrue(read("min-backoff = 1s\naggregate-logs = on").isAggregatedLogging());
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> read("restart-on-stop = maybe"));
+    assertEquals(
+        PATH + ".restart-on-stop: \"maybe\" is not one of on, off, true, false, yes, no",
+        e.getMessage());
+  }
+
+  @Test
   void readsEveryKey() {
     BackoffPolicy p =
         read(
@@ -377,7 +397,7 @@ final class BackoffPolicyFromConfigTest {
         "publish-events = 2 | publish-events: 2 is not one of on, off, true, false, yes, no",
         "budget = \"\" | budget: \"\" is not a restart budget's name (a non-empty string) or null",
         "budget = 5 | budget: 5 is not a restart budget's name (a non-empty string) or null",
-        "jiter = full | jiter: unknown setting; a backoff policy block has only min-backoff, max-backoff, multiplier, jitter, reset-after, max-restarts, stash-capacity, stop-children, stop-on, restart-on, random-seed, max-retry-after, log-level, critical-log-level, critical-log-level-after, logging-enabled, publish-events, budget",
+        "jiter = full | jiter: unknown setting; a backoff policy block has only min-backoff, max-backoff, multiplier, jitter, reset-after, max-restarts, stash-capacity, stop-children, restart-on-stop, manual-reset, stop-on, restart-on, random-seed, max-retry-after, log-level, critical-log-level, critical-log-level-after, logging-enabled, aggregate-logs, publish-events, budget",
       })
   void badValueNamesFullPathValueAndWhatIsAllowed(String block, String message) {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> read(block));

@@ -36,6 +36,35 @@ final class BackoffPolicyTest {
   }
 
   @Test
+  void theClassicOptionsDefaultValidateAndSet() {
+    assertFalse(BASE.isRestartOnStop());
+    assertEquals(java.util.Optional.empty(), BASE.getFinalStopMessage());
+    assertFalse(BASE.isManualReset());
+    assertEquals(java.util.Optional.empty(), BASE.getHandlerWhileBackingOff());
+    assertFalse(BASE.isAggregatedLogging()); // auto, without a budget
+    assertTrue(
+        BASE.withBudget(RestartBudget.of("agg", 1, S1)).isAggregatedLogging()); // auto, budget
+    assertFalse(
+        BASE.withBudget(RestartBudget.of("agg", 1, S1))
+            .withAggregatedLogging(false)
+            .isAggregatedLogging());
+    assertTrue(BASE.withAggregatedLogging(true).isAggregatedLogging());
+    assertNpe("finalStopMessage must not be null", () -> BASE.withFinalStopMessage(null));
+    assertNpe("handler must not be null", () -> BASE.withHandlerWhileBackingOff(null));
+    java.util.function.Predicate<Object> rule = m -> true;
+    BackoffHandler handler = (m, d) -> true;
+    BackoffPolicy p =
+        BASE.withRestartOnStop(true)
+            .withFinalStopMessage(rule)
+            .withManualReset()
+            .withHandlerWhileBackingOff(handler);
+    assertTrue(p.isRestartOnStop());
+    assertSame(rule, p.getFinalStopMessage().get());
+    assertTrue(p.isManualReset());
+    assertSame(handler, p.getHandlerWhileBackingOff().get());
+  }
+
+  @Test
   void defaults() {
     assertEquals(MS100, BASE.getMinBackoff());
     assertEquals(S1, BASE.getMaxBackoff());
@@ -111,9 +140,9 @@ final class BackoffPolicyTest {
     assertEquals(a.withStopOn(rule).hashCode(), b.withStopOn(rule).hashCode());
     assertEquals(
         "BackoffPolicy{minBackoff=PT0.1S, maxBackoff=PT1S, multiplier=2.0, jitter=full, resetAfter=PT0.55S,"
-            + " maxRestarts=3, stashCapacity=auto, stopChildren=true, stopOn=[], stopOnPredicate=none,"
+            + " maxRestarts=3, stashCapacity=auto, stopChildren=true, restartOnStop=false, finalStopMessage=none, manualReset=false, handlerWhileBackingOff=none, stopOn=[], stopOnPredicate=none,"
             + " restartOn=[], randomSeed=1, maxRetryAfter=PT1H, logLevel=WARN, criticalLogLevel=ERROR,"
-            + " criticalLogLevelAfter=2147483647, loggingEnabled=true, eventStreamPublishing=false,"
+            + " criticalLogLevelAfter=2147483647, loggingEnabled=true, aggregatedLogging=auto, eventStreamPublishing=false,"
             + " budget=none, listeners=0}",
         a.toString());
   }

@@ -24,6 +24,8 @@ final class EverySettingIsPartOfTheValueTest {
       BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1));
   private static final Predicate<Throwable> RULE = t -> false;
   private static final BackoffListener LISTENER = e -> {};
+  private static final Predicate<Object> FINAL = m -> false;
+  private static final BackoffHandler HANDLER = (m, d) -> false;
 
   /** A value other than the default, for each setting, by its name. */
   private static final Map<String, Object> SAMPLES =
@@ -36,6 +38,10 @@ final class EverySettingIsPartOfTheValueTest {
           Map.entry("maxRestarts", 4),
           Map.entry("stashCapacity", 1000),
           Map.entry("stopChildren", false),
+          Map.entry("restartOnStop", true),
+          Map.entry("finalStopMessage", FINAL),
+          Map.entry("manualReset", true),
+          Map.entry("handlerWhileBackingOff", HANDLER),
           Map.entry("stopOn", List.of(IOException.class)),
           Map.entry("stopOnPredicate", RULE),
           Map.entry("restartOn", List.of(IOException.class)),
@@ -45,6 +51,7 @@ final class EverySettingIsPartOfTheValueTest {
           Map.entry("criticalLogLevel", Level.WARN),
           Map.entry("criticalLogLevelAfter", 3),
           Map.entry("loggingEnabled", false),
+          Map.entry("aggregatedLogging", true),
           Map.entry("eventStreamPublishing", true),
           Map.entry("budget", RestartBudget.of("db", 10, Duration.ofSeconds(1))),
           Map.entry("listeners", List.of(LISTENER)));

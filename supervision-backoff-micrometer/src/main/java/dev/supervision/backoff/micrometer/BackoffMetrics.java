@@ -62,7 +62,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  *   <tr><td>{@value #IN_BACKOFF}</td><td>gauge</td><td>actors currently waiting for their
  *       restart</td></tr>
  *   <tr><td>{@value #GIVE_UPS}</td><td>counter, tag {@value #REASON_TAG} = {@code
- *       max_restarts_reached} or {@code permanent_failure}</td><td>actors stopped because of a
+ *       max_restarts_reached}, {@code permanent_failure} or {@code inner_stop}</td><td>actors
+ *       stopped because of a
  *       failure ({@link BackoffEvent.GaveUp})</td></tr>
  *   <tr><td>{@value #RESETS}</td><td>counter</td><td>restart counts that returned to 0 after
  *       {@code resetAfter} without failure ({@link BackoffEvent.BackoffReset})</td></tr>

@@ -91,6 +91,31 @@ final class DurableStateBehaviorUnderWrapTest {
   }
 
   @Test
+  void underAUsersInnerStopAStoreFailureIsStillRestarted() {
+    Entity e = new Entity();
+    // the user's own stop around the entity: the store failure passes through it to wrap
+    e.ref =
+        spawned.track(
+            kit.spawn(
+                BackoffSupervisor.wrap(
+                    org.apache.pekko.actor.typed.javadsl.Behaviors.supervise(
+                            new Register(e.id, e.recoveries.ref()))
+                        .onFailure(
+                            org.apache.pekko.actor.typed.SupervisorStrategy.stop()
+                                .withLoggingEnabled(false)),
+                    policy(e.events))));
+    e.recoveries.expectMessage("recovered:");
+    e.append("a", "a");
+    IOException down = new IOException("state store down");
+    store.failNextWrites(e.id, 1, down);
+    e.ref.tell(new Register.Append("b", e.replies.ref()));
+    BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
+    assertCausedBy(scheduled.cause(), down);
+    e.restartsAndRecovers(scheduled, "a");
+    e.append("c", "a,c");
+  }
+
+  @Test
   void aFailedStoreReadDuringRecoveryRestartsTheEntity() {
     Entity first = new Entity().spawn();
     first.recoveries.expectMessage("recovered:");

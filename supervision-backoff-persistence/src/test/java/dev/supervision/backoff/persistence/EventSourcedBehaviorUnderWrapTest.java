@@ -121,6 +121,34 @@ final class EventSourcedBehaviorUnderWrapTest {
   }
 
   @Test
+  void underAnInnerStopAJournalFailureIsStillRestartedAndTheStopStillStops() {
+    Entity e = new Entity();
+    // the user's inner stop: persistence's own failed behavior passes through it to wrap
+    e.ref =
+        spawned.track(
+            kit.spawn(
+                BackoffSupervisor.wrap(
+                    Behaviors.supervise(new Ledger(e.id, e.recoveries.ref()))
+                        .onFailure(
+                            IllegalArgumentException.class,
+                            SupervisorStrategy.stop().withLoggingEnabled(false)),
+                    policy(e.events))));
+    e.recoveries.expectMessage("recovered:");
+    e.append("a", "a");
+    IOException down = new IOException("journal down");
+    journal.failNextPersisted(e.id, down);
+    e.ref.tell(new Ledger.Append("b", e.replies.ref()));
+    BackoffEvent.RestartScheduled scheduled = expectRestartScheduled(e.events, 1);
+    assertCausedBy(scheduled.cause(), down); // restarted: a persistence failure
+    e.restartsAndRecovers(scheduled, "a");
+
+    e.ref.tell(new Ledger.Throw(new IllegalArgumentException("fatal for its author")));
+    BackoffEvent.GaveUp gaveUp = e.events.expectMessageClass(BackoffEvent.GaveUp.class);
+    assertEquals(BackoffEvent.Reason.INNER_STOP, gaveUp.reason()); // the user's stop: stops
+    e.replies.expectTerminated(e.ref);
+  }
+
+  @Test
   void aFailedJournalReadDuringRecoveryRestartsTheEntity() {
     Entity e = new Entity();
     journal.persistForRecovery(e.id, List.of("a", "b"));

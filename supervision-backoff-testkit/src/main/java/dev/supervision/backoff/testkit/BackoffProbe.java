@@ -151,6 +151,56 @@ public final class BackoffProbe {
   }
 
   /**
+   * Expects a stop of the child to be handled under {@code withRestartOnStop(true)}: the next event
+   * is a {@link BackoffEvent.RestartScheduled} whose {@link
+   * BackoffEvent.RestartScheduled#afterStop()} is {@code true}. As {@link #expectRestartScheduled()},
+   * it allows one {@link #advanceToRestart(ManualTime)}.
+   *
+   * @return the event
+   * @throws AssertionError if the next event is another one, a restart after a failure, or none
+   *     arrives in time
+   */
+  public BackoffEvent.RestartScheduled expectRestartScheduledAfterStop() {
+    return expectRestartScheduledAfterStop(null);
+  }
+
+  /**
+   * As {@link #expectRestartScheduledAfterStop()}, for the next event of {@code actor}.
+   *
+   * @param actor the supervised actor
+   * @return the event
+   * @throws AssertionError if the next event of {@code actor} is another one, a restart after a
+   *     failure, or none arrives in time
+   */
+  public BackoffEvent.RestartScheduled expectRestartScheduledAfterStop(ActorRef<?> actor) {
+    BackoffEvent.RestartScheduled event = expectRestartScheduled(actor);
+    if (!event.afterStop()) {
+      throw new AssertionError(
+          "expected a restart after a stop of the child " + of(actor) + ", but got " + event);
+    }
+    return event;
+  }
+
+  /**
+   * Expects the supervisor to stop the actor for {@code reason}: the next event is a {@link
+   * BackoffEvent.GaveUp} with that reason (for example {@link BackoffEvent.Reason#INNER_STOP}, for
+   * an inner {@code SupervisorStrategy.stop()}).
+   *
+   * @param reason the expected reason
+   * @return the event
+   * @throws AssertionError if the next event is another one, has another reason, or none arrives
+   *     in time
+   */
+  public BackoffEvent.GaveUp expectGaveUp(BackoffEvent.Reason reason) {
+    Objects.requireNonNull(reason, "reason");
+    BackoffEvent.GaveUp event = expectGaveUp();
+    if (event.reason() != reason) {
+      throw new AssertionError("expected GaveUp with reason " + reason + ", but got " + event);
+    }
+    return event;
+  }
+
+  /**
    * Expects the next event to be a {@link BackoffEvent.Restarted}: the behavior started again.
    *
    * @return the event

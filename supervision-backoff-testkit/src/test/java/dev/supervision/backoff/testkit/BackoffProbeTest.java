@@ -63,6 +63,34 @@ final class BackoffProbeTest {
   }
 
   @Test
+  void expectRestartScheduledAfterStop_takesARestartAfterAStopAndAllowsAnAdvance() {
+    BackoffProbe probe = kit.createProbe();
+    ActorRef<String> actor =
+        spawn(POLICY.withRestartOnStop(true).withListener(probe.listener()), "after-stop");
+    actor.tell("quit");
+    assertTrue(probe.expectRestartScheduledAfterStop(actor).afterStop());
+    probe.advanceToRestart(kit.time());
+    probe.expectRestarted(actor);
+    actor.tell("fail");
+    AssertionError e = assertThrows(AssertionError.class, probe::expectRestartScheduledAfterStop);
+    assertTrue(e.getMessage().contains("expected a restart after a stop"), e.getMessage());
+  }
+
+  @Test
+  void expectGaveUpWithAReason_checksTheReason() {
+    BackoffProbe probe = kit.createProbe();
+    ActorRef<String> actor = spawn(POLICY.withListener(probe.listener()), "reason");
+    actor.tell("fatal");
+    AssertionError e =
+        assertThrows(
+            AssertionError.class, () -> probe.expectGaveUp(BackoffEvent.Reason.INNER_STOP));
+    assertTrue(e.getMessage().contains("with reason INNER_STOP"), e.getMessage());
+    ActorRef<String> other = spawn(POLICY.withListener(probe.listener()), "reason-2");
+    other.tell("fatal");
+    assertEquals(other, probe.expectGaveUp(BackoffEvent.Reason.PERMANENT_FAILURE).actor());
+  }
+
+  @Test
   void expectGaveUp_onAPermanentFailure() {
     BackoffProbe probe = kit.createProbe();
     ActorRef<String> actor = spawn(POLICY.withListener(probe.listener()), "permanent");

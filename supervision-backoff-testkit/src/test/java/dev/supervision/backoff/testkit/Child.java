@@ -4,7 +4,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
-/** A behavior for the kit's tests: "fail" throws, "stop-for-good" throws a permanent failure, anything else is echoed. */
+/** A behavior for the kit's tests: "fail" throws, "fatal" throws a permanent failure, "quit" stops, anything else is echoed. */
 final class Child {
 
   private Child() {}
@@ -31,6 +31,9 @@ final class Child {
                   switch (m) {
                     case "fail" -> throw new Boom();
                     case "fatal" -> throw new Permanent();
+                    case "quit" -> {
+                      return Behaviors.stopped();
+                    }
                     default -> echo.tell(m);
                   }
                   return Behaviors.same();

@@ -1,8 +1,10 @@
 package dev.supervision.backoff.internal;
 
 import dev.supervision.backoff.BackoffEvent;
+import dev.supervision.backoff.BackoffHandler;
 import dev.supervision.backoff.BackoffListener;
 import dev.supervision.backoff.BackoffPolicy;
+import dev.supervision.backoff.ChildStopped;
 import dev.supervision.backoff.RetryAfter;
 import dev.supervision.backoff.internal.policy.DelaySchedule;
 import dev.supervision.backoff.internal.util.Causes;
@@ -15,6 +17,7 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.DeadLetterSuppression;
 import org.apache.pekko.actor.Dropped;
@@ -71,11 +74,20 @@ import scala.util.control.NonFatal;
  *
  * <p>Failed behaviors. A child may fail without throwing, by returning {@code BehaviorImpl.failed(cause)}:
  * Pekko's own stop supervisor does, and so does an {@code EventSourcedBehavior} or a {@code
- * DurableStateBehavior} when its journal or store fails. Wherever this class receives a behavior
- * from the child (its start, a message, a signal, the replay of the stash, a restart), a failed one
- * is handled exactly like the throw of its cause (non-fatal causes only; a fatal one is passed on as
- * is). Pekko's supervisor lets failed behaviors through, so the actor stops. The test costs nothing
- * on the hot path: it runs only for results that are not alive, which {@code same} is.
+ * DurableStateBehavior} (from a stop supervisor of its own) when its journal or store fails.
+ * Wherever this class receives a behavior from the child (its start, a message, a signal, the
+ * replay of the stash, a restart), a failed one that carries a non-fatal persistence failure
+ * ({@link Causes#isPersistenceFailure}) is handled exactly like the throw of its cause; any other
+ * is passed on as is, so the actor stops, as under Pekko's supervisors (an inner {@code stop()}
+ * stays a stop). The test costs nothing on the hot path: it runs only for results that are not
+ * alive, which {@code same} is.
+ *
+ * <p>Stops. A child that returns {@code stopped} stops the actor, unless the policy restarts on
+ * stop and the stop is not final ({@link #stoppedOrFailed}): then the behavior that stopped gets
+ * {@code PostStop} and the stop is handled like a failure (no stop rule, hint or adaptive budget).
+ * The options that need per-actor state of their own (a final stop message, a handler while
+ * backing off) use the subclass {@link Classic}, so that other actors pay neither its fields nor
+ * its test on every message.
  *
  * <p>Re-wrapping. A behavior that wraps its own next state ({@code counter(n) = wrap(receive(m ->
  * counter(n + 1)), policy)}) must not nest one supervisor per state change. The actor keeps one
@@ -95,7 +107,7 @@ import scala.util.control.NonFatal;
  *
  * @param <T> the child's message type
  */
-public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
+public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
 
   /**
    * The supervisor's own logger. Not {@code ctx.getLog()}: Pekko names an actor's logger after the
@@ -187,13 +199,66 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
 
     @Override
     public Behavior<T> apply(TypedActorContext<T> ctx) {
-      return new BackoffBehavior<>(initial, policy).start(ctx);
+      return (Classic.isNeeded(policy)
+              ? new Classic<>(initial, policy)
+              : new BackoffBehavior<>(initial, policy))
+          .start(ctx);
     }
 
     @Override
     public String toString() {
       return "BackoffSupervisor.wrap(" + initial + ", " + policy + ")";
     }
+  }
+
+  /**
+   * The supervisor of a policy that uses a classic option whose state the plain one has no room
+   * for: a final stop message (looked at for every message until one matches) or a handler while
+   * backing off (given the delay of the backoff). Its own class, so that an actor of any other
+   * policy neither pays the predicate's test on its messages nor the fields in memory.
+   */
+  private static final class Classic<T> extends BackoffBehavior<T> {
+    /** The policy's final stop predicate if it restarts on stop, else null. */
+    private final Predicate<Object> finalStop;
+
+    /** Whether the child has received a final stop message: its next stop stops the actor. */
+    private boolean finalStopSeen;
+
+    /** The delay of the current backoff, for the handler while backing off. */
+    private long backoffNanos;
+
+    Classic(Behavior<T> initial, BackoffPolicy policy) {
+      super(initial, policy);
+      this.finalStop = policy.isRestartOnStop() ? policy.getFinalStopMessage().orElse(null) : null;
+    }
+
+    static boolean isNeeded(BackoffPolicy policy) {
+      return policy.getHandlerWhileBackingOff().isPresent()
+          || (policy.isRestartOnStop() && policy.getFinalStopMessage().isPresent());
+    }
+
+    @Override
+    public Behavior<T> receive(TypedActorContext<T> ctx, T msg) {
+      if (finalStop != null && !finalStopSeen && isRunning()) {
+        finalStopSeen = matchesFinalStop(ctx, msg);
+      }
+      return super.receive(ctx, msg);
+    }
+  }
+
+  /** What {@link BackoffSupervisor#resetBackoff} sends: a signal, unhandled without a supervisor. */
+  private enum ResetRequest implements Signal, DeadLetterSuppression {
+    INSTANCE
+  }
+
+  /**
+   * Asks the supervisors of {@code ctx}'s actor to reset their restart count (see {@code
+   * BackoffSupervisor.resetBackoff}).
+   *
+   * @param ctx the supervised behavior's context
+   */
+  public static void requestReset(ActorContext<?> ctx) {
+    self(ctx).tell(ResetRequest.INSTANCE);
   }
 
   /** The restart and reset timers' message. */
@@ -228,7 +293,10 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
         onFailure(ctx, failureOf(started), null);
         return this;
       }
-      return started; // the child stopped at once; so does the actor
+      Behavior<T> next = stoppedOrFailed(ctx, started, null, null);
+      return next == Behaviors.<T>same()
+          ? this
+          : next; // the child stopped at once; so does the actor
     }
     if (replacedBy(started)) {
       return started; // setup(ctx -> wrap(b, p)) wrapped in p: the inner layer is the actor's
@@ -243,8 +311,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     Behavior<T> child = current;
     if (child == null) { // off the hot path: there is no child during a backoff
       if (inBackoff) {
-        stashOrDrop(ctx, msg);
-        return Behaviors.same();
+        return messageDuringBackoff(ctx, msg);
       }
       return Behaviors.unhandled(); // gave up without a child, see receiveSignal
     }
@@ -263,7 +330,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     } catch (Throwable t) {
       return onFailure(ctx, t, child);
     }
-    return next(ctx, result, child);
+    return next(ctx, result, child, msg);
   }
 
   @Override
@@ -281,6 +348,14 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
         return Behaviors.same(); // granted after we stopped waiting
       }
       return onPermit(ctx);
+    }
+    if (signal == ResetRequest.INSTANCE) {
+      if (inBackoff) {
+        return Behaviors.same(); // asked by the incarnation that failed since
+      }
+      if (owner != null) {
+        resetNow(ctx);
+      } // and on to the child: nested supervisors reset too; a plain behavior leaves it unhandled
     }
     if (inBackoff) {
       return signalDuringBackoff(ctx, signal);
@@ -307,7 +382,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (signal == PreRestart.instance() && !Behavior.isAlive(result)) {
       return result; // an outer supervisor is restarting us and ignores this; not ours to handle
     }
-    return next(ctx, result, child);
+    return next(ctx, result, child, signal);
   }
 
   /**
@@ -317,12 +392,15 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    * {@code current}, the behavior that stopped), or, if the child returned a failed behavior, what
    * {@link #onFailure} makes of the failure it carries.
    */
-  private Behavior<T> next(TypedActorContext<T> ctx, Behavior<T> result, Behavior<T> child) {
+  private Behavior<T> next(
+      TypedActorContext<T> ctx, Behavior<T> result, Behavior<T> child, Object trigger) {
     if (result == Behaviors.<T>same() || Behavior.isUnhandled(result)) {
       return result;
     }
     if (!Behavior.isAlive(result)) { // off the hot path: stopped or failed
-      return isHandledFailure(result) ? onFailure(ctx, failureOf(result), child) : result;
+      return isHandledFailure(result)
+          ? onFailure(ctx, failureOf(result), child)
+          : stoppedOrFailed(ctx, result, child, trigger);
     }
     if (replacedBy(result)) {
       return result; // a newer layer with an equal policy took over; this one leaves the stack
@@ -405,6 +483,9 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (owner == null) {
       return; // retired already (a stash replay may find the heir again in later results)
     }
+    if (this instanceof Classic && heir instanceof Classic) {
+      ((Classic<?>) heir).finalStopSeen |= ((Classic<?>) this).finalStopSeen;
+    }
     if (heir.owner == heir && heir.current != null && !heir.inBackoff) {
       heir.restarts = restarts;
       heir.schedule = schedule;
@@ -430,13 +511,178 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   }
 
   /**
-   * Whether {@code result} is a failed behavior ({@code BehaviorImpl.failed(cause)}, which Pekko's
-   * own stop supervisor and persistent behaviors return instead of throwing) whose cause this
-   * supervisor handles: every non-fatal one. Called only on results that are not alive.
+   * Whether {@code result} is a failed behavior ({@code BehaviorImpl.failed(cause)}) whose cause
+   * this supervisor handles: a non-fatal persistence failure ({@link Causes#isPersistenceFailure}),
+   * which Pekko's persistent behaviors return from their internal stop supervisor when their
+   * journal or store fails. Any other failed behavior comes from a stop the child's author wrote
+   * (an inner {@code SupervisorStrategy.stop()}, or a Pekko backoff inside that gave up) and is
+   * let through: the actor stops, as under Pekko's supervisors. Called only on results that are not
+   * alive.
    */
   private static boolean isHandledFailure(Behavior<?> result) {
-    return result instanceof BehaviorImpl.FailedBehavior
-        && NonFatal.apply(((BehaviorImpl.FailedBehavior) result).cause());
+    if (!(result instanceof BehaviorImpl.FailedBehavior)) {
+      return false;
+    }
+    Throwable cause = ((BehaviorImpl.FailedBehavior) result).cause();
+    return NonFatal.apply(cause) && Causes.isPersistenceFailure(cause);
+  }
+
+  /**
+   * What the actor does with a child's result that is not alive and not a handled failure: a
+   * failed behavior is let through (the actor stops with its cause, reported as {@code
+   * INNER_STOP}); a stop is restarted under {@code withRestartOnStop} unless it is final, else
+   * let through. {@code live} is the behavior that stopped (null if the child never started),
+   * {@code trigger} the message or signal it stopped on (null at a start).
+   */
+  private Behavior<T> stoppedOrFailed(
+      TypedActorContext<T> ctx, Behavior<T> result, Behavior<T> live, Object trigger) {
+    if (result instanceof BehaviorImpl.FailedBehavior) {
+      innerStop(ctx, result);
+      return result;
+    }
+    if (policy.isRestartOnStop() && !isFinalStop(trigger) && !isRetired()) {
+      return onStopped(ctx, result, live);
+    }
+    return result;
+  }
+
+  /** Whether a stop of the child on {@code trigger} (a message, a signal, or null) is final. */
+  private boolean isFinalStop(Object trigger) {
+    if (trigger instanceof PoisonPill) {
+      return true; // from outside: a PoisonPill (passivation, hand-off) stops for good
+    }
+    return this instanceof Classic && ((Classic<T>) this).finalStopSeen;
+  }
+
+  /** Whether the child runs (the actor is not in a backoff and has not given up). */
+  final boolean isRunning() {
+    return current != null;
+  }
+
+  /** The policy's final stop predicate on {@code msg}; one that throws is no match (one WARN line). */
+  final boolean matchesFinalStop(TypedActorContext<T> ctx, Object msg) {
+    Predicate<Object> predicate = policy.getFinalStopMessage().orElse(null);
+    if (predicate == null) {
+      return false;
+    }
+    try {
+      return predicate.test(msg);
+    } catch (Throwable t) {
+      if (!NonFatal.apply(t)) {
+        throw sneaky(t);
+      }
+      ActorContext<T> jctx = ctx.asJava();
+      log(
+          jctx,
+          Level.WARN,
+          t,
+          "Supervised actor [{}]: final stop message predicate [{}] threw on a message of {}; taken"
+              + " as no match",
+          jctx.getSelf().path(),
+          predicate,
+          msg == null ? "null" : msg.getClass().getName());
+      return false;
+    }
+  }
+
+  /** A failed behavior that the actor lets through: reported, and the actor stops with its cause. */
+  private void innerStop(TypedActorContext<T> ctx, Behavior<T> failed) {
+    Throwable cause = failureOf(failed);
+    if (!NonFatal.apply(cause)) {
+      return; // a fatal error is not ours to report
+    }
+    ActorContext<T> jctx = ctx.asJava();
+    if (policy.isLoggingEnabled()) {
+      log(
+          jctx,
+          Level.DEBUG,
+          null,
+          "Supervised actor [{}] stopped by a supervisor inside it (not restarted): {}",
+          jctx.getSelf().path(),
+          Causes.describe(cause));
+    }
+    if (listening) {
+      emit(
+          jctx,
+          new BackoffEvent.GaveUp(jctx.getSelf(), restarts, cause, BackoffEvent.Reason.INNER_STOP));
+    }
+  }
+
+  /**
+   * The child stopped itself under {@code withRestartOnStop}: the behavior that stopped gets {@code
+   * PostStop} and the stopped behavior's callback runs (as when an actor stops), then the stop is
+   * handled like a failure.
+   */
+  private Behavior<T> onStopped(TypedActorContext<T> ctx, Behavior<T> stopped, Behavior<T> live) {
+    ActorContext<T> jctx = ctx.asJava();
+    current = null;
+    try {
+      if (live != null) {
+        Behavior.interpretSignal(live, ctx, PostStop.instance());
+      }
+      if (stopped instanceof BehaviorImpl.StoppedBehavior) {
+        ((BehaviorImpl.StoppedBehavior<T>) stopped).onPostStop(ctx);
+      }
+    } catch (Throwable t) {
+      if (!NonFatal.apply(t)) {
+        throw sneaky(t);
+      }
+      log(
+          jctx,
+          Level.ERROR,
+          t,
+          "Supervised actor [{}] failed in PostStop after it stopped itself; the restart goes on",
+          jctx.getSelf().path());
+    }
+    return onFailure(ctx, new ChildStopped(), null, true);
+  }
+
+  /** Handles a message that arrived during a backoff: a final stop, the handler, or the stash. */
+  private Behavior<T> messageDuringBackoff(TypedActorContext<T> ctx, T msg) {
+    if (policy.isRestartOnStop() && matchesFinalStop(ctx, msg)) {
+      ActorContext<T> jctx = ctx.asJava();
+      if (policy.isLoggingEnabled()) {
+        log(
+            jctx,
+            Level.DEBUG,
+            null,
+            "Supervised actor [{}] got a final stop message during its backoff; it stops",
+            jctx.getSelf().path());
+      }
+      return Behaviors.stopped(); // PostStop follows: the stash is published as Dropped
+    }
+    BackoffHandler handler = policy.getHandlerWhileBackingOff().orElse(null);
+    if (handler != null && answered(ctx, handler, msg)) {
+      return Behaviors.same();
+    }
+    stashOrDrop(ctx, msg);
+    return Behaviors.same();
+  }
+
+  /** Whether the handler answered {@code msg}; one that throws did not (one WARN line). */
+  private boolean answered(TypedActorContext<T> ctx, BackoffHandler handler, T msg) {
+    Duration untilRestart =
+        restartDue
+            ? policy.getMinBackoff() // the delay has passed: waits for children or a permit
+            : Duration.ofNanos(((Classic<T>) this).backoffNanos);
+    try {
+      return handler.handle(msg, untilRestart);
+    } catch (Throwable t) {
+      if (!NonFatal.apply(t)) {
+        throw sneaky(t);
+      }
+      ActorContext<T> jctx = ctx.asJava();
+      log(
+          jctx,
+          Level.WARN,
+          t,
+          "Supervised actor [{}]: handler while backing off [{}] threw on a message of {}; the"
+              + " message is stashed",
+          jctx.getSelf().path(),
+          handler,
+          msg == null ? "null" : msg.getClass().getName());
+      return false;
+    }
   }
 
   private static Throwable failureOf(Behavior<?> failed) {
@@ -481,6 +727,17 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    *     up), or null if the child never started
    */
   private Behavior<T> onFailure(TypedActorContext<T> ctx, Throwable thrown, Behavior<T> failed) {
+    return onFailure(ctx, thrown, failed, false);
+  }
+
+  /**
+   * As {@link #onFailure(TypedActorContext, Throwable, Behavior)}; with {@code stop}, for a child
+   * that stopped itself under {@code withRestartOnStop} ({@code thrown} is a {@link ChildStopped}):
+   * no stop rule, hint or adaptive budget applies, and reaching {@code maxRestarts} stops the actor
+   * cleanly instead of failing it.
+   */
+  private Behavior<T> onFailure(
+      TypedActorContext<T> ctx, Throwable thrown, Behavior<T> failed, boolean stop) {
     Throwable failure = thrown;
     Behavior<T> failedBehavior = failed;
     if (thrown instanceof UnstashException) {
@@ -494,14 +751,18 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     ActorContext<T> jctx = ctx.asJava();
     cancelAllTimers(ctx);
     current = failedBehavior; // gets PostStop through us if we give up
-    if (policy.isPermanent(failure)) {
+    if (!stop && policy.isPermanent(failure)) {
       throw giveUp(ctx, failure, BackoffEvent.Reason.PERMANENT_FAILURE);
     }
-    if (policy.getBudget().isPresent() && policy.getBudget().get().isAdaptive()) {
-      // an adaptive budget learns from failures (permanent ones excepted)
+    if (!stop && policy.getBudget().isPresent() && policy.getBudget().get().isAdaptive()) {
+      // an adaptive budget learns from failures (permanent ones and stops excepted)
       gate(jctx).tell(new GateProtocol.Failed(self(jctx)));
     }
     if (policy.getMaxRestarts().isPresent() && restarts >= policy.getMaxRestarts().getAsInt()) {
+      if (stop) {
+        giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED); // does not throw
+        return Behaviors.stopped(); // stopped, not failed: a watching parent sees Terminated
+      }
       throw giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED);
     }
     current = null;
@@ -532,15 +793,18 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
               policy.getMultiplier(),
               policy.getJitter());
     }
-    long delayNanos = withRetryAfter(jctx, nextDelay(jctx), failure);
+    long delayNanos = stop ? nextDelay(jctx) : withRetryAfter(jctx, nextDelay(jctx), failure);
     Duration delay = Duration.ofNanos(delayNanos);
+    if (this instanceof Classic) {
+      ((Classic<T>) this).backoffNanos = delayNanos;
+    }
     inBackoff = true;
     restartDue = false;
     if (stash == null) {
       stash = new ArrayDeque<>(Math.min(16, Math.max(1, stashCapacity(ctx))));
     }
     timer = jctx.scheduleOnce(delay, self(jctx), new Tick(owner, ++generation, false));
-    logFailure(jctx, failure, delay);
+    logFailure(jctx, stop ? null : failure, delay);
     if (listening) {
       emit(jctx, new BackoffEvent.RestartScheduled(jctx.getSelf(), restarts, delay, failure));
     }
@@ -548,8 +812,9 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   }
 
   /**
-   * Stops the actor: the caller throws what this returns; the actor then gives PostStop to us.
-   * Called by {@link #onFailure} only, after it has cancelled every timer.
+   * Stops the actor: throws the failure (the actor then gives PostStop to us); for a {@link
+   * ChildStopped} it only reports and returns null, and the caller returns {@code stopped}. Called
+   * by {@link #onFailure} only, after it has cancelled every timer.
    */
   private RuntimeException giveUp(
       TypedActorContext<T> ctx, Throwable failure, BackoffEvent.Reason reason) {
@@ -560,7 +825,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       log(
           jctx,
           Level.ERROR,
-          failure,
+          failure instanceof ChildStopped ? null : failure,
           "Supervised actor [{}] stopped after {} restarts ({}): {}",
           jctx.getSelf().path(),
           restarts,
@@ -569,6 +834,9 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     if (listening) {
       emit(jctx, new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason));
+    }
+    if (failure instanceof ChildStopped) {
+      return null; // the child stopped itself: the caller stops the actor cleanly
     }
     return sneaky(failure);
   }
@@ -719,14 +987,24 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     } catch (Throwable t) {
       return onFailure(ctx, t, null);
     }
-    if (!Behavior.isAlive(started) && isHandledFailure(started)) {
-      return onFailure(ctx, failureOf(started), null); // the stash is kept for the next restart
+    if (!Behavior.isAlive(started)) {
+      if (isHandledFailure(started)) {
+        return onFailure(ctx, failureOf(started), null); // the stash is kept for the next restart
+      }
+      if (!(started instanceof BehaviorImpl.FailedBehavior)
+          && policy.isRestartOnStop()
+          && !isFinalStop(null)) {
+        return onStopped(ctx, started, null); // stopped in its setup; the stash is kept
+      }
     }
     inBackoff = false;
     restartDue = false;
     stoppingChildren = null; // empty by now; released like the stash
     timer =
-        jctx.scheduleOnce(policy.getResetAfter(), self(jctx), new Tick(owner, ++generation, true));
+        policy.isManualReset()
+            ? null // only the child resets the count
+            : jctx.scheduleOnce(
+                policy.getResetAfter(), self(jctx), new Tick(owner, ++generation, true));
     if (policy.isLoggingEnabled()) {
       log(
           jctx,
@@ -751,6 +1029,9 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   @SuppressWarnings("unchecked")
   private Behavior<T> replayStash(TypedActorContext<T> ctx, Behavior<T> started) {
     if (!Behavior.isAlive(started)) {
+      if (started instanceof BehaviorImpl.FailedBehavior) {
+        innerStop(ctx, started);
+      }
       dropStash(ctx, "actor stopped while its stash was replayed");
       return started; // the restarted child stopped at once; so does the actor
     }
@@ -759,6 +1040,12 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     ArrayDeque<Object> pending = stash;
     while (pending != null && !pending.isEmpty()) {
       Object item = pending.poll();
+      if (this instanceof Classic
+          && !(item instanceof StashedSignal)
+          && ((Classic<T>) this).finalStop != null
+          && !((Classic<T>) this).finalStopSeen) {
+        ((Classic<T>) this).finalStopSeen = matchesFinalStop(ctx, item);
+      }
       Behavior<T> result;
       try {
         result =
@@ -785,6 +1072,15 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       if (!Behavior.isAlive(result)) {
         if (isHandledFailure(result) && !isRetired()) {
           return onFailure(ctx, failureOf(result), live); // the rest of the stash is kept
+        }
+        if (!(result instanceof BehaviorImpl.FailedBehavior)
+            && policy.isRestartOnStop()
+            && !isRetired()
+            && !isFinalStop(item instanceof StashedSignal ? ((StashedSignal) item).signal : item)) {
+          return onStopped(ctx, result, live); // the rest of the stash is kept
+        }
+        if (result instanceof BehaviorImpl.FailedBehavior && !isRetired()) {
+          innerStop(ctx, result);
         }
         current = live; // gets PostStop through us
         dropStash(ctx, "actor stopped while its stash was replayed");
@@ -818,9 +1114,23 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   }
 
   private Behavior<T> onResetDue(TypedActorContext<T> ctx) {
-    ActorContext<T> jctx = ctx.asJava();
     timer = null;
     owner = this; // no tick of a replaced layer is pending any more
+    reset(ctx, false);
+    return Behaviors.same();
+  }
+
+  /** The child asked for a reset ({@code BackoffSupervisor.resetBackoff}); nothing if count is 0. */
+  private void resetNow(TypedActorContext<T> ctx) {
+    if (restarts == 0 && schedule == null) {
+      return;
+    }
+    cancelOwnTimers(); // the pending reset, if any
+    reset(ctx, true);
+  }
+
+  private void reset(TypedActorContext<T> ctx, boolean byChild) {
+    ActorContext<T> jctx = ctx.asJava();
     int before = restarts;
     restarts = 0;
     // Released rather than reset, so that an actor that has recovered holds no more than one that
@@ -832,19 +1142,28 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       random = null;
     }
     if (policy.isLoggingEnabled()) {
-      log(
-          jctx,
-          Level.DEBUG,
-          null,
-          "Supervised actor [{}] ran {} without failing: backoff reset after {} restarts",
-          jctx.getSelf().path(),
-          policy.getResetAfter(),
-          before);
+      if (byChild) {
+        log(
+            jctx,
+            Level.DEBUG,
+            null,
+            "Supervised actor [{}] reset its backoff after {} restarts",
+            jctx.getSelf().path(),
+            before);
+      } else {
+        log(
+            jctx,
+            Level.DEBUG,
+            null,
+            "Supervised actor [{}] ran {} without failing: backoff reset after {} restarts",
+            jctx.getSelf().path(),
+            policy.getResetAfter(),
+            before);
+      }
     }
     if (listening) {
       emit(jctx, new BackoffEvent.BackoffReset(jctx.getSelf(), before));
     }
-    return Behaviors.same();
   }
 
   private void stoppedDuringBackoff(TypedActorContext<T> ctx) {
@@ -961,6 +1280,7 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     return h;
   }
 
+  /** The line of a restart that was scheduled; {@code failure} is null for a stop of the child. */
   private void logFailure(ActorContext<T> jctx, Throwable failure, Duration delay) {
     if (!policy.isLoggingEnabled()) {
       return;
@@ -969,6 +1289,24 @@ public final class BackoffBehavior<T> extends ExtensibleBehavior<T> {
         restarts > policy.getCriticalLogLevelAfter()
             ? policy.getCriticalLogLevel()
             : policy.getLogLevel();
+    if (failure == null) {
+      log(
+          jctx,
+          level,
+          null,
+          "Supervised actor [{}] stopped itself (attempt {}), restarting in {} ms",
+          jctx.getSelf().path(),
+          restarts,
+          delay.toMillis());
+      return;
+    }
+    if (policy.isAggregatedLogging()) {
+      if (LOG.isEnabledForLevel(level)) {
+        HerdLog.get(jctx.getSystem())
+            .report(level, Causes.describe(failure), failure, jctx.getSelf().path().toString());
+      }
+      level = Level.DEBUG; // the actor's own line
+    }
     log(
         jctx,
         level,

@@ -15,6 +15,7 @@ import dev.supervision.backoff.spi.GateProtocol.Retire;
 import dev.supervision.backoff.spi.GateProtocol.SetShare;
 import dev.supervision.backoff.spi.GateProtocol.Status;
 import dev.supervision.backoff.spi.GateProtocol.Waiting;
+import dev.supervision.backoff.spi.Pacer;
 import dev.supervision.backoff.spi.TokenBucket;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -36,19 +37,26 @@ import org.slf4j.Logger;
 /**
  * INTERNAL API: the gate actor of one {@link RestartBudget}, with a FIFO queue of waiting actors.
  *
- * <p>A fixed budget is a {@link TokenBucket} refilled by a Pekko timer (so {@code ManualTime} drives
- * it) in slices of whole milliseconds; the timer runs only while the bucket is not full. It runs with
- * a fixed <em>delay</em>, not a fixed rate: a fixed-rate timer on a busy machine catches up with
- * missed ticks back to back, which would grant more than the limit in a period; with a fixed delay a
- * slow machine can only lower the rate.
+ * <p><b>Clock.</b> The gate's only clock is a Pekko timer (so {@code ManualTime} drives it): while
+ * it has work, a timer at a fixed <em>rate</em> ticks every pacing tick ({@link #tickNanos}, the
+ * scheduler's own resolution, {@code pekko.scheduler.tick-duration}, at least 1 ms), and the gate
+ * counts time as ticks times the tick. A fixed-rate timer follows the scheduler's clock: Pekko runs
+ * a late tick's successors sooner (and under {@code ManualTime} every due tick runs, in order), so
+ * rates hold against the clock instead of drifting slow as a fixed-delay timer does.
  *
- * <p>An adaptive budget is an {@link AdaptiveRateController} driven every 100 ms by the same kind of
- * timer, with the gate's own count of slices as its clock; the timer runs only while the controller
- * has something to resolve or actors wait. Supervised actors of an adaptive budget tell the gate
- * each failure ({@link Failed}); the gate knows which of them it granted a restart recently.
+ * <p><b>Pacing.</b> Permits are spread in time by a {@link Pacer}: in any interval {@code d} the gate
+ * grants at most {@code burst + rate * (d + tick)}. A fixed budget's pacer is its token bucket
+ * (rate {@code permits / period}, burst {@code burst}); an adaptive budget's pacer follows its
+ * {@link AdaptiveRateController}'s rate, one tick of it ahead ({@link AdaptiveRateController#pace}), and the controller decides how many
+ * permits a slice of 100 ms may have. The one way to a clump is a stalled scheduler or gate (a long
+ * GC pause): the ticks it missed are caught up back to back, so that the rate holds, and the permits
+ * of the stall (at most {@code rate * stall}) go out together.
+ *
+ * <p>An adaptive budget's supervised actors tell the gate each failure ({@link Failed}); the gate
+ * knows which of them it granted a restart recently.
  *
  * <p>Robustness: a permit granted to an actor that stopped before it arrived comes back with the
- * actor's {@link Cancel} and goes to the next waiter (or back into the bucket). When the gate stops
+ * actor's {@link Cancel} and goes to the next waiter (or back into the pacer). When the gate stops
  * for any reason, it hands its waiting actors, in order, to its keeper ({@link Orphans}), which
  * passes them to a new gate.
  */
@@ -117,6 +125,23 @@ public final class BudgetGate {
         : p;
   }
 
+  /**
+   * The gate's pacing tick: the scheduler's resolution ({@code pekko.scheduler.tick-duration}),
+   * between 1 ms and 100 ms.
+   *
+   * @param config the actor system's configuration
+   * @return the tick in nanoseconds
+   */
+  static long tickNanos(com.typesafe.config.Config config) {
+    String path = "pekko.scheduler.tick-duration";
+    long configured =
+        config.hasPath(path) ? config.getDuration(path).toNanos() : TICK_DEFAULT_NANOS;
+    return Math.min(100 * MILLI, Math.max(MILLI, configured));
+  }
+
+  private static final long MILLI = 1_000_000L;
+  private static final long TICK_DEFAULT_NANOS = 10 * MILLI;
+
   private static final class Gate implements AdaptiveRateController.Listener {
     private final RestartBudget budget;
     private final ActorContext<Command> ctx;
@@ -134,9 +159,11 @@ public final class BudgetGate {
     private final Map<ActorRef<Object>, Granted> grantedTo = new HashMap<>();
     private final long sliceNanos;
     private final long keepGrantsNanos;
-    private TokenBucket bucket;
+    private final long tickNanos;
+    private final Pacer pacer;
     private final AdaptiveRateController controller;
     private long now;
+    private long controllerSlice;
     private ActorRef<Orphans> keeper;
     private boolean retiring;
     private double lastPublishedRate = Double.NaN;
@@ -152,20 +179,42 @@ public final class BudgetGate {
       this.ctx = ctx;
       this.timers = timers;
       this.log = ctx.getLog();
+      this.tickNanos = tickNanos(ctx.getSystem().settings().config());
       if (budget.isAdaptive()) {
         this.controller = new AdaptiveRateController(parameters(budget), this);
         controller.setShare(members);
         this.sliceNanos = controller.parameters().slice().toNanos();
         this.keepGrantsNanos =
             Math.max(2 * sliceNanos, controller.parameters().probation().toNanos() + sliceNanos);
+        this.pacer = Pacer.of(Double.POSITIVE_INFINITY, 1, tickNanos);
+        pace();
       } else {
         this.controller = null;
-        this.bucket =
-            TokenBucket.forRate(
-                budget.getPermits(), budget.getPeriod(), budget.getBurst(), members);
-        this.sliceNanos = bucket.sliceNanos();
+        // the bucket's slices only say how long a permit may come back; the pacer grants
+        this.sliceNanos =
+            TokenBucket.forRate(budget.getPermits(), budget.getPeriod(), budget.getBurst(), members)
+                .sliceNanos();
         this.keepGrantsNanos = 2 * sliceNanos;
+        this.pacer = Pacer.of(fixedRate(members), fixedBurst(members), tickNanos);
       }
+      this.controllerSlice = 0;
+    }
+
+    private double fixedRate(int members) {
+      return budget.getPermits() / (budget.getPeriod().toNanos() / 1e9) / members;
+    }
+
+    private double fixedBurst(int members) {
+      return Math.max(1.0, budget.getBurst() / (double) members);
+    }
+
+    /**
+     * Sets the adaptive pacer to the controller's rate (unlimited while holding: the controller lets
+     * one probe through), with a burst of one tick of it: each tick grants the permits due before
+     * the next, so that a slice's permits all fit in the slice.
+     */
+    private void pace() {
+      AdaptiveRateController.pace(pacer, controller, tickNanos);
     }
 
     Behavior<Command> behavior() {
@@ -205,8 +254,7 @@ public final class BudgetGate {
 
     private Status status() {
       if (controller == null) {
-        double rate = bucket.tokensPerSlice() / (sliceNanos / 1e9);
-        return new Status(State.STEADY, rate, Double.NaN, queue.size());
+        return new Status(State.STEADY, pacer.rate(), Double.NaN, queue.size());
       }
       return new Status(controller.state(), controller.rate(), controller.goodput(), queue.size());
     }
@@ -216,13 +264,9 @@ public final class BudgetGate {
         controller.setShare(Math.max(1, setShare.members()));
         grantWhilePossible();
       } else {
-        TokenBucket shared =
-            TokenBucket.forRate(
-                budget.getPermits(),
-                budget.getPeriod(),
-                budget.getBurst(),
-                Math.max(1, setShare.members()));
-        bucket.reshape(shared.tokensPerSlice(), shared.capacity());
+        int members = Math.max(1, setShare.members());
+        pacer.setRate(fixedRate(members));
+        pacer.setBurst(fixedBurst(members));
         grantWhilePossible();
       }
       return Behaviors.same();
@@ -244,8 +288,7 @@ public final class BudgetGate {
           if (next != null) {
             grant(next, granted.at());
           } else if (controller == null) {
-            bucket.setTokens(bucket.tokens() + 1);
-            bucket.settle();
+            pacer.giveBack(now);
           }
         }
       }
@@ -263,15 +306,17 @@ public final class BudgetGate {
     }
 
     private Behavior<Command> onTick() {
-      now += sliceNanos;
+      now += tickNanos;
       while (!grants.isEmpty() && now - grants.peekFirst().at() > keepGrantsNanos) {
         Granted old = grants.pollFirst();
         grantedTo.remove(old.requester(), old);
       }
-      if (controller == null) {
-        bucket.refill(); // may exceed the capacity for a moment: waiting actors get the full rate
-      } else {
-        controller.onSlice(now, queue.size());
+      if (controller != null) {
+        long slice = Math.floorDiv(now, sliceNanos);
+        if (slice != controllerSlice) { // the first tick of a slice starts it
+          controllerSlice = slice;
+          controller.onSlice(now, queue.size());
+        }
       }
       grantWhilePossible();
       return stopIfRetired();
@@ -290,23 +335,26 @@ public final class BudgetGate {
 
     private void grantWhilePossible() {
       if (controller == null) {
-        while (!queue.isEmpty() && bucket.tryTake()) {
+        while (!queue.isEmpty() && pacer.tryAcquire(now)) {
           grant(poll(), now);
         }
-        bucket.settle(); // only what is left over is capped
       } else {
-        while (!queue.isEmpty() && controller.tryAcquire(now)) {
+        pace();
+        while (!queue.isEmpty() && pacer.available(now) && controller.tryAcquire(now)) {
+          pacer.tryAcquire(now);
           grant(poll(), now);
+          pace(); // a grant may end steady or holding
         }
       }
       boolean idle =
           queue.isEmpty()
               && grants.isEmpty()
-              && (controller == null ? bucket.isFull() : controller.isIdle());
+              && pacer.isFull(now)
+              && (controller == null || controller.isIdle());
       if (idle) {
         timers.cancel(Tick.INSTANCE);
       } else if (!timers.isTimerActive(Tick.INSTANCE)) {
-        timers.startTimerWithFixedDelay(Tick.INSTANCE, Tick.INSTANCE, Duration.ofNanos(sliceNanos));
+        timers.startTimerAtFixedRate(Tick.INSTANCE, Tick.INSTANCE, Duration.ofNanos(tickNanos));
       }
     }
 

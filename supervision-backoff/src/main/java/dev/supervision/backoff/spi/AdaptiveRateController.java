@@ -35,9 +35,11 @@ import java.util.Objects;
  *       Parameters#maxRate()}, if one is set). {@link Parameters#holdAfter()} failures within one
  *       second move it to HOLDING.
  *   <li>{@link State#HOLDING}: the group keeps failing, so the resource is presumed down: restarts
- *       wait, except one probe at a time, the first {@link Parameters#firstProbe()} after entering,
- *       then at intervals that double up to {@link Parameters#maxProbeInterval()} while probes fail.
- *       A probe that survives its probation moves it to RAMPING.
+ *       wait, except one probe at a time, the first {@link Parameters#firstProbe()} after entering;
+ *       while probes fail, the next comes a wait after the slice that sees the failure, the wait
+ *       doubling up to {@link Parameters#maxProbeInterval()}: with the defaults and probes that fail
+ *       at once, probes 100 ms, then 300 ms, then 400 ms apart (a slice plus 200 ms, then plus 300
+ *       ms). A probe that survives its probation moves it to RAMPING.
  *   <li>{@link State#RAMPING}: a token bucket at the current rate (refilled every slice, holding at
  *       most one slice of tokens). It starts at {@link Parameters#initialRate()} in slow start, which
  *       doubles the rate every round trip (probation plus one slice) while actors wait. When more than
@@ -45,7 +47,13 @@ import java.util.Objects;
  *       Parameters#decrease()} times the goodput measured in that slice (its successes per second;
  *       at once, from the failures already reported, and again when the slice's probation has ended)
  *       and slow start ends: from then on the rate grows by {@link Parameters#growth()} per second
- *       while actors wait. A slice whose grants all failed sends it back to HOLDING, and halves the
+ *       while actors wait. A cut holds for the slice it is made in; if the goodput it measured is
+ *       below the successes of the last slice that stayed within the tolerance, the next slice
+ *       restores {@link Parameters#decrease()} times those ({@link Reason#RESTORED}; once per cut):
+ *       a limiter that rejects any request too close to the last one it accepted (nginx's {@code
+ *       limit_req} without burst) takes fewer requests when offered a little more than its rate,
+ *       so its goodput above the rate says less than the slice before did. Against a resource whose
+ *       goodput is its capacity this never raises the rate. A slice whose grants all failed sends it back to HOLDING, and halves the
  *       rate the next RAMPING starts at. One second with no waiting actor and no failure returns it to
  *       STEADY.
  * </ul>
@@ -80,6 +88,12 @@ public final class AdaptiveRateController {
     GROWTH,
     /** Grants failed: the rate was cut to the measured goodput. */
     LOSS,
+    /**
+     * One slice after a cut to a goodput below the successes of the last slice that stayed within
+     * the tolerance, the rate went back to the decrease factor times those (the goodput of a limiter
+     * that rejects any request too close to the last one collapses above its rate).
+     */
+    RESTORED,
     /** Every grant of a slice failed: back to holding. */
     ALL_FAILED,
     /** The group has recovered: back to steady. */
@@ -134,7 +148,8 @@ public final class AdaptiveRateController {
    * @param tolerance the share of a slice's grants that may fail without a cut; default 0.1
    * @param growth how much the rate grows per second after slow start while actors wait; default 0.2
    * @param firstProbe the first probe's delay after holding starts; default 100 ms
-   * @param maxProbeInterval the longest interval between probes; default 300 ms
+   * @param maxProbeInterval the longest wait for the next probe after the slice that saw a probe
+   *     fail; default 300 ms
    * @param holdAfter failures within one second that make a steady group hold; default 10
    */
   public record Parameters(
@@ -361,6 +376,17 @@ public final class AdaptiveRateController {
   private int members = 1;
 
   /**
+   * The successes of the latest resolved slice whose failures stayed within the tolerance while
+   * actors waited.
+   */
+  private int clean;
+
+  /** The rate to restore at the start of {@link #restoreSlice}, or NaN. */
+  private double restoreTo = Double.NaN;
+
+  private long restoreSlice = NONE;
+
+  /**
    * A controller with no listener.
    *
    * @param parameters its parameters
@@ -440,6 +466,29 @@ public final class AdaptiveRateController {
 
   private double ceilingPerSlice() {
     return Double.isInfinite(maxRate()) ? 0 : maxRate() * sliceSeconds;
+  }
+
+  /**
+   * Sets a {@link Pacer} that spreads this controller's grants: to the controller's {@link #rate()}
+   * (unlimited while holding, when one probe at a time goes through), with a burst of {@code 1 +
+   * rate * tick}, so that a driver that ticks every {@code tick} grants at each tick the permits due
+   * before the next one and a slice's permits all fit in the slice. Call it before granting and
+   * after each grant; grant only when {@code pacer.available(now)} and {@link #tryAcquire} both
+   * allow it, then take the pacer's permit. In any interval {@code d}, such a driver grants at most
+   * {@code 1 + rate * (d + 2 * tick)}.
+   *
+   * @param pacer the pacer, made with the driver's tick as its quantum
+   * @param controller the controller
+   * @param tickNanos how often the driver calls, {@code >= 0}
+   */
+  public static void pace(Pacer pacer, AdaptiveRateController controller, long tickNanos) {
+    double rate = controller.rate();
+    if (rate > 0 && !Double.isInfinite(rate)) {
+      pacer.setBurst(1 + rate * tickNanos / 1e9);
+      pacer.setRate(rate);
+    } else {
+      pacer.setRate(Double.POSITIVE_INFINITY);
+    }
   }
 
   /**
@@ -643,6 +692,8 @@ public final class AdaptiveRateController {
                     * Math.min(
                         p.maxProbeInterval().toNanos(),
                         p.firstProbe().toNanos() << Math.min(30, probes));
+            // counted from the slice that sees the failure: a probe that fails at once is followed
+            // one slice plus the interval later (300 ms, then 400 ms with the defaults)
             probeAt = k + Math.max(1, Math.round(interval / (double) sliceNanos));
           }
         }
@@ -652,12 +703,20 @@ public final class AdaptiveRateController {
       }
     }
     if (state == State.RAMPING) {
+      if (g > f && f <= p.tolerance() * g && lim) {
+        clean = g - f;
+      }
       int gj = granted[slot(k - 1)];
       int fj = failed[slot(k - 1)];
       // no check against holdUntil: a cut or a ramp start sets it to the slice it runs in, so a
       // slice k - 1 that granted anything is never before it; gj == 0 fails gj - fj > 0
       if (fj > p.tolerance() * gj && gj - fj > 0) {
         cut(gj - fj, nowNanos); // early: the failures of the last slice are already known
+      }
+      if (restoreSlice == k && restoreTo > rate) {
+        // the slice of the cut granted no more than its goodput; this one may take what a clean
+        // slice took
+        setRate(Math.min(maxRate(), restoreTo), Double.NaN, Reason.RESTORED, nowNanos);
       }
       if (g > 0 && f > p.tolerance() * g && resolved >= holdUntil) {
         int successes = g - f;
@@ -702,6 +761,10 @@ public final class AdaptiveRateController {
     slowStart = false;
     holdUntil = slice;
     setRate(Math.min(rate, next), goodput, Reason.LOSS, nowNanos);
+    // once per clean slice: a cut that finds the loss again does not restore again
+    restoreTo = clean > 0 ? Math.min(maxRate(), p.decrease() * clean / sliceSeconds) : Double.NaN;
+    restoreSlice = slice + 1;
+    clean = 0;
   }
 
   private void setRate(double to, double measured, Reason reason, long nowNanos) {
@@ -724,6 +787,8 @@ public final class AdaptiveRateController {
     State from = state;
     state = to;
     calm = 0;
+    clean = 0;
+    restoreTo = Double.NaN;
     listener.stateChanged(from, to, reason, nowNanos);
   }
 

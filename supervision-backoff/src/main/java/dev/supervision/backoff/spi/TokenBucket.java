@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * A token bucket refilled in equal slices of time: the arithmetic of a fixed {@link
- * dev.supervision.backoff.RestartBudget}, kept apart from the actor that drives it so that a
- * simulation can run exactly the same code.
+ * A token bucket refilled in equal slices of time, kept apart from the actor that drives it so that
+ * a simulation can run exactly the same code: the per-slice permits of an {@link
+ * AdaptiveRateController}, and ({@link #forRate}) the slices of a fixed {@link
+ * dev.supervision.backoff.RestartBudget} within which a granted permit may come back. A fixed
+ * budget's gate grants through a {@link Pacer}, which spreads the permits within a slice.
  *
  * <p>How to drive it: every {@link #slice()} call {@link #refill()}, then take a token with {@link
  * #tryTake()} for each restart you grant, then call {@link #settle()} once no more can be granted

@@ -8,14 +8,18 @@
  *   <li>{@link dev.supervision.backoff.spi.ClusterBudgetProvider}: the service, found with {@code
  *       ServiceLoader}, that makes the gate of a cluster-wide budget; the {@code
  *       supervision-backoff-cluster} module implements it.
- *   <li>{@link dev.supervision.backoff.spi.TokenBucket}: the token bucket of a fixed {@link
- *       dev.supervision.backoff.RestartBudget}, refilled in equal slices.
+ *   <li>{@link dev.supervision.backoff.spi.Pacer}: spreads a budget's permits in time, at most {@code
+ *       burst + rate * (d + tick)} in any interval {@code d}; a fixed {@link
+ *       dev.supervision.backoff.RestartBudget} is one, an adaptive one paces its controller's rate.
+ *   <li>{@link dev.supervision.backoff.spi.TokenBucket}: a token bucket refilled in equal slices
+ *       (the adaptive controller's per-slice permits; the slices in which a fixed budget's permit
+ *       may come back).
  *   <li>{@link dev.supervision.backoff.spi.AdaptiveRateController}: the controller of an adaptive
  *       budget, which learns the restart rate a shared resource can take from the outcomes of the
  *       restarts it grants.
  * </ul>
  *
- * <p>{@code TokenBucket} and {@code AdaptiveRateController} are pure, clock-free classes that the
+ * <p>{@code Pacer}, {@code TokenBucket} and {@code AdaptiveRateController} are pure, clock-free classes that the
  * library's own gate actors drive on Pekko's scheduler, and that a discrete-event simulation can
  * drive with virtual time, so that both run the same code. They are not thread-safe: each instance
  * has one owner (an actor, or a single simulation thread). They read no clock: time is whatever the

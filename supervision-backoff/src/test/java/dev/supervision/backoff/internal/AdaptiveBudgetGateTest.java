@@ -137,8 +137,13 @@ final class AdaptiveBudgetGateTest {
         new BudgetEvent.RateChanged(
             name, Double.POSITIVE_INFINITY, 100.0, Double.NaN, Reason.PROBE_SURVIVED),
         events.receiveMessage());
-    // ten distinct actors: their grants reach the probe in any order
-    List<String> ramped = new ArrayList<>(r.granted.receiveSeveralMessages(10));
+    // paced 10 ms apart within the slice, each tick granting those due before the next: two at
+    // 300 ms, then one at each tick from 310 to 380 ms; ten distinct actors: their grants reach the
+    // probe in any order
+    List<String> ramped = new ArrayList<>(r.granted.receiveSeveralMessages(2));
+    r.granted.expectNoMessage(QUIET); // two at 300 ms, not ten
+    time.timePasses(Duration.ofMillis(90));
+    ramped.addAll(r.granted.receiveSeveralMessages(8));
     ramped.sort(null);
     assertEquals(List.of("f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9"), ramped);
     r.granted.expectNoMessage(QUIET);
@@ -236,8 +241,11 @@ final class AdaptiveBudgetGateTest {
         new BudgetEvent.RateChanged(
             name, Double.POSITIVE_INFINITY, 30.0, Double.NaN, Reason.PROBE_SURVIVED),
         events.receiveMessage());
-    // 30 per second: 3 permits per slice
-    assertEquals(List.of("w1", "w2", "w3"), r.granted.receiveSeveralMessages(3));
+    // 30 per second: 3 permits per slice, paced 33 ms apart (at 300, 340 and 370 ms)
+    assertEquals(List.of("w1"), r.granted.receiveSeveralMessages(1));
+    r.granted.expectNoMessage(QUIET);
+    time.timePasses(Duration.ofMillis(90));
+    assertEquals(List.of("w2", "w3"), r.granted.receiveSeveralMessages(2));
     r.granted.expectNoMessage(QUIET);
   }
 
@@ -252,10 +260,11 @@ final class AdaptiveBudgetGateTest {
     for (int i = 0; i < 5; i++) {
       gate.tell(new Acquire(waiter, new Grant("w" + i)));
     }
-    assertEquals(List.of("w0", "w1"), r.granted.receiveSeveralMessages(2));
+    // paced 50 ms apart, not two at once
+    assertEquals(List.of("w0"), r.granted.receiveSeveralMessages(1));
     r.granted.expectNoMessage(QUIET);
     time.timePasses(SLICE);
-    assertEquals(List.of("w2", "w3"), r.granted.receiveSeveralMessages(2));
+    assertEquals(List.of("w1", "w2"), r.granted.receiveSeveralMessages(2));
     r.granted.expectNoMessage(QUIET);
     gate.tell(new GateProtocol.SetShare(4));
     assertEquals(5.0, status(gate).rate(), 1e-9);
@@ -281,7 +290,10 @@ final class AdaptiveBudgetGateTest {
     for (int i = 0; i < 5; i++) {
       gate.tell(new Acquire(waiter, new Grant("w" + i)));
     }
-    assertEquals(List.of("w0", "w1", "w2", "w3"), r.granted.receiveSeveralMessages(4));
+    // four permits in the slice, paced 25 ms apart
+    assertEquals(List.of("w0"), r.granted.receiveSeveralMessages(1));
+    time.timePasses(Duration.ofMillis(90));
+    assertEquals(List.of("w1", "w2", "w3"), r.granted.receiveSeveralMessages(3));
     r.granted.expectNoMessage(QUIET);
   }
 

@@ -24,18 +24,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A child that fails by returning a failed behavior ({@code BehaviorImpl.failed(cause)}, what Pekko's
- * stop supervisor and persistent behaviors return on a journal failure) instead of throwing is
- * restarted like one that throws the cause, wherever the supervisor receives the child's behavior:
- * its start, a message, a signal, the replay of the stash, a restart. Before, the actor stopped.
+ * A child that fails by returning a failed behavior that carries a persistence failure ({@code
+ * BehaviorImpl.failed(cause)}, what Pekko's persistent behaviors return on a journal or store
+ * failure, from their internal stop supervisor) instead of throwing is restarted like one that
+ * throws the cause, wherever the supervisor receives the child's behavior: its start, a message, a
+ * signal, the replay of the stash, a restart. Any other failed behavior (a user's inner {@code
+ * SupervisorStrategy.stop()}) stops the actor, as under Pekko's supervisors.
  */
 final class FailedBehaviorOfTheChildIsRestartedTest {
 
   @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
-  static final class Soft extends RuntimeException {
+  /** A persistence failure, as a durable state store fails (what the supervisor restarts). */
+  static final class Soft
+      extends org.apache.pekko.persistence.state.exception.DurableStateException {
     Soft(String message) {
-      super(message, null, false, false);
+      super(message, null);
     }
   }
 
@@ -202,33 +206,106 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
     probe.expectTerminated(actor);
   }
 
+  /** A child that throws an IllegalStateException on every message. */
+  static Behavior<String> throwing(TestProbe<String> probe, AtomicInteger starts) {
+    return Behaviors.setup(
+        ctx -> {
+          probe.ref().tell("started-" + starts.incrementAndGet());
+          return Behaviors.receive(String.class)
+              .onMessage(
+                  String.class,
+                  m -> {
+                    throw m.equals("store-down") ? new Soft(m) : new IllegalStateException(m);
+                  })
+              .onSignal(
+                  PostStop.class,
+                  s -> {
+                    probe.ref().tell("postStop");
+                    return Behaviors.same();
+                  })
+              .build();
+        });
+  }
+
   @Test
-  void anInnerPekkoStopSupervisorsFailureIsRestartedByTheOuterWrap() {
+  void anInnerPekkoStopSupervisorStopsTheActorAsUnderPekko() {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     AtomicInteger starts = new AtomicInteger();
-    Behavior<String> throwing =
-        Behaviors.setup(
-            ctx -> {
-              probe.ref().tell("started-" + starts.incrementAndGet());
-              return Behaviors.receiveMessage(
-                  m -> {
-                    throw new IllegalStateException(m);
-                  });
-            });
-    // Pekko's stop supervisor turns the throw into a failed behavior (as persistent actors do)
+    // the user's inner stop turns the throw into a failed behavior; the actor stops (before: it
+    // was restarted by the wrap for ever)
     Behavior<String> inner =
-        Behaviors.supervise(throwing)
-            .onFailure(SupervisorStrategy.stop().withLoggingEnabled(false));
+        Behaviors.supervise(throwing(probe, starts))
+            .onFailure(
+                IllegalStateException.class, SupervisorStrategy.stop().withLoggingEnabled(false));
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(inner, policy(events)));
     probe.expectMessage("started-1");
     actor.tell("boom");
+    probe.expectMessage("postStop");
+    BackoffEvent.GaveUp gaveUp =
+        assertInstanceOf(BackoffEvent.GaveUp.class, events.receiveMessage());
+    assertEquals(BackoffEvent.Reason.INNER_STOP, gaveUp.reason());
+    assertEquals(
+        "boom", assertInstanceOf(IllegalStateException.class, gaveUp.cause()).getMessage());
+    probe.expectTerminated(actor);
+  }
+
+  @Test
+  void aPersistenceFailureCaughtByAnInnerStopSupervisorIsStillRestarted() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    AtomicInteger starts = new AtomicInteger();
+    // what an EventSourcedBehavior or a DurableStateBehavior does inside itself
+    Behavior<String> inner =
+        Behaviors.supervise(throwing(probe, starts))
+            .onFailure(SupervisorStrategy.stop().withLoggingEnabled(false));
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(inner, policy(events)));
+    probe.expectMessage("started-1");
+    actor.tell("store-down");
     BackoffEvent.RestartScheduled scheduled =
         assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
-    assertEquals(
-        "boom", assertInstanceOf(IllegalStateException.class, scheduled.cause()).getMessage());
+    assertInstanceOf(Soft.class, scheduled.cause());
     kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started-2");
+  }
+
+  @Test
+  void aFailedBehaviorWithAnotherCauseReturnedDirectlyStopsTheActorWithThatCause() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    IllegalStateException cause = new IllegalStateException("not persistence");
+    Behavior<String> child =
+        Behaviors.receive(String.class)
+            .onMessage(String.class, m -> BehaviorImpl.<String>failed(cause))
+            .onSignal(
+                PostStop.class,
+                s -> {
+                  probe.ref().tell("postStop");
+                  return Behaviors.same();
+                })
+            .build();
+    TestProbe<Object> parentProbe = kit.createTestProbe();
+    kit.spawn(
+        Behaviors.<String>setup(
+            ctx -> {
+              ActorRef<String> actor =
+                  ctx.spawn(BackoffSupervisor.wrap(child, policy(events)), "c");
+              ctx.watch(actor);
+              actor.tell("fail");
+              return Behaviors.receive(String.class)
+                  .onSignal(
+                      org.apache.pekko.actor.typed.ChildFailed.class,
+                      f -> {
+                        parentProbe.ref().tell(f.getCause());
+                        return Behaviors.same();
+                      })
+                  .build();
+            }));
+    probe.expectMessage("postStop");
+    assertSame(cause, parentProbe.receiveMessage());
+    assertEquals(
+        BackoffEvent.Reason.INNER_STOP,
+        assertInstanceOf(BackoffEvent.GaveUp.class, events.receiveMessage()).reason());
   }
 
   @Test

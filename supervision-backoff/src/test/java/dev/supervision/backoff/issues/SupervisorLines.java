@@ -30,6 +30,13 @@ final class SupervisorLines implements AutoCloseable {
     }
   }
 
+  /** Every line so far. */
+  List<ILoggingEvent> all() {
+    synchronized (appender) {
+      return List.copyOf(appender.list);
+    }
+  }
+
   @Override
   public void close() {
     logger.detachAppender(appender);

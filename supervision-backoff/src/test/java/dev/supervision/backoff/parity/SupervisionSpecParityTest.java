@@ -71,8 +71,8 @@ import org.slf4j.event.Level;
  * <ul>
  *   <li>it handles every non-fatal throwable; what Pekko's "unhandled exception" (a class the
  *       strategy does not catch) does is done here with {@code withStopOn};
- *   <li>an inner supervisor that gives up fails the actor with the cause, so an outer one restarts
- *       it (Pekko's inner {@code stop} strategy stops the actor whatever the outer one says);
+ *   <li>an inner {@code wrap} that gives up fails the actor with the cause (it throws), so an outer
+ *       one restarts it; an inner Pekko {@code stop} strategy stops the actor, as in Pekko;
  *   <li>its own reset ticks never reach the supervised behavior (Pekko's leak through to it as a
  *       signal when two backoff supervisors are nested);
  *   <li>the log level of a restart is WARN by default (Pekko: ERROR); the {@code Dropped} reason
@@ -1304,9 +1304,61 @@ final class SupervisionSpecParityTest {
   }
 
   @Test
-  @DisplayName(
-      "apply the right nested supervision (differs on purpose: the inner stop is restarted by the outer)")
+  @DisplayName("apply the right nested supervision")
   void applyTheRightNestedSupervision() {
+    TestProbe<String> signalProbe = kit.createTestProbe();
+    TestProbe<BackoffEvent> outerEvents = events();
+    // Pekko:
+    // supervise(supervise(behv).onFailure[TestException](stop)).onFailure[Exception](restart)
+    ActorRef<String> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                Behaviors.supervise(adaptedMessageFailure(signalProbe))
+                    .onFailure(
+                        TestException.class,
+                        org.apache.pekko.actor.typed.SupervisorStrategy.stop()
+                            .withLoggingEnabled(false)),
+                reporting(backoff(), outerEvents)));
+    ref.tell("adapt-fail");
+    signalProbe.expectMessage("PostStop");
+    signalProbe.expectTerminated(ref);
+    assertEquals(
+        BackoffEvent.Reason.INNER_STOP,
+        outerEvents.expectMessageClass(BackoffEvent.GaveUp.class).reason());
+  }
+
+  @Test
+  @DisplayName("support nesting exceptions with different strategies")
+  void supportNestingExceptionsWithDifferentStrategies() {
+    TestProbe<Event> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = events();
+    // Pekko: supervise(supervise(target).onFailure[RuntimeException](stop))
+    //   .onFailure[Exception](restart), with the outer restart a backoff here
+    ActorRef<Command> ref =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                Behaviors.supervise(target(probe.ref()))
+                    .onFailure(
+                        RuntimeException.class,
+                        org.apache.pekko.actor.typed.SupervisorStrategy.stop()
+                            .withLoggingEnabled(false)),
+                reporting(backoff(), events)));
+    ref.tell(new Throw(new IOException()));
+    probe.expectMessage(new ReceivedSignal(PreRestart.instance()));
+    // verify that it's still alive and not stopped
+    ref.tell(new Ping(1));
+    backoffPasses(events, B);
+    probe.expectMessage(new Pong(1));
+
+    ref.tell(new Throw(new IllegalArgumentException("cat")));
+    probe.expectMessage(new ReceivedSignal(PostStop.instance()));
+    probe.expectTerminated(ref);
+  }
+
+  @Test
+  @DisplayName(
+      "(no Pekko case) an inner backoff supervisor that gives up is restarted by the outer one")
+  void anInnerWrapThatGivesUpIsRestartedByTheOuterOne() {
     TestProbe<String> signalProbe = kit.createTestProbe();
     TestProbe<BackoffEvent> outerEvents = events();
     ActorRef<String> ref =
@@ -1316,7 +1368,8 @@ final class SupervisionSpecParityTest {
                     adaptedMessageFailure(signalProbe), backoff().withStopOn(TestException.class)),
                 reporting(backoff(), outerEvents)));
     ref.tell("adapt-fail");
-    // the inner supervisor gives up and fails the actor with the cause; the outer one restarts it
+    // the inner wrap gives up by failing the actor with the cause (it throws, unlike Pekko's stop
+    // strategy, which returns a failed behavior); the outer one restarts it
     signalProbe.expectMessage("PreRestart");
     BackoffEvent.RestartScheduled scheduled =
         outerEvents.expectMessageClass(BackoffEvent.RestartScheduled.class);
@@ -1325,13 +1378,13 @@ final class SupervisionSpecParityTest {
 
   /**
    * No Pekko case in these specs: a child that returns a failed behavior ({@code BehaviorImpl.failed},
-   * what Pekko's own backoff returns when it gives up) is failing. Expected to pass once the engine
-   * treats it as a failure.
+   * what Pekko's stop strategy returns) whose cause is not a persistence failure stops the actor, as
+   * under Pekko's supervisors, which let failed behaviors through.
    */
   @Test
   @DisplayName(
-      "(no Pekko case) a child returning a failed behavior is restarted like one that throws")
-  void aChildReturningAFailedBehaviorIsRestarted() {
+      "(no Pekko case) a child returning a failed behavior that is not a persistence failure stops")
+  void aChildReturningAFailedBehaviorStops() {
     TestProbe<Event> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = events();
     AtomicInteger starts = new AtomicInteger();
@@ -1348,8 +1401,10 @@ final class SupervisionSpecParityTest {
                 reporting(backoff(), events)));
     probe.expectMessage(new Pong(1));
     ref.tell("fail");
-    backoffPasses(events, B);
-    probe.expectMessage(new Pong(2));
+    probe.expectTerminated(ref);
+    assertEquals(
+        BackoffEvent.Reason.INNER_STOP,
+        events.expectMessageClass(BackoffEvent.GaveUp.class).reason());
   }
 
   // ------------------------------------------------------------------ stopped behaviors

@@ -79,4 +79,33 @@ public final class Causes {
   private static <E extends Throwable> E rethrow(Throwable t) throws E {
     throw (E) t;
   }
+
+  /** What Pekko's event sourced behaviors fail with when their journal or snapshot store fails. */
+  static final String JOURNAL_FAILURE =
+      "org.apache.pekko.persistence.typed.internal.JournalFailureException";
+
+  /** The base class of what Pekko's durable state behaviors fail with when their store fails. */
+  static final String DURABLE_STATE_FAILURE =
+      "org.apache.pekko.persistence.state.exception.DurableStateException";
+
+  /**
+   * Whether {@code failure} is what a Pekko persistent behavior fails with when its journal or
+   * store fails: an instance of {@code JournalFailureException} (an {@code EventSourcedBehavior}:
+   * a failed write, a failed replay, a failed snapshot load) or of a {@code DurableStateException}
+   * (a {@code DurableStateBehavior}: a failed load or save). These are the only failures that
+   * Pekko's persistence catches with its own, internal stop supervisor. Classes are compared by
+   * name, so that the core needs no persistence on its class path.
+   *
+   * @param failure the failure
+   * @return whether it is a persistence failure
+   */
+  public static boolean isPersistenceFailure(Throwable failure) {
+    for (Class<?> c = failure.getClass(); c != null; c = c.getSuperclass()) {
+      String name = c.getName();
+      if (name.equals(JOURNAL_FAILURE) || name.equals(DURABLE_STATE_FAILURE)) {
+        return true;
+      }
+    }
+    return false;
+  }
 }

@@ -1,8 +1,10 @@
 package dev.supervision.backoff.internal.util;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.util.List;
@@ -99,5 +101,23 @@ final class CausesTest {
       }
       throw (Error) thrown;
     }
+  }
+
+  /** A durable state store's failure, as Pekko's store plugins throw. */
+  static final class StoreDown
+      extends org.apache.pekko.persistence.state.exception.DurableStateException {
+    StoreDown() {
+      super("down", null);
+    }
+  }
+
+  @Test
+  void persistenceFailuresAreToldByTheirClassOrASuperclassNeverByACause() {
+    assertTrue(Causes.isPersistenceFailure(new StoreDown()));
+    assertFalse(Causes.isPersistenceFailure(new IllegalStateException(new StoreDown())));
+    assertFalse(Causes.isPersistenceFailure(new RuntimeException("JournalFailureException")));
+    assertEquals(
+        "org.apache.pekko.persistence.typed.internal.JournalFailureException",
+        Causes.JOURNAL_FAILURE);
   }
 }

@@ -1,0 +1,215 @@
+package dev.supervision.backoff.spi;
+
+/**
+ * Spreads permits evenly in time: at most {@code rate} per second, with a small, bounded burst. The
+ * pacing of a {@link dev.supervision.backoff.RestartBudget}'s gate, kept apart from the actor that
+ * drives it so that a simulation can run exactly the same code. A pure class: no actor, no clock;
+ * time is the {@code nowNanos} the caller passes in (any origin, never decreasing).
+ *
+ * <p>It is the generic cell rate algorithm (a token bucket in the form of a schedule): each permit
+ * has a due time, {@code 1 / rate} after the previous one's; a permit may go {@code (burst - 1) /
+ * rate} before it is due, never earlier. A permit taken at most one {@code quantum} after it was due
+ * (the driver's timer fires only so often) keeps the schedule, so that the resolution of the timer
+ * costs no rate; one taken later (the pacer was idle) starts the schedule again at {@code now}, so
+ * that an idle pacer saves no more than its burst. Hence:
+ *
+ * <ul>
+ *   <li>after a quiet period, exactly {@code burst} permits may go at once;
+ *   <li>in <b>any</b> interval of length {@code d}, at most {@code 1 + floor((d + quantum) * rate +
+ *       burst - 1)} permits are taken ({@link #maxIn}), that is at most {@code burst + rate * (d +
+ *       quantum)};
+ *   <li>a driver that calls {@link #tryAcquire} every {@code quantum} while permits wait keeps the
+ *       whole rate, taking about {@code rate * quantum} permits per call.
+ * </ul>
+ *
+ * <p>How to drive it: whenever there is something to grant, {@code while (waiting && pacer.tryAcquire(now))
+ * grant()}; then ask {@link #nextAt(long)} when to try again. A permit given back ({@link #giveBack})
+ * is available again, up to the burst.
+ *
+ * <p>Not thread-safe: one owner.
+ */
+public final class Pacer {
+
+  private static final double SECOND = 1e9;
+
+  /** One nanosecond of slack for the rounding of a schedule kept in floating point. */
+  private static final double SLACK = 1;
+
+  private double rate;
+  private double burst;
+  private final long quantumNanos;
+  private double intervalNanos;
+  private double aheadNanos;
+
+  /** When the next permit is due on the schedule. */
+  private double due = Double.NEGATIVE_INFINITY;
+
+  private Pacer(double rate, double burst, long quantumNanos) {
+    this.quantumNanos = quantumNanos;
+    this.burst = burst;
+    setRate(rate);
+  }
+
+  /**
+   * A full pacer.
+   *
+   * @param ratePerSecond permits per second, {@code > 0}; {@code +Infinity} for no limit
+   * @param burst permits that may go at once after a quiet period, {@code >= 1}
+   * @param quantumNanos the resolution of the driver's timer, {@code >= 0}: it calls {@link
+   *     #tryAcquire} at least this often while permits wait
+   * @return a pacer
+   * @throws IllegalArgumentException if a value is out of range
+   */
+  public static Pacer of(double ratePerSecond, double burst, long quantumNanos) {
+    checkRate(ratePerSecond);
+    checkBurst(burst);
+    TokenBucket.check(quantumNanos >= 0, "quantumNanos", ">= 0", quantumNanos);
+    return new Pacer(ratePerSecond, burst, quantumNanos);
+  }
+
+  private static void checkRate(double rate) {
+    TokenBucket.check(rate > 0, "ratePerSecond", "> 0", rate);
+  }
+
+  private static void checkBurst(double burst) {
+    TokenBucket.check(burst >= 1 && Double.isFinite(burst), "burst", "finite and >= 1", burst);
+  }
+
+  /**
+   * Takes a permit now if the schedule allows one.
+   *
+   * @param nowNanos the time now
+   * @return whether a permit was taken
+   */
+  public boolean tryAcquire(long nowNanos) {
+    if (intervalNanos == 0) {
+      return true;
+    }
+    if (due > nowNanos + aheadNanos + SLACK) {
+      return false;
+    }
+    // late by at most one quantum: the timer's resolution, keep the schedule; later: idle, restart
+    // it
+    due = (due >= nowNanos - quantumNanos ? due : nowNanos) + intervalNanos;
+    return true;
+  }
+
+  /**
+   * Whether {@link #tryAcquire} would take a permit now, without taking it.
+   *
+   * @param nowNanos the time now
+   * @return whether a permit is available
+   */
+  public boolean available(long nowNanos) {
+    return intervalNanos == 0 || due <= nowNanos + aheadNanos + SLACK;
+  }
+
+  /**
+   * The earliest time, at or after {@code nowNanos}, at which {@link #tryAcquire} takes a permit.
+   *
+   * @param nowNanos the time now
+   * @return a time in nanoseconds, {@code >= nowNanos}
+   */
+  public long nextAt(long nowNanos) {
+    if (available(nowNanos)) {
+      return nowNanos;
+    }
+    double at = Math.ceil(due - aheadNanos);
+    return at >= Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(nowNanos, (long) at);
+  }
+
+  /**
+   * Gives back the last permit taken (its restart did not happen): the schedule moves back by one
+   * interval, but never before {@code nowNanos}, so a full pacer stays full (the burst is the cap).
+   *
+   * @param nowNanos the time now
+   */
+  public void giveBack(long nowNanos) {
+    if (intervalNanos > 0 && due > nowNanos) {
+      due = Math.max(nowNanos, due - intervalNanos);
+    }
+  }
+
+  /**
+   * Whether the pacer holds its whole burst and keeps no schedule, so that time passing changes
+   * nothing.
+   *
+   * @param nowNanos the time now
+   * @return {@code true} if full
+   */
+  public boolean isFull(long nowNanos) {
+    return due < nowNanos - quantumNanos;
+  }
+
+  /**
+   * Changes the rate; permits already taken keep their place on the schedule.
+   *
+   * @param ratePerSecond permits per second, {@code > 0}; {@code +Infinity} for no limit
+   * @throws IllegalArgumentException if {@code ratePerSecond <= 0} or NaN
+   */
+  public void setRate(double ratePerSecond) {
+    checkRate(ratePerSecond);
+    this.rate = ratePerSecond;
+    this.intervalNanos = Double.isInfinite(ratePerSecond) ? 0 : SECOND / ratePerSecond;
+    this.aheadNanos = (burst - 1) * intervalNanos;
+  }
+
+  /**
+   * Changes the burst.
+   *
+   * @param burst permits that may go at once after a quiet period, {@code >= 1}
+   * @throws IllegalArgumentException if {@code burst < 1}
+   */
+  public void setBurst(double burst) {
+    checkBurst(burst);
+    this.burst = burst;
+    setRate(rate);
+  }
+
+  /**
+   * The rate.
+   *
+   * @return permits per second ({@code +Infinity} for no limit)
+   */
+  public double rate() {
+    return rate;
+  }
+
+  /**
+   * The burst.
+   *
+   * @return permits that may go at once after a quiet period
+   */
+  public double burst() {
+    return burst;
+  }
+
+  /**
+   * The quantum.
+   *
+   * @return the resolution of the driver's timer, in nanoseconds
+   */
+  public long quantumNanos() {
+    return quantumNanos;
+  }
+
+  /**
+   * The most permits any interval of {@code d} nanoseconds can hold: {@code 1 + floor(((d +
+   * quantum) * rate + burst - 1)}, at most {@code burst + rate * (d + quantum)}.
+   *
+   * @param dNanos the interval's length, {@code >= 0}
+   * @return the bound ({@code Long.MAX_VALUE} for no limit)
+   */
+  public long maxIn(long dNanos) {
+    if (intervalNanos == 0) {
+      return Long.MAX_VALUE;
+    }
+    return 1
+        + (long) Math.floor((dNanos + quantumNanos + aheadNanos + SLACK) / intervalNanos + 1e-9);
+  }
+
+  @Override
+  public String toString() {
+    return "Pacer{rate=" + rate + "/s, burst=" + burst + ", quantum=" + quantumNanos + " ns}";
+  }
+}

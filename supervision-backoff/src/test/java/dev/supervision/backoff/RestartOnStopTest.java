@@ -1,0 +1,285 @@
+package dev.supervision.backoff;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.supervision.backoff.testkit.BackoffProbe;
+import dev.supervision.backoff.testkit.BackoffTestKit;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.internal.PoisonPill;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * {@code withRestartOnStop(true)} (classic {@code BackoffOpts.onStop}): a child that stops itself is
+ * restarted like a failed one, counted, on the same schedule, under {@code maxRestarts} and the
+ * budget; {@code withFinalStopMessage} makes a stop final, and so does any stop from outside.
+ */
+final class RestartOnStopTest {
+
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
+  static final Duration B = Duration.ofMillis(100);
+
+  static BackoffPolicy policy(BackoffProbe events) {
+    return BackoffPolicy.exponential(B, Duration.ofSeconds(1))
+        .withJitter(Jitter.none())
+        .withResetAfter(Duration.ofHours(1))
+        .withRestartOnStop(true)
+        .withListener(events.listener());
+  }
+
+  /**
+   * "started-n" at each start; "stop" stops it (its callback says "callback"); "final" and other
+   * messages are echoed as "got:m"; PostStop says "postStop"; a PoisonPill stops it.
+   */
+  static Behavior<String> child(TestProbe<String> probe, AtomicInteger stopsInSetup) {
+    AtomicInteger starts = new AtomicInteger();
+    return Behaviors.setup(
+        ctx -> {
+          if (stopsInSetup.getAndDecrement() > 0) {
+            probe.ref().tell("stopped-in-setup");
+            return Behaviors.stopped();
+          }
+          probe.ref().tell("started-" + starts.incrementAndGet());
+          return Behaviors.receive(String.class)
+              .onMessageEquals("stop", () -> Behaviors.stopped(() -> probe.ref().tell("callback")))
+              .onMessage(
+                  String.class,
+                  m -> {
+                    probe.ref().tell("got:" + m);
+                    return Behaviors.same();
+                  })
+              .onSignal(
+                  PostStop.class,
+                  s -> {
+                    probe.ref().tell("postStop");
+                    return Behaviors.same();
+                  })
+              .onSignal(PoisonPill.class, s -> Behaviors.stopped())
+              .build();
+        });
+  }
+
+  static Behavior<String> child(TestProbe<String> probe) {
+    return child(probe, new AtomicInteger());
+  }
+
+  @Test
+  void aChildThatStopsItselfIsRestartedAfterTheBackoffWithItsStashKept() {
+    TestProbe<String> probe = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child(probe), policy(events)));
+    probe.expectMessage("started-1");
+    actor.tell("stop");
+    probe.expectMessage("postStop"); // the behavior that stopped, as when an actor stops
+    probe.expectMessage("callback"); // and the stopped behavior's callback
+    BackoffEvent.RestartScheduled scheduled = events.expectRestartScheduled();
+    assertTrue(scheduled.afterStop());
+    assertInstanceOf(ChildStopped.class, scheduled.cause());
+    assertEquals(1, scheduled.attempt());
+    assertEquals(B, scheduled.delay());
+    actor.tell("kept");
+    events.advanceToRestart(kit.time());
+    events.expectRestarted();
+    probe.expectMessage("started-2");
+    probe.expectMessage("got:kept");
+
+    actor.tell("stop"); // counted: the second delay of the schedule
+    probe.expectMessage("postStop");
+    probe.expectMessage("callback");
+    BackoffEvent.RestartScheduled second = events.expectRestartScheduled();
+    assertEquals(2, second.attempt());
+    assertEquals(B.multipliedBy(2), second.delay());
+  }
+
+  @Test
+  void maxRestartsStopsTheActorCleanlyAfterTheLastStop() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<String> parentSaw = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    Behavior<String> supervised =
+        BackoffSupervisor.wrap(child(probe), policy(events).withMaxRestarts(1));
+    TestProbe<ActorRef<String>> refs = kit.createTestProbe();
+    kit.spawn(
+        Behaviors.<Object>setup(
+            ctx -> {
+              ActorRef<String> c = ctx.spawn(supervised, "child");
+              ctx.watch(c);
+              refs.ref().tell(c);
+              return Behaviors.receive(Object.class)
+                  .onSignal(
+                      org.apache.pekko.actor.typed.ChildFailed.class,
+                      f -> {
+                        parentSaw.ref().tell("child-failed");
+                        return Behaviors.same();
+                      })
+                  .onSignal(
+                      org.apache.pekko.actor.typed.Terminated.class,
+                      t -> {
+                        parentSaw.ref().tell("terminated");
+                        return Behaviors.same();
+                      })
+                  .build();
+            }));
+    ActorRef<String> actor = refs.receiveMessage();
+    probe.expectMessage("started-1");
+    actor.tell("stop");
+    probe.expectMessage("postStop");
+    probe.expectMessage("callback");
+    events.expectRestartScheduled();
+    events.advanceToRestart(kit.time());
+    events.expectRestarted();
+    probe.expectMessage("started-2");
+    actor.tell("stop");
+    BackoffEvent.GaveUp gaveUp = events.expectGaveUp();
+    assertEquals(BackoffEvent.Reason.MAX_RESTARTS_REACHED, gaveUp.reason());
+    assertInstanceOf(ChildStopped.class, gaveUp.cause());
+    probe.expectTerminated(actor);
+    parentSaw.expectMessage("terminated"); // not ChildFailed: the actor stopped, it did not fail
+  }
+
+  @Test
+  void withoutTheOptionAStopStopsTheActor() {
+    TestProbe<String> probe = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(child(probe), policy(events).withRestartOnStop(false)));
+    probe.expectMessage("started-1");
+    actor.tell("stop");
+    probe.expectTerminated(actor);
+    events.expectNoEvent(Duration.ofMillis(100));
+  }
+
+  @Test
+  void aStopAfterAFinalStopMessageIsFinalEvenWhenItComesLater() {
+    TestProbe<String> probe = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                child(probe), policy(events).withFinalStopMessage(m -> m.equals("final"))));
+    probe.expectMessage("started-1");
+    actor.tell("final"); // handled without stopping
+    probe.expectMessage("got:final");
+    actor.tell("other");
+    probe.expectMessage("got:other");
+    actor.tell("stop"); // the stop that follows is final
+    probe.expectMessage("postStop");
+    probe.expectTerminated(actor);
+    events.expectNoEvent(Duration.ofMillis(100));
+  }
+
+  @Test
+  void aFinalStopMessageDuringABackoffStopsTheActorAtOnce() {
+    TestProbe<String> probe = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                child(probe), policy(events).withFinalStopMessage(m -> m.equals("final"))));
+    probe.expectMessage("started-1");
+    actor.tell("stop");
+    events.expectRestartScheduled();
+    actor.tell("kept");
+    actor.tell("final");
+    probe.expectTerminated(actor);
+    BackoffEvent.StoppedDuringBackoff stopped =
+        events.expectEvent(BackoffEvent.StoppedDuringBackoff.class);
+    assertEquals(1, stopped.droppedMessages());
+  }
+
+  @Test
+  void aPoisonPillStopIsFinal() {
+    TestProbe<String> probe = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child(probe), policy(events)));
+    probe.expectMessage("started-1");
+    actor.unsafeUpcast().tell(PoisonPill.instance()); // what Cluster Sharding's passivation sends
+    probe.expectMessage("postStop");
+    probe.expectTerminated(actor);
+    events.expectNoEvent(Duration.ofMillis(100));
+  }
+
+  @Test
+  void aStopFromTheParentIsFinal() {
+    TestProbe<String> probe = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child(probe), policy(events)));
+    probe.expectMessage("started-1");
+    kit.testKit().stop(actor);
+    probe.expectMessage("postStop");
+    probe.expectTerminated(actor);
+    events.expectNoEvent(Duration.ofMillis(100));
+  }
+
+  @Test
+  void aStopInSetupIsRestartedAndCounted() {
+    TestProbe<String> probe = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(child(probe, new AtomicInteger(2)), policy(events)));
+    probe.expectMessage("stopped-in-setup");
+    assertEquals(1, events.expectRestartScheduled().attempt());
+    actor.tell("kept");
+    events.advanceToRestart(kit.time());
+    probe.expectMessage("stopped-in-setup"); // the first restart stops in its setup again
+    assertEquals(2, events.expectRestartScheduled().attempt());
+    events.advanceToRestart(kit.time());
+    events.expectRestarted();
+    probe.expectMessage("started-1");
+    probe.expectMessage("got:kept");
+  }
+
+  @Test
+  void aStopWaitsForTheBudgetsPermitLikeAFailure() {
+    TestProbe<String> probe = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                child(probe),
+                policy(events)
+                    .withBudget(RestartBudget.of("restart-on-stop", 10, Duration.ofSeconds(1)))));
+    probe.expectMessage("started-1");
+    actor.tell("stop");
+    probe.expectMessage("postStop");
+    probe.expectMessage("callback");
+    assertTrue(events.expectRestartScheduled().afterStop());
+    events.advanceToRestart(kit.time());
+    assertEquals("restart-on-stop", events.expectWaitingForPermit().budget());
+    events.expectPermitGranted();
+    events.expectRestarted();
+    probe.expectMessage("started-2");
+  }
+
+  @Test
+  void aFinalStopPredicateThatThrowsCountsAsNoMatch() {
+    TestProbe<String> probe = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                child(probe),
+                policy(events)
+                    .withFinalStopMessage(
+                        m -> {
+                          throw new IllegalStateException("broken rule");
+                        })));
+    probe.expectMessage("started-1");
+    actor.tell("stop"); // not final: restarted
+    probe.expectMessage("postStop");
+    probe.expectMessage("callback");
+    assertFalse(events.expectRestartScheduled().cause() instanceof IllegalStateException);
+    events.advanceToRestart(kit.time());
+    events.expectRestarted();
+    probe.expectMessage("started-2");
+  }
+}
