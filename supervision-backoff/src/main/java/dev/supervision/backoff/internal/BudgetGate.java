@@ -6,9 +6,11 @@ import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
 import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.spi.ClusterCoordinator;
 import dev.supervision.backoff.spi.GateProtocol.Acquire;
 import dev.supervision.backoff.spi.GateProtocol.Cancel;
 import dev.supervision.backoff.spi.GateProtocol.Command;
+import dev.supervision.backoff.spi.GateProtocol.Coordinate;
 import dev.supervision.backoff.spi.GateProtocol.Failed;
 import dev.supervision.backoff.spi.GateProtocol.Query;
 import dev.supervision.backoff.spi.GateProtocol.Retire;
@@ -236,6 +238,7 @@ public final class BudgetGate {
               })
           .onMessageEquals(Tick.INSTANCE, this::onTick)
           .onMessage(SetShare.class, this::onSetShare)
+          .onMessage(Coordinate.class, this::onCoordinate)
           .onMessage(
               KeptBy.class,
               k -> {
@@ -267,6 +270,22 @@ public final class BudgetGate {
         int members = Math.max(1, setShare.members());
         pacer.setRate(fixedRate(members));
         pacer.setBurst(fixedBurst(members));
+        grantWhilePossible();
+      }
+      return Behaviors.same();
+    }
+
+    /** What the cluster's coordination decided for this node; a fixed budget ignores it. */
+    private Behavior<Command> onCoordinate(Coordinate coordinate) {
+      if (controller != null) {
+        ClusterCoordinator.Decision d = coordinate.decision();
+        controller.coordinate(d.share(), d.probeMembers(), d.prober());
+        if (d.resume()) {
+          controller.resume(now);
+        }
+        if (!Double.isNaN(d.rate())) {
+          controller.rebalance(d.rate(), now);
+        }
         grantWhilePossible();
       }
       return Behaviors.same();
@@ -393,8 +412,14 @@ public final class BudgetGate {
     public void rateChanged(double from, double to, double goodput, Reason reason, long nowNanos) {
       boolean growth = reason == Reason.SLOW_START || reason == Reason.GROWTH;
       // growth changes the rate every slice: publish it when it has grown by a quarter since last
-      // told
+      // told; a cluster's rebalancing (every coordination round) when it moved by a quarter
       if (growth && !Double.isNaN(lastPublishedRate) && to < lastPublishedRate * 1.25) {
+        return;
+      }
+      if (reason == Reason.REBALANCED
+          && !Double.isNaN(lastPublishedRate)
+          && to < lastPublishedRate * 1.25
+          && to > lastPublishedRate / 1.25) {
         return;
       }
       lastPublishedRate = to;
