@@ -283,9 +283,8 @@ public final class BudgetGate {
         if (d.resume()) {
           controller.resume(now);
         }
-        if (!Double.isNaN(d.rate())) {
-          controller.rebalance(d.rate(), now);
-        }
+        // d.rate() is not applied: rebalancing from reports a round old ratchets the rates down
+        // (measured in the herd's exact mode); shares follow demand through coordinate()
         grantWhilePossible();
       }
       return Behaviors.same();
@@ -412,14 +411,8 @@ public final class BudgetGate {
     public void rateChanged(double from, double to, double goodput, Reason reason, long nowNanos) {
       boolean growth = reason == Reason.SLOW_START || reason == Reason.GROWTH;
       // growth changes the rate every slice: publish it when it has grown by a quarter since last
-      // told; a cluster's rebalancing (every coordination round) when it moved by a quarter
+      // told
       if (growth && !Double.isNaN(lastPublishedRate) && to < lastPublishedRate * 1.25) {
-        return;
-      }
-      if (reason == Reason.REBALANCED
-          && !Double.isNaN(lastPublishedRate)
-          && to < lastPublishedRate * 1.25
-          && to > lastPublishedRate / 1.25) {
         return;
       }
       lastPublishedRate = to;

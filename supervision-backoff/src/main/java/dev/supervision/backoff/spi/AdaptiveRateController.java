@@ -99,8 +99,6 @@ public final class AdaptiveRateController {
      * without a probe of this node's own (see {@link #resume}).
      */
     RESUMED,
-    /** The cluster's coordination moved rate between nodes (see {@link #rebalance}). */
-    REBALANCED,
     /** Every grant of a slice failed: back to holding. */
     ALL_FAILED,
     /** The group has recovered: back to steady. */
@@ -442,7 +440,10 @@ public final class AdaptiveRateController {
   }
 
   private double minRate() {
-    return p.minRate() / members;
+    // divided among the controllers that learn alone; a coordinated node (one prober, probeMembers
+    // 1) keeps the whole least rate, or a node with a small share would grant less than one
+    // restart in many slices and never learn
+    return p.minRate() / probeMembers;
   }
 
   private double initialRate() {
@@ -469,8 +470,10 @@ public final class AdaptiveRateController {
   /**
    * Sets what a cluster's coordination decided for this controller (see {@link
    * ClusterCoordinator}): its share of the ceiling, the least rate and the initial rate (any
-   * fraction, not only {@code 1/members}), the factor its probe intervals are multiplied by, and
-   * whether it may probe at all while holding (one node probes for the cluster). {@link
+   * fraction, not only {@code 1/members}), the factor its probe intervals are multiplied by (and its
+   * least rate divided by: a coordinated node, with factor 1, keeps the whole least rate), and
+   * whether it may probe at all while holding (one node probes for the cluster). A lower factor
+   * while holding brings the next probe forward in proportion. {@link
    * #setShare(int) setShare(m)} is {@code coordinate(1.0 / m, m, true)}, up to rounding.
    *
    * @param share the share, in {@code (0, 1]}
@@ -482,6 +485,13 @@ public final class AdaptiveRateController {
   public void coordinate(double share, int probeMembers, boolean mayProbe) {
     TokenBucket.check(share > 0 && share <= 1, "share", "in (0, 1]", share);
     TokenBucket.check(probeMembers >= 1, "probeMembers", ">= 1", probeMembers);
+    if (state == State.HOLDING
+        && probeAt != NONE
+        && probeAt > slice
+        && probeMembers < this.probeMembers) {
+      // the wait for the next probe was scaled by the old factor: scale what is left of it
+      probeAt = slice + Math.max(1, (probeAt - slice) * probeMembers / this.probeMembers);
+    }
     this.probeMembers = probeMembers;
     this.mayProbe = mayProbe;
     share(1 / share);
@@ -515,24 +525,6 @@ public final class AdaptiveRateController {
     probeSlice = NONE;
     probeAt = NONE;
     startRamping(Reason.RESUMED, nowNanos);
-  }
-
-  /**
-   * Sets the rate while ramping to what the cluster's coordination gives this controller (its share
-   * of the ramping controllers' summed rates), kept between the least rate and the ceiling of its
-   * share ({@link Reason#REBALANCED}). Does nothing unless ramping, or if {@code rate} is not a
-   * positive finite number.
-   *
-   * @param rate permits per second
-   * @param nowNanos the time now
-   */
-  public void rebalance(double rate, long nowNanos) {
-    advance(nowNanos);
-    if (state != State.RAMPING || !(rate > 0) || Double.isInfinite(rate)) {
-      return;
-    }
-    setRate(
-        Math.min(maxRate(), Math.max(minRate(), rate)), Double.NaN, Reason.REBALANCED, nowNanos);
   }
 
   private double ceilingPerSlice() {
@@ -793,7 +785,9 @@ public final class AdaptiveRateController {
           return;
         }
         cut(successes, nowNanos);
-      } else if (g > 0 && lim && resolved >= holdUntil) {
+      } else if ((g > 0 || members > 1 && f == 0) && lim && resolved >= holdUntil) {
+        // a controller with a share of the budget may grant less than one restart per slice: a
+        // slice that waited, granted nothing and saw nothing fail still lets it grow
         double grown =
             Math.min(
                 maxRate(), rate * (slowStart ? slowStartFactor : 1 + p.growth() * sliceSeconds));

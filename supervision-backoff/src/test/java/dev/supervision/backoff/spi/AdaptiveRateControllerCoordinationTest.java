@@ -60,24 +60,6 @@ final class AdaptiveRateControllerCoordinationTest {
   }
 
   @Test
-  void rebalance_setsTheRateWhileRamping_withinTheShareOfTheBounds() {
-    AdaptiveRateController c = new AdaptiveRateController(Parameters.defaults().withMaxRate(1000));
-    for (int i = 0; i < 10; i++) {
-      c.onFailure(0, AdaptiveRateController.NOT_GRANTED);
-    }
-    c.rebalance(500, SLICE); // holding: nothing
-    assertEquals(0, c.rate());
-    c.coordinate(0.5, 1, true);
-    c.resume(SLICE);
-    c.rebalance(300, 2 * SLICE);
-    assertEquals(300, c.rate(), 1e-9);
-    c.rebalance(5000, 2 * SLICE);
-    assertEquals(500, c.rate(), 1e-9, "the ceiling's share");
-    c.rebalance(0.01, 2 * SLICE);
-    assertEquals(2.5, c.rate(), 1e-9, "the least rate's share");
-  }
-
-  @Test
   void coordinate_rejectsAShareOutsideZeroToOne() {
     AdaptiveRateController c = new AdaptiveRateController(Parameters.defaults());
     assertEquals(
