@@ -174,8 +174,8 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
     }
     Thread.sleep(3000); // the outage, in real time
     outageOver = true;
-    up.set(true);
     outageEndAt = System.nanoTime();
+    up.set(true);
     // the ramp has begun: kill the node that probes for the cluster (the smallest uid)
     AdaptiveClusterBudgetMultiNodeTest.await(
         Duration.ofSeconds(30),
@@ -244,6 +244,17 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
             .mapToInt(e -> e.getValue().get())
             .max()
             .orElse(0);
+    System.out.printf(
+        "five nodes: %d calls while down after the first failures, %d probes from nodes %s,"
+            + " busiest window after the outage %d (capacity %d), survivors back %.2f s after"
+            + " the outage, node %d killed%n",
+        callsWhileDown.get() - 100,
+        probes.get(),
+        probingNodes,
+        busiest,
+        WINDOW_CAPACITY,
+        (backAt - outageEndAt) / 1e9,
+        killed);
     assertTrue(
         busiest <= 3 * WINDOW_CAPACITY, "busiest window after the outage offered " + busiest);
   }
