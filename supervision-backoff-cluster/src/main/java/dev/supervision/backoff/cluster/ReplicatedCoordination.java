@@ -149,6 +149,7 @@ final class ReplicatedCoordination {
 
   private static final class Running {
     private final ActorContext<Msg> ctx;
+    private final String budgetName;
     private final ActorRef<GateProtocol.Command> gate;
     private final ReplicatorMessageAdapter<Msg, LWWMap<String, String>> replicator;
     private final Key<LWWMap<String, String>> key;
@@ -172,6 +173,8 @@ final class ReplicatedCoordination {
     private State lastState = State.STEADY;
     private long heldSince;
     private boolean resumeOrdered;
+    private boolean lastCoordinated;
+    private boolean lastProber;
 
     Running(
         ActorContext<Msg> ctx,
@@ -179,6 +182,7 @@ final class ReplicatedCoordination {
         ActorRef<GateProtocol.Command> gate,
         ReplicatorMessageAdapter<Msg, LWWMap<String, String>> replicator) {
       this.ctx = ctx;
+      this.budgetName = budgetName;
       this.gate = gate;
       this.replicator = replicator;
       this.key = LWWMapKey.create("supervision-backoff-budget-" + budgetName);
@@ -239,6 +243,24 @@ final class ReplicatedCoordination {
       back = Math.max(back, d.backEpoch());
       if (d.resume()) {
         resumeOrdered = true;
+      }
+      if (d.coordinated() != lastCoordinated || d.prober() != lastProber || d.resume()) {
+        lastCoordinated = d.coordinated();
+        lastProber = d.prober();
+        if (ctx.getLog().isDebugEnabled()) {
+          ctx.getLog()
+              .debug(
+                  "Restart budget [{}]: {}, {}prober, share {}, members {}, back epoch {}{}",
+                  budgetName,
+                  d.coordinated()
+                      ? "coordinated"
+                      : "deciding alone (a member's line is missing or stale)",
+                  d.prober() ? "" : "not ",
+                  String.format(java.util.Locale.ROOT, "%.3f", d.share()),
+                  members,
+                  d.backEpoch(),
+                  d.resume() ? ", resuming: another node found the resource back" : "");
+        }
       }
       gate.tell(new GateProtocol.Coordinate(d));
       publish(report);
