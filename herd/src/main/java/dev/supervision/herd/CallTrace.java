@@ -165,7 +165,8 @@ public final class CallTrace {
         outcome,
         wallMillis,
         perWindow,
-        crashes.stream().mapToLong(t -> t / 1_000_000).toArray());
+        crashes.stream().mapToLong(t -> t / 1_000_000).toArray(),
+        List.of());
   }
 
   /** The most calls in any {@code widthMs} interval starting in {@code [fromMs, lastMs]}. */

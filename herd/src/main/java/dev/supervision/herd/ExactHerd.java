@@ -121,8 +121,10 @@ public final class ExactHerd {
                     "stopped at the horizon (%d s)",
                     (horizon - outage) / 1_000_000_000L)
                 : "not all recovered";
-    return trace.result(
-        strategy.id(), strategy.description(), wallMillis, outcome, resource.crashes());
+    StrategyResult result =
+        trace.result(
+            strategy.id(), strategy.description(), wallMillis, outcome, resource.crashes());
+    return gate instanceof ClusterGate cluster ? result.withNodes(cluster.perNode()) : result;
   }
 
   private static long delay(HerdStrategy.ExactRun model, int cell, int attempt, long failedAt) {

@@ -48,7 +48,9 @@ public final class HerdCommand implements Callable<Integer> {
           Map.entry("crashFactor", "--crash-factor"),
           Map.entry("crashFor", "--crash-for"),
           Map.entry("limiter", "--limiter"),
-          Map.entry("horizon", "--horizon"));
+          Map.entry("horizon", "--horizon"),
+          Map.entry("nodes", "--nodes"),
+          Map.entry("delta-interval", "--delta-interval"));
 
   @Option(
       names = {"-n", "--cells"},
@@ -102,6 +104,39 @@ public final class HerdCommand implements Callable<Integer> {
           "the resource starts cold: 25%% of its capacity, rising linearly to 100%% over 10 s, after"
               + " the outage and after every crash")
   boolean cold;
+
+  @Option(
+      names = "--nodes",
+      paramLabel = "N",
+      description =
+          "exact mode: the adaptive row runs on N cluster nodes, each with the production per-node"
+              + " gate, coordinated as --sharing says (default 1: one node, today's gate)")
+  int nodes = 1;
+
+  @Option(
+      names = "--skew",
+      paramLabel = "PLACEMENT",
+      description =
+          "how the cells are placed on the nodes: even (cell i on node i mod N, the default), half"
+              + " (half on node 0, the rest even), zipf (node k in proportion to 1/(k+1))")
+  ClusterSpec.Skew skew = ClusterSpec.Skew.EVEN;
+
+  @Option(
+      names = "--sharing",
+      paramLabel = "HOW",
+      description =
+          "how the nodes share the adaptive budget: coordinated (clusterWide(), the default),"
+              + " split (1/N each, no coordination), local (a local adaptive budget on every node)")
+  ClusterSpec.Sharing sharing = ClusterSpec.Sharing.COORDINATED;
+
+  @Option(
+      names = "--delta-interval",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description =
+          "Distributed Data's delta propagation interval the coordination is modelled with"
+              + " (default 400ms, Pekko's: the 2 s gossip interval / 5)")
+  Duration deltaInterval = Duration.ofMillis(400);
 
   @Option(
       names = "--horizon",
@@ -189,7 +224,7 @@ public final class HerdCommand implements Callable<Integer> {
     command.stdout = out;
     command.stderr = err;
     command.terminal = err == System.err && System.console() != null;
-    CommandLine cli = new CommandLine(command);
+    CommandLine cli = new CommandLine(command).setCaseInsensitiveEnumValuesAllowed(true);
     List<String> rows = new ArrayList<>(List.of(cli.getCommandSpec().usageMessage().description()));
     rows.add(
         "Strategies (* = run by default, e = by default with --exact; r / x = real / exact mode only):");
@@ -244,7 +279,8 @@ public final class HerdCommand implements Callable<Integer> {
             ? new ResourceSpec(parseCapacity(capacity), crashFactor, crashFor, cold)
             : parseLimiter(limiter, cold);
     HerdScenario scenario =
-        new HerdScenario(cells, outage, min, max, scale, seed, exact, ids, out, resource, horizon);
+        new HerdScenario(cells, outage, min, max, scale, seed, exact, ids, out, resource, horizon)
+            .withCluster(new ClusterSpec(nodes, skew, sharing, deltaInterval));
     Herd.strategies(scenario); // fails fast on a bad id, before anything runs
     boolean existed = Files.exists(out);
     stdout.println(Report.header(scenario));

@@ -28,6 +28,8 @@ import java.util.Objects;
  * @param resource how the resource behaves once it is back
  * @param horizonAfterOutage how long after the outage a row may run before it stops where it got;
  *     {@code null} for the default ({@link #horizon(Duration)})
+ * @param cluster the cluster the adaptive row runs on in exact mode ({@link ClusterSpec#SINGLE} for
+ *     one node)
  */
 public record HerdScenario(
     int cells,
@@ -40,7 +42,8 @@ public record HerdScenario(
     List<String> strategies,
     Path outputDir,
     ResourceSpec resource,
-    Duration horizonAfterOutage) {
+    Duration horizonAfterOutage,
+    ClusterSpec cluster) {
 
   /** The default number of cells. */
   public static final int DEFAULT_CELLS = 10_000;
@@ -65,6 +68,7 @@ public record HerdScenario(
    * @param outputDir where the results are written
    * @param resource how the resource behaves once back
    * @param horizonAfterOutage how long after the outage a row may run, or {@code null} for the default
+   * @param cluster the cluster of the adaptive row in exact mode
    * @throws NullPointerException if an argument other than {@code horizonAfterOutage} is {@code null}
    * @throws ScenarioException if a value is outside its rule; it names the setting
    */
@@ -75,6 +79,7 @@ public record HerdScenario(
     Objects.requireNonNull(strategies, "strategies");
     Objects.requireNonNull(outputDir, "output folder");
     Objects.requireNonNull(resource, "resource");
+    Objects.requireNonNull(cluster, "cluster");
     ScenarioException.require(cells >= 1, "cells", ">= 1", cells);
     ScenarioException.require(cells <= 10_000_000, "cells", "<= 10000000", cells);
     ScenarioException.require(
@@ -104,6 +109,71 @@ public record HerdScenario(
         "in (0, 1d]",
         horizonAfterOutage == null ? "" : horizonAfterOutage.toMillis() + "ms");
     strategies = List.copyOf(strategies);
+  }
+
+  /**
+   * A scenario on one node.
+   *
+   * @param cells number of cells
+   * @param outage how long the resource is down
+   * @param minBackoff every backoff strategy's minimum backoff
+   * @param maxBackoff every backoff strategy's maximum backoff
+   * @param scale real time per model time in real mode
+   * @param seed the seed of every seedable random source
+   * @param exact whether to run the discrete-event mode
+   * @param strategies ids of the strategies to run, in order
+   * @param outputDir where the results are written
+   * @param resource how the resource behaves once back
+   * @param horizonAfterOutage how long after the outage a row may run, or {@code null} for the default
+   * @throws ScenarioException if a value is outside its rule
+   */
+  public HerdScenario(
+      int cells,
+      Duration outage,
+      Duration minBackoff,
+      Duration maxBackoff,
+      double scale,
+      long seed,
+      boolean exact,
+      List<String> strategies,
+      Path outputDir,
+      ResourceSpec resource,
+      Duration horizonAfterOutage) {
+    this(
+        cells,
+        outage,
+        minBackoff,
+        maxBackoff,
+        scale,
+        seed,
+        exact,
+        strategies,
+        outputDir,
+        resource,
+        horizonAfterOutage,
+        ClusterSpec.SINGLE);
+  }
+
+  /**
+   * The same scenario on another cluster.
+   *
+   * @param spec the cluster
+   * @return the new scenario
+   */
+  public HerdScenario withCluster(ClusterSpec spec) {
+    return new HerdScenario(
+        cells,
+        outage,
+        minBackoff,
+        maxBackoff,
+        scale,
+        seed,
+        exact,
+        strategies,
+        outputDir,
+        resource,
+        horizonAfterOutage,
+        spec);
   }
 
   /**
@@ -166,7 +236,8 @@ public record HerdScenario(
         strategies,
         outputDir,
         spec,
-        horizonAfterOutage);
+        horizonAfterOutage,
+        cluster);
   }
 
   /**
@@ -187,7 +258,8 @@ public record HerdScenario(
         strategies,
         outputDir,
         resource,
-        afterOutage);
+        afterOutage,
+        cluster);
   }
 
   /**
@@ -208,7 +280,8 @@ public record HerdScenario(
         ids,
         outputDir,
         resource,
-        horizonAfterOutage);
+        horizonAfterOutage,
+        cluster);
   }
 
   /**

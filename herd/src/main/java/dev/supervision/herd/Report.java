@@ -58,7 +58,9 @@ public final class Report {
         + seconds(s.maxBackoff().toMillis())
         + "; "
         + (s.exact()
-            ? "exact mode (discrete-event), seed " + s.seed()
+            ? "exact mode (discrete-event), seed "
+                + s.seed()
+                + (s.cluster().nodes() > 1 ? "; adaptive row on " + s.cluster().describe() : "")
             : "real ActorSystem"
                 + (s.scale() == 1.0
                     ? ""
@@ -128,6 +130,10 @@ public final class Report {
     p.put("maxBackoffMs", s.maxBackoff().toMillis());
     p.put("scale", s.exact() ? null : s.scale());
     p.put("seed", s.seed());
+    p.put("nodes", s.cluster().nodes());
+    p.put("placement", s.cluster().skew().name().toLowerCase(Locale.ROOT));
+    p.put("sharing", s.cluster().sharing().name().toLowerCase(Locale.ROOT));
+    p.put("deltaIntervalMs", s.cluster().deltaInterval().toMillis());
     p.put("strategies", s.strategies());
     p.put("windowMs", CallTrace.WINDOW_MS);
     p.put("availableProcessors", Runtime.getRuntime().availableProcessors());

@@ -609,6 +609,13 @@ public final class Strategies {
 
             @Override
             public ExactGate gate() {
+              if (s.cluster().nodes() > 1) {
+                return new ClusterGate(
+                    AdaptiveRateController.Parameters.defaults(),
+                    s.cluster(),
+                    s.cells(),
+                    gateTickNanos(s));
+              }
               return new AdaptiveGate(
                   new AdaptiveRateController(AdaptiveRateController.Parameters.defaults()),
                   s.cells(),
@@ -636,6 +643,21 @@ public final class Strategies {
     private final ArrayDeque<Integer> waiting = new ArrayDeque<>();
     private long now;
     private long controllerSlice;
+
+    /** The controller, for a cluster model that coordinates it. */
+    AdaptiveRateController controller() {
+      return controller;
+    }
+
+    /** How many cells wait. */
+    int waitingCount() {
+      return waiting.size();
+    }
+
+    /** Moves this gate's notion of now, as a call would, so that its next wake-up is not past. */
+    void touch(long nowNanos) {
+      now = Math.max(now, nowNanos);
+    }
 
     AdaptiveGate(AdaptiveRateController controller, int cells, long tickNanos) {
       this.controller = controller;

@@ -30,6 +30,8 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param wallMillis how long the row took in real time
  * @param callsPer100ms the calls in each 100 ms window since the outage began
  * @param crashTimesMs when the resource was knocked over again, in model ms since the outage began
+ * @param nodes per cluster node (exact mode, a row on more than one node): its cells, grants,
+ *     probes and state changes; empty otherwise
  */
 @JsonPropertyOrder({
   "strategy",
@@ -68,7 +70,8 @@ public record StrategyResult(
     String outcome,
     long wallMillis,
     long[] callsPer100ms,
-    long[] crashTimesMs) {
+    long[] crashTimesMs,
+    java.util.List<java.util.Map<String, Object>> nodes) {
 
   /**
    * Whether every cell was running again at the end of the row.
@@ -113,6 +116,35 @@ public record StrategyResult(
         text,
         wallMillis,
         callsPer100ms,
-        crashTimesMs);
+        crashTimesMs,
+        nodes);
+  }
+
+  /**
+   * The same result with per-node figures.
+   *
+   * @param perNode the figures, one map per node
+   * @return the new result
+   */
+  public StrategyResult withNodes(java.util.List<java.util.Map<String, Object>> perNode) {
+    return new StrategyResult(
+        strategy,
+        description,
+        cells,
+        calls,
+        callsDuringOutage,
+        failedCallsAfterOutage,
+        resourceCrashes,
+        recoveryPeakPerSecond,
+        busiestSecondAfterOutage,
+        p50RecoveredMs,
+        p99RecoveredMs,
+        allRecoveredMs,
+        recovered,
+        outcome,
+        wallMillis,
+        callsPer100ms,
+        crashTimesMs,
+        java.util.List.copyOf(perNode));
   }
 }

@@ -55,4 +55,22 @@ final class Membership {
   int sharing() {
     return members.contains(self) ? members.size() : members.size() + 1;
   }
+
+  /**
+   * Whether a node, named by its {@code UniqueAddress} uid, is counted (this node always is).
+   *
+   * @param uid the node's {@code longUid}
+   * @return {@code true} if counted
+   */
+  boolean countsUid(long uid) {
+    if (self.longUid() == uid) {
+      return true;
+    }
+    for (UniqueAddress m : members) {
+      if (m.longUid() == uid) {
+        return true;
+      }
+    }
+    return false;
+  }
 }

@@ -60,6 +60,7 @@ public final class MembershipShareProvider implements ClusterBudgetProvider {
                               event instanceof ClusterEvent.MemberRemoved)));
           // initial state as events: the current members arrive first, then every change
           cluster.subscriptions().tell(Subscribe.create(adapter, ClusterEvent.MemberEvent.class));
+          ctx.spawn(ReplicatedCoordination.create(budgetName, ctx.getSelf()), "coordination");
           return localGate.apply(selfKnown ? initial : initial + 1);
         });
   }

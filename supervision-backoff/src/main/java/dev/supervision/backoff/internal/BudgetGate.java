@@ -6,9 +6,11 @@ import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
 import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.spi.ClusterCoordinator;
 import dev.supervision.backoff.spi.GateProtocol.Acquire;
 import dev.supervision.backoff.spi.GateProtocol.Cancel;
 import dev.supervision.backoff.spi.GateProtocol.Command;
+import dev.supervision.backoff.spi.GateProtocol.Coordinate;
 import dev.supervision.backoff.spi.GateProtocol.Failed;
 import dev.supervision.backoff.spi.GateProtocol.Query;
 import dev.supervision.backoff.spi.GateProtocol.Retire;
@@ -236,6 +238,7 @@ public final class BudgetGate {
               })
           .onMessageEquals(Tick.INSTANCE, this::onTick)
           .onMessage(SetShare.class, this::onSetShare)
+          .onMessage(Coordinate.class, this::onCoordinate)
           .onMessage(
               KeptBy.class,
               k -> {
@@ -267,6 +270,21 @@ public final class BudgetGate {
         int members = Math.max(1, setShare.members());
         pacer.setRate(fixedRate(members));
         pacer.setBurst(fixedBurst(members));
+        grantWhilePossible();
+      }
+      return Behaviors.same();
+    }
+
+    /** What the cluster's coordination decided for this node; a fixed budget ignores it. */
+    private Behavior<Command> onCoordinate(Coordinate coordinate) {
+      if (controller != null) {
+        ClusterCoordinator.Decision d = coordinate.decision();
+        controller.coordinate(d.share(), d.probeMembers(), d.prober());
+        if (d.resume()) {
+          controller.resume(now);
+        }
+        // d.rate() is not applied: rebalancing from reports a round old ratchets the rates down
+        // (measured in the herd's exact mode); shares follow demand through coordinate()
         grantWhilePossible();
       }
       return Behaviors.same();

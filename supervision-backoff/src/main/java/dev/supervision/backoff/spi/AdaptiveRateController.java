@@ -94,6 +94,11 @@ public final class AdaptiveRateController {
      * that rejects any request too close to the last one collapses above its rate).
      */
     RESTORED,
+    /**
+     * Another node of the cluster found the resource back: ramping starts at the initial rate
+     * without a probe of this node's own (see {@link #resume}).
+     */
+    RESUMED,
     /** Every grant of a slice failed: back to holding. */
     ALL_FAILED,
     /** The group has recovered: back to steady. */
@@ -373,7 +378,9 @@ public final class AdaptiveRateController {
   private int calm;
   private int waiting;
   private double goodput = Double.NaN;
-  private int members = 1;
+  private double members = 1;
+  private int probeMembers = 1;
+  private boolean mayProbe = true;
 
   /**
    * The successes of the latest resolved slice whose failures stayed within the tolerance while
@@ -433,7 +440,10 @@ public final class AdaptiveRateController {
   }
 
   private double minRate() {
-    return p.minRate() / members;
+    // divided among the controllers that learn alone; a coordinated node (one prober, probeMembers
+    // 1) keeps the whole least rate, or a node with a small share would grant less than one
+    // restart in many slices and never learn
+    return p.minRate() / probeMembers;
   }
 
   private double initialRate() {
@@ -452,7 +462,43 @@ public final class AdaptiveRateController {
    */
   public void setShare(int members) {
     TokenBucket.check(members >= 1, "members", ">= 1", members);
-    this.members = members;
+    this.probeMembers = members;
+    this.mayProbe = true;
+    share(members);
+  }
+
+  /**
+   * Sets what a cluster's coordination decided for this controller (see {@link
+   * ClusterCoordinator}): its share of the ceiling, the least rate and the initial rate (any
+   * fraction, not only {@code 1/members}), the factor its probe intervals are multiplied by (and its
+   * least rate divided by: a coordinated node, with factor 1, keeps the whole least rate), and
+   * whether it may probe at all while holding (one node probes for the cluster). A lower factor
+   * while holding brings the next probe forward in proportion. {@link
+   * #setShare(int) setShare(m)} is {@code coordinate(1.0 / m, m, true)}, up to rounding.
+   *
+   * @param share the share, in {@code (0, 1]}
+   * @param probeMembers the factor of the probe intervals, {@code >= 1}
+   * @param mayProbe whether a probe may be granted while holding
+   * @throws IllegalArgumentException if {@code share} is not in {@code (0, 1]} or {@code
+   *     probeMembers < 1} (the message names it)
+   */
+  public void coordinate(double share, int probeMembers, boolean mayProbe) {
+    TokenBucket.check(share > 0 && share <= 1, "share", "in (0, 1]", share);
+    TokenBucket.check(probeMembers >= 1, "probeMembers", ">= 1", probeMembers);
+    if (state == State.HOLDING
+        && probeAt != NONE
+        && probeAt > slice
+        && probeMembers < this.probeMembers) {
+      // the wait for the next probe was scaled by the old factor: scale what is left of it
+      probeAt = slice + Math.max(1, (probeAt - slice) * probeMembers / this.probeMembers);
+    }
+    this.probeMembers = probeMembers;
+    this.mayProbe = mayProbe;
+    share(1 / share);
+  }
+
+  private void share(double divisor) {
+    this.members = divisor;
     startRate = Math.min(startRate, initialRate());
     if (state == State.RAMPING) {
       rate = Math.min(rate, maxRate());
@@ -462,6 +508,23 @@ public final class AdaptiveRateController {
       double ceiling = ceilingPerSlice();
       bucket.reshape(ceiling, Math.max(1.0, ceiling));
     }
+  }
+
+  /**
+   * Starts ramping while holding, as if a probe of this controller had survived, because another
+   * controller sharing the resource found it back ({@link Reason#RESUMED}). Does nothing unless
+   * holding.
+   *
+   * @param nowNanos the time now
+   */
+  public void resume(long nowNanos) {
+    advance(nowNanos);
+    if (state != State.HOLDING) {
+      return;
+    }
+    probeSlice = NONE;
+    probeAt = NONE;
+    startRamping(Reason.RESUMED, nowNanos);
   }
 
   private double ceilingPerSlice() {
@@ -521,7 +584,7 @@ public final class AdaptiveRateController {
         }
       }
       case HOLDING -> {
-        if (probeSlice != NONE || probeAt == NONE || slice < probeAt) {
+        if (!mayProbe || probeSlice != NONE || probeAt == NONE || slice < probeAt) {
           return false;
         }
         probeSlice = slice;
@@ -570,7 +633,7 @@ public final class AdaptiveRateController {
   public int available() {
     return switch (state) {
       case STEADY -> Double.isInfinite(maxRate()) ? Integer.MAX_VALUE : (int) bucket.tokens();
-      case HOLDING -> probeSlice == NONE && probeAt != NONE && slice >= probeAt ? 1 : 0;
+      case HOLDING -> mayProbe && probeSlice == NONE && probeAt != NONE && slice >= probeAt ? 1 : 0;
       case RAMPING -> (int) bucket.tokens();
     };
   }
@@ -681,14 +744,10 @@ public final class AdaptiveRateController {
         if (probeFailed || resolved >= probeSlice) {
           probeSlice = NONE;
           if (!probeFailed) {
-            enter(State.RAMPING, Reason.PROBE_SURVIVED, nowNanos);
-            setRate(startRate, Double.NaN, Reason.PROBE_SURVIVED, nowNanos);
-            slowStart = true;
-            holdUntil = k;
-            bucket.setTokens(0);
+            startRamping(Reason.PROBE_SURVIVED, nowNanos);
           } else {
             long interval =
-                members
+                probeMembers
                     * Math.min(
                         p.maxProbeInterval().toNanos(),
                         p.firstProbe().toNanos() << Math.min(30, probes));
@@ -726,7 +785,9 @@ public final class AdaptiveRateController {
           return;
         }
         cut(successes, nowNanos);
-      } else if (g > 0 && lim && resolved >= holdUntil) {
+      } else if ((g > 0 || members > 1 && f == 0) && lim && resolved >= holdUntil) {
+        // a controller with a share of the budget may grant less than one restart per slice: a
+        // slice that waited, granted nothing and saw nothing fail still lets it grow
         double grown =
             Math.min(
                 maxRate(), rate * (slowStart ? slowStartFactor : 1 + p.growth() * sliceSeconds));
@@ -755,6 +816,14 @@ public final class AdaptiveRateController {
     }
   }
 
+  private void startRamping(Reason reason, long nowNanos) {
+    enter(State.RAMPING, reason, nowNanos);
+    setRate(startRate, Double.NaN, reason, nowNanos);
+    slowStart = true;
+    holdUntil = slice;
+    bucket.setTokens(0);
+  }
+
   private void cut(int successes, long nowNanos) {
     goodput = successes / sliceSeconds;
     double next = Math.min(maxRate(), Math.max(minRate(), p.decrease() * goodput));
@@ -779,7 +848,9 @@ public final class AdaptiveRateController {
     enter(State.HOLDING, reason, nowNanos);
     probes = 0;
     probeAt =
-        slice + Math.max(1, Math.round(members * p.firstProbe().toNanos() / (double) sliceNanos));
+        slice
+            + Math.max(
+                1, Math.round(probeMembers * p.firstProbe().toNanos() / (double) sliceNanos));
     probeSlice = NONE;
   }
 

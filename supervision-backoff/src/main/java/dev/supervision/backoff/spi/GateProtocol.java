@@ -78,6 +78,16 @@ public final class GateProtocol {
    */
   public record SetShare(int members) implements Command {}
 
+  /**
+   * Tells an adaptive gate what the cluster's coordination decided for this node (see {@link
+   * ClusterCoordinator}): its share, whether it probes and at which interval, whether to start
+   * ramping because another node found the resource back, and the rate rebalancing gives it. Sent
+   * by the cluster module's coordination; ignored by a fixed budget's gate.
+   *
+   * @param decision the decision
+   */
+  public record Coordinate(ClusterCoordinator.Decision decision) implements Command {}
+
   /** Asks the gate to stop as soon as no actor waits and no permit is in flight. */
   public record Retire() implements Command {}
 }

@@ -1,0 +1,123 @@
+package dev.supervision.herd;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * The cluster the adaptive row runs on in exact mode: how many nodes, how the cells are placed on
+ * them, how the nodes share the budget, and how fast Distributed Data spreads a node's report.
+ * Immutable and validated.
+ *
+ * @param nodes the number of nodes, {@code >= 1}; 1 is a single node, today's gate
+ * @param skew how the cells are placed
+ * @param sharing how the nodes share the budget
+ * @param deltaInterval Distributed Data's delta propagation interval (Pekko's default: the gossip
+ *     interval of 2 s divided by 5, 400 ms)
+ */
+public record ClusterSpec(int nodes, Skew skew, Sharing sharing, Duration deltaInterval) {
+
+  /** One node. */
+  public static final ClusterSpec SINGLE =
+      new ClusterSpec(1, Skew.EVEN, Sharing.COORDINATED, Duration.ofMillis(400));
+
+  /** How the cells are placed on the nodes. */
+  public enum Skew {
+    /** Cell {@code i} on node {@code i mod N}. */
+    EVEN,
+    /** Half of the cells on node 0, the rest even over the others. */
+    HALF,
+    /** Node {@code k} gets a part in proportion to {@code 1 / (k + 1)} (Zipf, exponent 1). */
+    ZIPF
+  }
+
+  /** How the nodes share the budget. */
+  public enum Sharing {
+    /** {@code adaptive(..).clusterWide()}: coordinated through Distributed Data. */
+    COORDINATED,
+    /** {@code 1/N} each, every node learning alone (no coordination). */
+    SPLIT,
+    /** A local {@code adaptive(name)} on every node. */
+    LOCAL
+  }
+
+  /**
+   * Validates the value.
+   *
+   * @param nodes see the record's description
+   * @param skew see the record's description
+   * @param sharing see the record's description
+   * @param deltaInterval see the record's description
+   * @throws NullPointerException if an argument is null
+   * @throws ScenarioException if {@code nodes} is outside {@code [1, 1000]} or the interval is not
+   *     positive
+   */
+  public ClusterSpec {
+    Objects.requireNonNull(skew, "skew");
+    Objects.requireNonNull(sharing, "sharing");
+    Objects.requireNonNull(deltaInterval, "delta-interval");
+    ScenarioException.require(nodes >= 1 && nodes <= 1000, "nodes", "in [1, 1000]", nodes);
+    ScenarioException.require(
+        !deltaInterval.isNegative() && !deltaInterval.isZero(),
+        "delta-interval",
+        "> 0",
+        deltaInterval.toMillis() + "ms");
+  }
+
+  /**
+   * The node of every cell.
+   *
+   * @param cells the number of cells
+   * @return one node index per cell
+   */
+  public int[] placement(int cells) {
+    int[] nodeOf = new int[cells];
+    switch (skew) {
+      case EVEN -> {
+        for (int i = 0; i < cells; i++) {
+          nodeOf[i] = i % nodes;
+        }
+      }
+      case HALF -> {
+        int half = nodes == 1 ? cells : cells / 2;
+        for (int i = 0; i < cells; i++) {
+          nodeOf[i] = i < half ? 0 : 1 + (i - half) % (nodes - 1);
+        }
+      }
+      case ZIPF -> {
+        double h = 0;
+        for (int k = 1; k <= nodes; k++) {
+          h += 1.0 / k;
+        }
+        // cells interleaved, so that every node's cells fail and restart across the whole herd
+        double[] due = new double[nodes];
+        for (int i = 0; i < cells; i++) {
+          int best = 0;
+          for (int k = 0; k < nodes; k++) {
+            due[k] += 1.0 / (k + 1) / h;
+            if (due[k] > due[best]) {
+              best = k;
+            }
+          }
+          due[best] -= 1;
+          nodeOf[i] = best;
+        }
+      }
+    }
+    return nodeOf;
+  }
+
+  /**
+   * How it reads in headers: {@code 10 nodes, even, coordinated}.
+   *
+   * @return the description
+   */
+  public String describe() {
+    return nodes
+        + (nodes == 1 ? " node" : " nodes")
+        + ", "
+        + skew.name().toLowerCase(Locale.ROOT)
+        + ", "
+        + sharing.name().toLowerCase(Locale.ROOT);
+  }
+}

@@ -1,0 +1,105 @@
+package dev.supervision.herd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The adaptive row on a cluster in exact mode: every node runs the one-node gate, and the nodes
+ * coordinate through the production ClusterCoordinator with Distributed Data's modelled delays.
+ */
+final class ClusterExactModeTest {
+
+  private static HerdScenario scenario(ClusterSpec cluster) {
+    return new HerdScenario(
+            10_000,
+            Duration.ofSeconds(2),
+            Duration.ofMillis(100),
+            Duration.ofSeconds(20),
+            1.0,
+            1,
+            true,
+            List.of(Strategies.ADAPTIVE_ID),
+            Path.of("target", "unused"),
+            new ResourceSpec(1000, 3, Duration.ofSeconds(1), false),
+            null)
+        .withCluster(cluster);
+  }
+
+  private static ClusterSpec nodes(int n, ClusterSpec.Skew skew, ClusterSpec.Sharing sharing) {
+    return new ClusterSpec(n, skew, sharing, Duration.ofMillis(400));
+  }
+
+  @Test
+  void oneNode_givesTheOneNodeFiguresExactly() {
+    StrategyResult single = Herd.run(scenario(ClusterSpec.SINGLE), Progress.NONE).get(0);
+    StrategyResult one =
+        Herd.run(
+                scenario(nodes(1, ClusterSpec.Skew.ZIPF, ClusterSpec.Sharing.SPLIT)), Progress.NONE)
+            .get(0);
+    assertEquals(single.allRecoveredMs(), one.allRecoveredMs());
+    assertEquals(single.failedCallsAfterOutage(), one.failedCallsAfterOutage());
+    assertEquals(single.calls(), one.calls());
+    assertTrue(one.nodes().isEmpty());
+  }
+
+  /**
+   * Bounds: the cluster probes like one node (at most 10 calls during the outage, as one node's
+   * target); 1.5 x N/C, the target for a node leaving or joining, since a cluster's ramp starts up
+   * to one coordination round (about 0.5 s for the news, written with WriteAll) later than one
+   * node's; the resource never knocked over; at most 5 % failed; no second above 1.1 x C.
+   */
+  @Test
+  void tenNodes_coordinated_probeLikeOneNode_andRecoverWithoutKnockingTheResourceOver() {
+    HerdScenario s = scenario(nodes(10, ClusterSpec.Skew.EVEN, ClusterSpec.Sharing.COORDINATED));
+    StrategyResult r = Herd.run(s, Progress.NONE).get(0);
+    String figures = r.toString();
+    assertTrue(r.allRecovered(), figures);
+    assertTrue(r.allRecoveredMs() <= 1.5 * s.physicalLimit().toMillis(), figures);
+    assertEquals(0, r.resourceCrashes(), figures);
+    assertTrue(r.callsDuringOutage() <= 10, "calls during the outage: " + r.callsDuringOutage());
+    assertTrue(r.failedCallsAfterOutage() <= 500, figures);
+    assertTrue(r.busiestSecondAfterOutage() <= 1100, figures);
+    assertEquals(10, r.nodes().size());
+    int probes = 0;
+    int grants = 0;
+    for (Map<String, Object> node : r.nodes()) {
+      probes += (Integer) node.get("probes");
+      grants += (Integer) node.get("grants");
+      assertEquals(1000, node.get("cells"));
+    }
+    assertTrue(probes <= 10, "probes " + probes);
+    assertTrue(grants >= 10_000, "grants " + grants);
+  }
+
+  @Test
+  void withoutCoordination_everyNodeProbes() {
+    StrategyResult local =
+        Herd.run(
+                scenario(nodes(10, ClusterSpec.Skew.EVEN, ClusterSpec.Sharing.LOCAL)),
+                Progress.NONE)
+            .get(0);
+    assertTrue(
+        local.callsDuringOutage() > 10, "calls during the outage: " + local.callsDuringOutage());
+  }
+
+  @Test
+  void placements_putTheCellsWhereTheyAreNamed() {
+    int[] half = nodes(3, ClusterSpec.Skew.HALF, ClusterSpec.Sharing.LOCAL).placement(10);
+    assertEquals(
+        List.of(0, 0, 0, 0, 0, 1, 2, 1, 2, 1), java.util.Arrays.stream(half).boxed().toList());
+    int[] zipf = nodes(4, ClusterSpec.Skew.ZIPF, ClusterSpec.Sharing.LOCAL).placement(25_000);
+    int[] count = new int[4];
+    for (int n : zipf) {
+      count[n]++;
+    }
+    // 1 : 1/2 : 1/3 : 1/4 of 25,000 over H(4) = 25/12: 12,000, 6,000, 4,000, 3,000
+    assertEquals(
+        List.of(12_000, 6_000, 4_000, 3_000), java.util.Arrays.stream(count).boxed().toList());
+  }
+}

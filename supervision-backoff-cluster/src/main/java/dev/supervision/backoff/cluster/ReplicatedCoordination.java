@@ -1,0 +1,329 @@
+package dev.supervision.backoff.cluster;
+
+import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.spi.ClusterCoordinator;
+import dev.supervision.backoff.spi.ClusterCoordinator.Decision;
+import dev.supervision.backoff.spi.ClusterCoordinator.Heard;
+import dev.supervision.backoff.spi.ClusterCoordinator.Report;
+import dev.supervision.backoff.spi.GateProtocol;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.ClusterEvent;
+import org.apache.pekko.cluster.ddata.Key;
+import org.apache.pekko.cluster.ddata.LWWMap;
+import org.apache.pekko.cluster.ddata.LWWMapKey;
+import org.apache.pekko.cluster.ddata.SelfUniqueAddress;
+import org.apache.pekko.cluster.ddata.typed.javadsl.DistributedData;
+import org.apache.pekko.cluster.ddata.typed.javadsl.Replicator;
+import org.apache.pekko.cluster.ddata.typed.javadsl.ReplicatorMessageAdapter;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Subscribe;
+
+/**
+ * INTERNAL API: the coordination of one cluster-wide adaptive budget on one node, over Pekko
+ * Distributed Data. A child of the budget's gate. Every round ({@link #ROUND}) it asks the gate for
+ * its status, turns it into a {@link Report} and, when the report changed (or, while it is not
+ * {@link ClusterCoordinator#quiet quiet}, every {@link #HEARTBEAT}), writes it into this node's own
+ * entry of one replicated {@code LWWMap} per budget with {@code WriteLocal}: the write never waits
+ * for the network; delta propagation and gossip spread it. The one write that must be fast, the
+ * resource's return found by this node's probe (a higher back epoch), is written with {@code
+ * WriteAll}, which sends it to every replica at once (the gate does not wait for it either). It subscribes to the map, stamps each
+ * entry with the round it first saw that entry's content, and sends the gate the {@link
+ * ClusterCoordinator}'s {@link Decision} as a {@link GateProtocol.Coordinate}.
+ *
+ * <p>The entries are strings (one line per node, {@code state waiting rate back seq}), so Pekko's
+ * built-in serializers carry them and the library needs no serializer of its own. Only this node
+ * writes its entry, so the last-writer-wins clock never has to break a tie between writers.
+ *
+ * <p>Time is the count of its own rounds on a Pekko timer, so {@code ManualTime} drives it.
+ */
+final class ReplicatedCoordination {
+
+  /** How often the gate is asked and a decision made. */
+  static final Duration ROUND = Duration.ofMillis(200);
+
+  /** How often a report that has not changed is written again while it is not quiet. */
+  static final Duration HEARTBEAT = Duration.ofSeconds(1);
+
+  /**
+   * How old another node's report may be: a few heartbeats plus the time delta propagation needs
+   * to reach every node of a 100-node cluster (10 nodes per 400 ms, so 4 s) and the subscriber
+   * notification (500 ms).
+   */
+  static final Duration STALE_AFTER = Duration.ofSeconds(8);
+
+  /** How long a write of the resource's return to every replica may take before it gives up. */
+  static final Duration NEWS_TIMEOUT = Duration.ofSeconds(3);
+
+  private ReplicatedCoordination() {}
+
+  private interface Msg {}
+
+  private enum Round implements Msg {
+    INSTANCE
+  }
+
+  private record GateStatus(GateProtocol.Status status) implements Msg {}
+
+  private record Changed(Replicator.SubscribeResponse<LWWMap<String, String>> rsp) implements Msg {}
+
+  private record Written(Replicator.UpdateResponse<LWWMap<String, String>> rsp) implements Msg {}
+
+  private record MemberChanged(ClusterEvent.MemberEvent event) implements Msg {}
+
+  /**
+   * The coordination behavior.
+   *
+   * @param budgetName the budget's name (the replicated key is derived from it)
+   * @param gate the budget's gate on this node
+   * @return the behavior
+   */
+  static Behavior<Object> create(String budgetName, ActorRef<GateProtocol.Command> gate) {
+    Objects.requireNonNull(budgetName, "budgetName");
+    return Behaviors.<Msg>setup(
+            ctx ->
+                DistributedData.withReplicatorMessageAdapter(
+                    (ReplicatorMessageAdapter<Msg, LWWMap<String, String>> replicator) ->
+                        Behaviors.withTimers(
+                            timers -> {
+                              timers.startTimerWithFixedDelay(Round.INSTANCE, ROUND);
+                              return new Running(ctx, budgetName, gate, replicator).behavior();
+                            })))
+        .unsafeCast();
+  }
+
+  /**
+   * How long a line written with {@code WriteLocal} takes to reach every node of a cluster of
+   * {@code members} with Pekko's default settings: the delta ticks (every 400 ms) that cover the
+   * other nodes, round robin, a slice of {@code min(max(n / 5 + 1, 2), min(n, 10))} at a time,
+   * then the receiver's subscriber notification (500 ms) and one round of this coordination.
+   */
+  static long settleNanos(int members) {
+    int others = members - 1;
+    if (others <= 0) {
+      return 0;
+    }
+    int slice = Math.min(Math.max(members / 5 + 1, 2), Math.min(members, 10));
+    long ticks = (others + slice - 1) / slice;
+    return ticks * 400_000_000L + 500_000_000L + ROUND.toNanos();
+  }
+
+  /** Encodes a report as its entry. */
+  static String encode(Report r, long seq) {
+    return r.state().name()
+        + ' '
+        + r.waiting()
+        + ' '
+        + (Double.isInfinite(r.rate()) ? "inf" : Double.toString(r.rate()))
+        + ' '
+        + r.backEpoch()
+        + ' '
+        + seq;
+  }
+
+  /** Decodes an entry; {@code null} if it is not one (another version of the library). */
+  static Report decode(long node, String entry) {
+    String[] f = entry.split(" ");
+    if (f.length < 4) {
+      return null;
+    }
+    try {
+      double rate = f[2].equals("inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(f[2]);
+      return new Report(
+          node,
+          State.valueOf(f[0].toUpperCase(Locale.ROOT)),
+          Integer.parseInt(f[1]),
+          rate,
+          Long.parseLong(f[3]));
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  private static final class Running {
+    private final ActorContext<Msg> ctx;
+    private final String budgetName;
+    private final ActorRef<GateProtocol.Command> gate;
+    private final ReplicatorMessageAdapter<Msg, LWWMap<String, String>> replicator;
+    private final Key<LWWMap<String, String>> key;
+    private final SelfUniqueAddress self;
+    private final long selfId;
+    private final String selfKey;
+    private final Membership membership;
+    private final ActorRef<GateProtocol.Status> statusAdapter;
+    private final Map<Long, String> entries = new HashMap<>();
+    private final Map<Long, Heard> heard = new HashMap<>();
+    private final long roundNanos = ROUND.toNanos();
+    private final long heartbeatRounds = Math.max(1, HEARTBEAT.toNanos() / ROUND.toNanos());
+    private long round;
+    private long now;
+    private String published;
+    private long publishedAtRound = Long.MIN_VALUE;
+    private long seq;
+    private long publishedBack;
+    private long back;
+    private long heldAt;
+    private State lastState = State.STEADY;
+    private long heldSince;
+    private boolean resumeOrdered;
+    private boolean lastCoordinated;
+    private boolean lastProber;
+
+    Running(
+        ActorContext<Msg> ctx,
+        String budgetName,
+        ActorRef<GateProtocol.Command> gate,
+        ReplicatorMessageAdapter<Msg, LWWMap<String, String>> replicator) {
+      this.ctx = ctx;
+      this.budgetName = budgetName;
+      this.gate = gate;
+      this.replicator = replicator;
+      this.key = LWWMapKey.create("supervision-backoff-budget-" + budgetName);
+      this.self = DistributedData.get(ctx.getSystem()).selfUniqueAddress();
+      Cluster cluster = Cluster.get(ctx.getSystem());
+      this.selfId = cluster.selfMember().uniqueAddress().longUid();
+      this.selfKey = Long.toString(selfId);
+      this.membership = new Membership(cluster.selfMember().uniqueAddress());
+      this.statusAdapter = ctx.messageAdapter(GateProtocol.Status.class, GateStatus::new);
+      cluster
+          .subscriptions()
+          .tell(
+              Subscribe.create(
+                  ctx.messageAdapter(ClusterEvent.MemberEvent.class, MemberChanged::new),
+                  ClusterEvent.MemberEvent.class));
+      replicator.subscribe(key, Changed::new);
+    }
+
+    Behavior<Msg> behavior() {
+      return Behaviors.receive(Msg.class)
+          .onMessageEquals(
+              Round.INSTANCE,
+              () -> {
+                round++;
+                now = round * roundNanos;
+                gate.tell(new GateProtocol.Query(statusAdapter));
+                return Behaviors.same();
+              })
+          .onMessage(GateStatus.class, m -> onStatus(m.status()))
+          .onMessage(Changed.class, m -> onChanged(m.rsp()))
+          .onMessage(Written.class, m -> Behaviors.same())
+          .onMessage(
+              MemberChanged.class,
+              m -> {
+                membership.update(
+                    m.event().member().uniqueAddress(),
+                    m.event() instanceof ClusterEvent.MemberRemoved);
+                return Behaviors.same();
+              })
+          .build();
+    }
+
+    private Behavior<Msg> onStatus(GateProtocol.Status status) {
+      State state = status.state();
+      if (state == State.HOLDING && lastState != State.HOLDING) {
+        heldAt = back;
+        heldSince = now;
+        resumeOrdered = false;
+      } else if (lastState == State.HOLDING && state == State.RAMPING && !resumeOrdered) {
+        back = ClusterCoordinator.nextBackEpoch(back); // our own probe survived
+      }
+      lastState = state;
+      Report report = new Report(selfId, state, status.waiting(), Math.max(0, status.rate()), back);
+      int members = membership.sharing();
+      ClusterCoordinator coordinator =
+          new ClusterCoordinator(STALE_AFTER.toNanos(), settleNanos(members));
+      Decision d = coordinator.decide(report, heldAt, now - heldSince, members, counted(), now);
+      back = Math.max(back, d.backEpoch());
+      if (d.resume()) {
+        resumeOrdered = true;
+      }
+      if (d.coordinated() != lastCoordinated || d.prober() != lastProber || d.resume()) {
+        lastCoordinated = d.coordinated();
+        lastProber = d.prober();
+        if (ctx.getLog().isDebugEnabled()) {
+          ctx.getLog()
+              .debug(
+                  "Restart budget [{}]: {}, {}prober, share {}, members {}, back epoch {}{}",
+                  budgetName,
+                  d.coordinated()
+                      ? "coordinated"
+                      : "deciding alone (a member's line is missing or stale)",
+                  d.prober() ? "" : "not ",
+                  String.format(java.util.Locale.ROOT, "%.3f", d.share()),
+                  members,
+                  d.backEpoch(),
+                  d.resume() ? ", resuming: another node found the resource back" : "");
+        }
+      }
+      gate.tell(new GateProtocol.Coordinate(d));
+      publish(report);
+      return Behaviors.same();
+    }
+
+    private java.util.List<Heard> counted() {
+      java.util.List<Heard> out = new java.util.ArrayList<>(heard.size());
+      for (Heard h : heard.values()) {
+        if (membership.countsUid(h.report().node())) {
+          out.add(h);
+        }
+      }
+      return out;
+    }
+
+    private void publish(Report report) {
+      String content = encode(report, 0);
+      boolean changed = !content.equals(published);
+      // a first line, even quiet, so that the others know this node has nothing to coordinate
+      boolean due =
+          published == null
+              || !ClusterCoordinator.quiet(report) && round - publishedAtRound >= heartbeatRounds;
+      if (!changed && !due) {
+        return;
+      }
+      // the news that the resource is back goes straight to every replica (one message to each,
+      // once per outage); everything else is written locally and spread by delta propagation
+      boolean news = report.backEpoch() > publishedBack;
+      publishedBack = report.backEpoch();
+      published = content;
+      publishedAtRound = round;
+      String entry = encode(report, ++seq);
+      Replicator.WriteConsistency consistency =
+          news ? new Replicator.WriteAll(NEWS_TIMEOUT) : Replicator.writeLocal();
+      replicator.askUpdate(
+          replyTo ->
+              new Replicator.Update<>(
+                  key, LWWMap.create(), consistency, replyTo, m -> m.put(self, selfKey, entry)),
+          Written::new);
+    }
+
+    private Behavior<Msg> onChanged(Replicator.SubscribeResponse<LWWMap<String, String>> rsp) {
+      if (rsp instanceof Replicator.Changed<LWWMap<String, String>> changed) {
+        for (Map.Entry<String, String> e : changed.get(key).getEntries().entrySet()) {
+          long node;
+          try {
+            node = Long.parseLong(e.getKey());
+          } catch (NumberFormatException notOurs) {
+            continue;
+          }
+          if (node == selfId || e.getValue().equals(entries.get(node))) {
+            continue;
+          }
+          entries.put(node, e.getValue());
+          Report r = decode(node, e.getValue());
+          if (r != null) {
+            heard.put(node, new Heard(r, now));
+            back = Math.max(back, r.backEpoch());
+          }
+        }
+      }
+      return Behaviors.same();
+    }
+  }
+}

@@ -1,0 +1,29 @@
+package dev.supervision.backoff.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.spi.ClusterCoordinator.Report;
+import org.junit.jupiter.api.Test;
+
+/** A node's replicated entry carries its report through Pekko's built-in string serializer. */
+final class ReplicatedCoordinationEntryTest {
+
+  @Test
+  void anEntryDecodesToTheReportItWasMadeOf() {
+    Report ramping = new Report(42, State.RAMPING, 17, 123.5, 3);
+    assertEquals(
+        ramping, ReplicatedCoordination.decode(42, ReplicatedCoordination.encode(ramping, 9)));
+    Report steady = new Report(-7, State.STEADY, 0, Double.POSITIVE_INFINITY, 0);
+    assertEquals(
+        steady, ReplicatedCoordination.decode(-7, ReplicatedCoordination.encode(steady, 1)));
+  }
+
+  @Test
+  void anEntryOfAnotherFormat_isIgnored() {
+    assertNull(ReplicatedCoordination.decode(1, "something else"));
+    assertNull(ReplicatedCoordination.decode(1, "FLYING 1 2 3 4"));
+    assertNull(ReplicatedCoordination.decode(1, "HOLDING -1 0 0 1"));
+  }
+}

@@ -1,0 +1,94 @@
+package dev.supervision.backoff.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.supervision.backoff.BudgetEvent;
+import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
+import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.spi.ClusterCoordinator.Decision;
+import dev.supervision.backoff.spi.GateProtocol;
+import dev.supervision.backoff.spi.GateProtocol.Acquire;
+import dev.supervision.backoff.spi.GateProtocol.Coordinate;
+import dev.supervision.backoff.spi.GateProtocol.Failed;
+import java.time.Duration;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Signal;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An adaptive gate told by the cluster's coordination that another node probes does not probe while
+ * holding, and starts ramping at its share of the initial rate when told another node found the
+ * resource back.
+ */
+final class AdaptiveGateFollowsTheClusterCoordinationTest {
+
+  private static final ActorTestKit kit = ActorTestKit.create(ManualTime.config());
+  private static final ManualTime time = ManualTime.get(kit.system());
+
+  @AfterAll
+  static void shutdown() {
+    kit.shutdownTestKit();
+  }
+
+  record Grant(String who) implements Signal {}
+
+  @Test
+  void aNodeThatDoesNotProbe_grantsNothingWhileHolding_untilAnotherFindsTheResourceBack() {
+    String name = "coordinated-gate";
+    TestProbe<BudgetEvent> events = kit.createTestProbe();
+    ActorRef<BudgetEvent> filter =
+        kit.spawn(
+            Behaviors.receive(BudgetEvent.class)
+                .onAnyMessage(
+                    e -> {
+                      if (e instanceof BudgetEvent.StateChanged && e.budget().equals(name)) {
+                        events.ref().tell(e);
+                      }
+                      return Behaviors.same();
+                    })
+                .build());
+    kit.system().eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, filter));
+    TestProbe<String> granted = kit.createTestProbe();
+    ActorRef<Object> requester =
+        kit.spawn(
+            Behaviors.receive(Object.class)
+                .onSignal(
+                    Grant.class,
+                    g -> {
+                      granted.ref().tell(g.who());
+                      return Behaviors.same();
+                    })
+                .build());
+    ActorRef<GateProtocol.Command> gate =
+        kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(2)));
+    gate.tell(new Coordinate(new Decision(true, 0.5, false, 1, false, Double.NaN, 0)));
+    gate.tell(new Failed(requester));
+    gate.tell(new Failed(requester));
+    assertEquals(
+        new BudgetEvent.StateChanged(name, State.STEADY, State.HOLDING, Reason.FAILURES),
+        events.receiveMessage());
+    gate.tell(new Acquire(requester, new Grant("waiting")));
+    TestProbe<Integer> waiting = kit.createTestProbe();
+    gate.tell(new GateProtocol.Waiting(waiting.ref()));
+    assertEquals(1, waiting.receiveMessage());
+    // one node alone would have probed 100 ms after holding, then every 300-400 ms
+    time.timePasses(Duration.ofSeconds(3));
+    granted.expectNoMessage(Duration.ofMillis(300));
+    gate.tell(new Coordinate(new Decision(true, 0.5, false, 1, true, Double.NaN, 1)));
+    assertEquals(
+        new BudgetEvent.StateChanged(name, State.HOLDING, State.RAMPING, Reason.RESUMED),
+        events.receiveMessage());
+    TestProbe<GateProtocol.Status> status = kit.createTestProbe();
+    gate.tell(new GateProtocol.Query(status.ref()));
+    assertEquals(50, status.receiveMessage().rate(), 1e-9, "half of the initial 100/s");
+    time.timePasses(Duration.ofMillis(200));
+    assertEquals("waiting", granted.receiveMessage());
+  }
+}
