@@ -34,15 +34,14 @@ public final class MembershipShareProvider implements ClusterBudgetProvider {
 
   @Override
   public Behavior<GateProtocol.Command> gate(
-      String budgetName, IntFunction<Behavior<GateProtocol.Command>> localGate) {
+      String budgetName, boolean adaptive, IntFunction<Behavior<GateProtocol.Command>> localGate) {
     return Behaviors.setup(
         ctx -> {
           Cluster cluster = Cluster.get(ctx.getSystem());
           // The snapshot sets the share the gate starts with. The set that follows the changes is
-          // built
-          // from the subscription's events only (its initial state arrives as events): a member
-          // removed
-          // between the snapshot and the subscription would otherwise stay counted for ever.
+          // built from the subscription's events only (its initial state arrives as events): a
+          // member removed between the snapshot and the subscription would otherwise stay counted
+          // for ever.
           int initial = 0;
           boolean selfKnown = false;
           for (Member member : cluster.state().getMembers()) {
@@ -60,7 +59,9 @@ public final class MembershipShareProvider implements ClusterBudgetProvider {
                               event instanceof ClusterEvent.MemberRemoved)));
           // initial state as events: the current members arrive first, then every change
           cluster.subscriptions().tell(Subscribe.create(adapter, ClusterEvent.MemberEvent.class));
-          ctx.spawn(ReplicatedCoordination.create(budgetName, ctx.getSelf()), "coordination");
+          if (adaptive) { // a fixed budget's gates need only their share of the membership
+            ctx.spawn(ReplicatedCoordination.create(budgetName, ctx.getSelf()), "coordination");
+          }
           return localGate.apply(selfKnown ? initial : initial + 1);
         });
   }

@@ -182,7 +182,8 @@ public final class GateRegistry implements Extension {
 
   private static Behavior<GateProtocol.Command> clusterGate(RestartBudget budget) {
     for (ClusterBudgetProvider provider : ServiceLoader.load(ClusterBudgetProvider.class)) {
-      return provider.gate(budget.getName(), members -> BudgetGate.create(budget, members));
+      return provider.gate(
+          budget.getName(), budget.isAdaptive(), members -> BudgetGate.create(budget, members));
     }
     throw new IllegalStateException(
         "restart budget \""

@@ -20,6 +20,9 @@ public interface ClusterBudgetProvider {
    * The gate behavior of a cluster-wide budget on this node.
    *
    * @param budgetName the budget's name
+   * @param adaptive whether the budget is adaptive: only an adaptive budget's gates coordinate
+   *     their state across the nodes ({@link GateProtocol.Coordinate}); a fixed budget's gates
+   *     need nothing but the share
    * @param localGate makes the core's gate of this budget, enforcing {@code 1/members} of it from
    *     its start ({@code members} below 1 counts as 1); the returned behavior is spawned by the
    *     core, once per gate
@@ -27,5 +30,5 @@ public interface ClusterBudgetProvider {
    *     GateProtocol.SetShare} when the number of nodes that share the budget changes
    */
   Behavior<GateProtocol.Command> gate(
-      String budgetName, IntFunction<Behavior<GateProtocol.Command>> localGate);
+      String budgetName, boolean adaptive, IntFunction<Behavior<GateProtocol.Command>> localGate);
 }

@@ -1,0 +1,80 @@
+package dev.supervision.backoff.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.typesafe.config.ConfigFactory;
+import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.RestartBudgets;
+import dev.supervision.backoff.spi.GateProtocol;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import org.apache.pekko.actor.ActorNotFound;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Join;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The gate of a cluster-wide adaptive budget runs the coordination that replicates its state to
+ * the other nodes; the gate of a cluster-wide fixed budget, which needs only its share of the
+ * membership, runs none (no replicated entry, no polling of the gate).
+ */
+final class OnlyAdaptiveClusterBudgetsCoordinateTest {
+
+  static final ActorTestKit testKit =
+      ActorTestKit.create(
+          "coordinate",
+          ConfigFactory.parseString(
+                  String.join(
+                      "\n",
+                      "pekko.actor.provider = cluster",
+                      "pekko.remote.artery.canonical.hostname = 127.0.0.1",
+                      "pekko.remote.artery.canonical.port = 0",
+                      "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on"))
+              .withFallback(ConfigFactory.load()));
+
+  static {
+    Cluster cluster = Cluster.get(testKit.system());
+    cluster.manager().tell(Join.create(cluster.selfMember().address()));
+  }
+
+  @AfterAll
+  static void shutdown() {
+    ActorTestKit.shutdown(testKit.system(), Duration.ofSeconds(30));
+  }
+
+  /** The gate's child named "coordination", if it has one. */
+  private static ActorRef<?> coordination(RestartBudget budget) throws Exception {
+    ActorRef<GateProtocol.Command> gate = RestartBudgets.get(testKit.system()).gate(budget);
+    // the gate's setup spawns the child: a query answered by the gate comes after it
+    RestartBudgets.get(testKit.system()).waiting(budget.getName()).toCompletableFuture().get();
+    return Adapter.toTyped(
+        Adapter.toClassic(testKit.system())
+            .actorSelection(gate.path().child("coordination"))
+            .resolveOne(Duration.ofSeconds(3))
+            .toCompletableFuture()
+            .get());
+  }
+
+  @Test
+  void anAdaptiveClusterWideBudgetCoordinates() throws Exception {
+    ActorRef<?> child = coordination(RestartBudget.adaptive("coordinated-adaptive").clusterWide());
+    assertEquals("coordination", child.path().name());
+  }
+
+  @Test
+  void aFixedClusterWideBudgetDoesNot() {
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () ->
+                coordination(
+                    RestartBudget.of("coordinated-fixed", 10, Duration.ofSeconds(1))
+                        .clusterWide()));
+    assertEquals(ActorNotFound.class, e.getCause().getClass());
+  }
+}
