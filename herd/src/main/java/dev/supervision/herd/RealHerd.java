@@ -153,8 +153,8 @@ public final class RealHerd {
           ended =
               "stopped at the horizon (" + (horizonNanos - outageNanos) / 1_000_000_000L + " s)";
         }
-        // measured now: what cells do while their ActorSystem terminates is not the strategy's
-        // doing
+        // measured now: what cells do while their ActorSystem terminates is not the
+        // strategy's doing
         result =
             trace.result(
                 strategy.id(), strategy.description(), wallMillis, ended, resource.crashes());

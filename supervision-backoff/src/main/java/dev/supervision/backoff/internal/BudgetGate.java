@@ -410,8 +410,8 @@ public final class BudgetGate {
     @Override
     public void rateChanged(double from, double to, double goodput, Reason reason, long nowNanos) {
       boolean growth = reason == Reason.SLOW_START || reason == Reason.GROWTH;
-      // growth changes the rate every slice: publish it when it has grown by a quarter since last
-      // told
+      // growth changes the rate every slice: publish it when it has grown by a quarter since
+      // last told
       if (growth && !Double.isNaN(lastPublishedRate) && to < lastPublishedRate * 1.25) {
         return;
       }

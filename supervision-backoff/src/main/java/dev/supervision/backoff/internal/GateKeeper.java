@@ -73,9 +73,8 @@ public final class GateKeeper {
               ctx.messageAdapter(BudgetGate.Orphans.class, Orphaned::new);
           ActorRef<DeadLetter> dead = ctx.messageAdapter(DeadLetter.class, Dead::new);
           ctx.getSystem().eventStream().tell(new EventStream.Subscribe<>(DeadLetter.class, dead));
-          // the budgets of the gates it watches, and of recently stopped ones, to re-route requests
-          // that
-          // reached a gate too late
+          // the budgets of the gates it watches, and of recently stopped ones, to re-route
+          // requests that reached a gate too late
           Map<ActorPath, RestartBudget> watched = new HashMap<>();
           Map<ActorPath, RestartBudget> stopped =
               new LinkedHashMap<>(16, 0.75f, false) {

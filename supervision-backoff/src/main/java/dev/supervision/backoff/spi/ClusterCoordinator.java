@@ -242,7 +242,7 @@ public final class ClusterCoordinator {
     }
     boolean resume = self.state() == State.HOLDING && back > heldAtEpoch;
     if (fresh < members - 1) {
-      // the local fallback: today's share of 1/members, every node probing at members x the
+      // the local fallback: a share of 1/members, every node probing at members x the
       // interval
       return new Decision(false, 1.0 / members, true, members, resume, Double.NaN, back);
     }

@@ -88,8 +88,8 @@ public final class Pacer {
     if (due > nowNanos + aheadNanos + SLACK) {
       return false;
     }
-    // late by at most one quantum: the timer's resolution, keep the schedule; later: idle, restart
-    // it
+    // late by at most one quantum (the timer's resolution): keep the schedule; later (idle):
+    // start it again
     due = (due >= nowNanos - quantumNanos ? due : nowNanos) + intervalNanos;
     return true;
   }
