@@ -512,8 +512,10 @@ public final class BackoffPolicy {
    * cause is new (not seen in the second before; while the episode lasts, counts only). The level of
    * that line is what the failure's own line would have had: {@link #withLogLevel(Level)}, or
    * {@link #withCriticalLogLevel(Level, int)}'s level for the failures after its count, and {@link
-   * #withLoggingEnabled(boolean) withLoggingEnabled(false)} still silences everything. Lines about
-   * an actor that stops (ERROR) and about a child that stopped itself stay individual.
+   * #withLoggingEnabled(boolean) withLoggingEnabled(false)} still silences everything. The lines
+   * of actors that give up and stop (ERROR) are aggregated the same way, one line per reason and
+   * cause, and so are the lines of children that stopped themselves under {@link
+   * #withRestartOnStop(boolean)} (no stack trace); each actor's own line is then at DEBUG.
    *
    * <p>Default: on for a policy with a {@link #withBudget(RestartBudget) budget} (a group of actors
    * that fail together is what a budget is for), off for one without; this call sets it either way.
