@@ -415,8 +415,11 @@ public final class BackoffPolicy {
    * backoff, in order; {@code true} means it answered the message, which is then not stashed;
    * {@code false} stashes it as without a handler. A handler that throws costs no restart and loses
    * no message: one WARN line, and the message is stashed. A running actor never calls it: the
-   * handler is looked at only during a backoff. Default: none. Two policies are equal only if they
-   * hold the same handler instance.
+   * handler is looked at only during a backoff. To tell the handler the time left, an actor of a
+   * policy with a handler has one more timer on the scheduler while a backoff is pending (a fixed
+   * rate of the delay / 16, at least 10 ms, cancelled when the backoff ends); an actor of a policy
+   * without a handler has none. Default: none. Two policies are equal only if they hold the same
+   * handler instance.
    *
    * @param handler a handler that does not block; see {@link BackoffHandler} for the {@code
    *     untilRestart} it is given
