@@ -119,7 +119,7 @@ public final class HerdLog implements Extension {
             Kind.GAVE_UP,
             reason + "|" + failure.getClass().getName(),
             level,
-            reason + "): " + description,
+            "(" + reason + "): " + description,
             trace,
             actor));
   }
@@ -185,7 +185,7 @@ public final class HerdLog implements Extension {
                     + " with backoff{} (one of them: [{}]; each stop is logged at DEBUG)";
             case GAVE_UP ->
                 "{} supervised actors gave up {} times in {} ms and stopped after"
-                    + " their restarts ({} (one of them: [{}]; each actor's line is logged at DEBUG)";
+                    + " their restarts {} (one of them: [{}]; each actor's line is logged at DEBUG)";
           };
       SupervisorReports.LOG
           .atLevel(first.level())
