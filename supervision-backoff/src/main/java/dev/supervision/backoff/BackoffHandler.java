@@ -32,12 +32,18 @@ public interface BackoffHandler {
    * Handles a message that arrived during a backoff.
    *
    * @param message the message, as sent to the actor
-   * @param untilRestart how long the actor will still wait, at most, before its restart. The
-   *     supervisor reads no clock (its time is the actor system's scheduler, so that {@code
-   *     ManualTime} drives it): while the backoff delay runs this is the delay drawn for this
-   *     backoff, an upper bound of the time left; once the delay has passed and the restart waits
-   *     for stopped children or a restart budget's permit, whose arrival the supervisor cannot
-   *     know, it is the policy's {@code minBackoff}, the shortest wait the policy itself makes
+   * @param untilRestart the time left until the scheduled restart, to within one of the
+   *     supervisor's ticks above it: the delay drawn for this backoff (with its {@link RetryAfter}
+   *     hint) right after the failure, then less as the delay runs, never more than the delay and
+   *     never below one tick (or the delay, if shorter) before the restart. The supervisor reads
+   *     no clock (its time is the actor system's scheduler, so that {@code ManualTime} drives it):
+   *     during a backoff of a policy with a handler it counts the elapsed time in ticks of the
+   *     delay / 16 (at least 10 ms, Pekko's scheduler tick) and passes the delay less the ticks
+   *     passed (a scheduler that runs late only makes it larger). Once the delay has passed and
+   *     the restart waits for stopped children or a restart budget's permit, whose arrival the
+   *     supervisor cannot know, it is the policy's {@code minBackoff}, the shortest wait the
+   *     policy itself makes (a caller that comes back then finds the actor restarted, or is told
+   *     again)
    * @return {@code true} if the handler answered the message (it is not stashed), {@code false} to
    *     stash it as without a handler
    */

@@ -415,8 +415,11 @@ public final class BackoffPolicy {
    * backoff, in order; {@code true} means it answered the message, which is then not stashed;
    * {@code false} stashes it as without a handler. A handler that throws costs no restart and loses
    * no message: one WARN line, and the message is stashed. A running actor never calls it: the
-   * handler is looked at only during a backoff. Default: none. Two policies are equal only if they
-   * hold the same handler instance.
+   * handler is looked at only during a backoff. To tell the handler the time left, an actor of a
+   * policy with a handler has one more timer on the scheduler while a backoff is pending (a fixed
+   * rate of the delay / 16, at least 10 ms, cancelled when the backoff ends); an actor of a policy
+   * without a handler has none. Default: none. Two policies are equal only if they hold the same
+   * handler instance.
    *
    * @param handler a handler that does not block; see {@link BackoffHandler} for the {@code
    *     untilRestart} it is given
@@ -512,8 +515,10 @@ public final class BackoffPolicy {
    * cause is new (not seen in the second before; while the episode lasts, counts only). The level of
    * that line is what the failure's own line would have had: {@link #withLogLevel(Level)}, or
    * {@link #withCriticalLogLevel(Level, int)}'s level for the failures after its count, and {@link
-   * #withLoggingEnabled(boolean) withLoggingEnabled(false)} still silences everything. Lines about
-   * an actor that stops (ERROR) and about a child that stopped itself stay individual.
+   * #withLoggingEnabled(boolean) withLoggingEnabled(false)} still silences everything. The lines
+   * of actors that give up and stop (ERROR) are aggregated the same way, one line per reason and
+   * cause, and so are the lines of children that stopped themselves under {@link
+   * #withRestartOnStop(boolean)} (no stack trace); each actor's own line is then at DEBUG.
    *
    * <p>Default: on for a policy with a {@link #withBudget(RestartBudget) budget} (a group of actors
    * that fail together is what a budget is for), off for one without; this call sets it either way.

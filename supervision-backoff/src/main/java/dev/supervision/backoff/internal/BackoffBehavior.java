@@ -168,22 +168,66 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   /**
    * The supervisor of a policy that uses a classic option whose state the plain one has no room
    * for: a final stop message (looked at for every message until one matches) or a handler while
-   * backing off (given the delay of the backoff). Its own class, so that an actor of any other
+   * backing off (given the time left of the backoff, counted by a {@link Countdown} that runs only
+   * while a backoff of such a policy is pending). Its own class, so that an actor of any other
    * policy neither pays the predicate's test on its messages nor the fields in memory.
    */
   static final class Classic<T> extends BackoffBehavior<T> {
     /** The policy's final stop predicate if it restarts on stop, else null. */
     private final Predicate<Object> finalStop;
 
+    /** Whether the policy has a handler while backing off. */
+    private final boolean hasHandler;
+
     /** Whether the child has received a final stop message: its next stop stops the actor. */
     boolean finalStopSeen;
 
-    /** The delay of the current backoff, for the handler while backing off. */
-    private long backoffNanos;
+    /**
+     * The time left of the current backoff, for the handler while backing off: only for a policy
+     * with a handler, and only while a backoff is pending; else null.
+     */
+    private Countdown countdown;
 
     Classic(Behavior<T> initial, BackoffPolicy policy) {
       super(initial, policy);
       this.finalStop = policy.isRestartOnStop() ? policy.getFinalStopMessage().orElse(null) : null;
+      this.hasHandler = policy.getHandlerWhileBackingOff().isPresent();
+    }
+
+    /** A backoff of {@code delayNanos} starts: with a handler, the countdown starts too. */
+    void backoffStarts(ActorContext<T> jctx, long delayNanos) {
+      if (!hasHandler) {
+        return;
+      }
+      Countdown started = new Countdown(delayNanos);
+      Duration tick = Duration.ofNanos(started.tickNanos);
+      started.scheduled(
+          jctx.getSystem()
+              .scheduler()
+              .scheduleAtFixedRate(tick, tick, started, jctx.getExecutionContext()));
+      countdown = started;
+    }
+
+    /**
+     * What the handler is told: the time left, or, once the delay has passed (the restart waits for
+     * stopped children or a permit, whose arrival the supervisor cannot know), minBackoff.
+     */
+    Duration untilRestart(boolean restartDue) {
+      return restartDue || countdown == null ? policy.getMinBackoff() : countdown.untilRestart();
+    }
+
+    @Override
+    void cancelOwnTimers() {
+      super.cancelOwnTimers();
+      stopCountdown();
+    }
+
+    /** Cancels the countdown, if one runs. */
+    void stopCountdown() {
+      if (countdown != null) {
+        countdown.cancel();
+        countdown = null;
+      }
     }
 
     static boolean isNeeded(BackoffPolicy policy) {
@@ -476,10 +520,8 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
 
   /** Whether the handler answered {@code msg}; one that throws did not (one WARN line). */
   private boolean answered(TypedActorContext<T> ctx, BackoffHandler handler, T msg) {
-    Duration untilRestart =
-        restartDue
-            ? policy.getMinBackoff() // the delay has passed: waits for children or a permit
-            : Duration.ofNanos(((Classic<T>) this).backoffNanos);
+    // once the delay has passed, the restart waits for children or a permit: see Classic
+    Duration untilRestart = ((Classic<T>) this).untilRestart(restartDue);
     try {
       return handler.handle(msg, untilRestart);
     } catch (Throwable t) {
@@ -635,15 +677,15 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     long delayNanos = stop ? nextDelay(jctx) : withRetryAfter(jctx, nextDelay(jctx), failure);
     Duration delay = Duration.ofNanos(delayNanos);
-    if (this instanceof Classic) {
-      ((Classic<T>) this).backoffNanos = delayNanos;
-    }
     inBackoff = true;
     restartDue = false;
     if (stash == null) {
       stash = new ArrayDeque<>(Math.min(16, Math.max(1, stashCapacity(ctx))));
     }
     timer = jctx.scheduleOnce(delay, self(jctx), new Tick(owner, ++generation, false));
+    if (this instanceof Classic) {
+      ((Classic<T>) this).backoffStarts(jctx, delayNanos);
+    }
     SupervisorReports.restartScheduled(policy, listening, jctx, restarts, failure, stop, delay);
     return Behaviors.same();
   }
@@ -744,6 +786,9 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   private Behavior<T> onRestartDue(TypedActorContext<T> ctx) {
     restartDue = true;
     timer = null;
+    if (this instanceof Classic) {
+      ((Classic<T>) this).stopCountdown(); // the delay has passed: nothing left to count
+    }
     if (stoppingChildren != null && !stoppingChildren.isEmpty()) {
       return Behaviors.same(); // waits for the children's Terminated
     }

@@ -18,11 +18,11 @@ import scala.util.control.NonFatal;
 
 /**
  * INTERNAL API: the log of a herd. Supervisors whose policy aggregates its log lines report each
- * restarted failure here instead of writing a line of their own; one actor per actor system
- * collects them for one window (a second) and writes one line per cause and level: how many
- * failures of how many actors, the cause, one actor's path, and the stack trace of the first
- * failure if the cause was not seen in the window before (then counts only, while the episode
- * lasts). The window is timed by the actor system's scheduler ({@code ManualTime} drives it); no
+ * restarted failure, each restarted stop of the child and each give-up here instead of writing a
+ * line of their own; one actor per actor system collects them for one window (a second) and writes
+ * one line per kind, cause (or reason) and level: how many of them of how many actors, the cause,
+ * one actor's path, and the stack trace of the first failure if the key was not seen in the window
+ * before (then counts only, while the episode lasts). The window is timed by the actor system's scheduler ({@code ManualTime} drives it); no
  * clock is read.
  */
 public final class HerdLog implements Extension {
@@ -38,8 +38,22 @@ public final class HerdLog implements Extension {
         }
       };
 
-  /** One restarted failure of one actor. */
-  record Report(String cause, Level level, String description, Throwable failure, String actor) {}
+  /** What a reported line was about. */
+  enum Kind {
+    /** A failure that is restarted with backoff. */
+    FAILED,
+    /** A stop of the child that is restarted (restart on stop). */
+    STOPPED,
+    /** An actor that gave up and stops. */
+    GAVE_UP
+  }
+
+  /**
+   * One line of one actor: {@code key} groups it with the others of its kind and level (the cause's
+   * class, or the reason), {@code trace} is the stack trace its line would carry (or null).
+   */
+  record Report(
+      Kind kind, String key, Level level, String description, Throwable trace, String actor) {}
 
   private record Flush() {}
 
@@ -69,7 +83,45 @@ public final class HerdLog implements Extension {
    * @param actor the actor's path
    */
   void report(Level level, String description, Throwable failure, String actor) {
-    collector.tell(new Report(failure.getClass().getName(), level, description, failure, actor));
+    collector.tell(
+        new Report(Kind.FAILED, failure.getClass().getName(), level, description, failure, actor));
+  }
+
+  /**
+   * Reports one restarted stop of the child.
+   *
+   * @param level the level its own line would have had
+   * @param actor the actor's path
+   */
+  void reportStop(Level level, String actor) {
+    collector.tell(new Report(Kind.STOPPED, "stop", level, "", null, actor));
+  }
+
+  /**
+   * Reports one actor that gave up.
+   *
+   * @param level the level its own line would have had
+   * @param reason why it gave up
+   * @param description the cause as the line names it
+   * @param failure the cause
+   * @param trace the stack trace its line would carry, or null
+   * @param actor the actor's path
+   */
+  void reportGaveUp(
+      Level level,
+      Object reason,
+      String description,
+      Throwable failure,
+      Throwable trace,
+      String actor) {
+    collector.tell(
+        new Report(
+            Kind.GAVE_UP,
+            reason + "|" + failure.getClass().getName(),
+            level,
+            "(" + reason + "): " + description,
+            trace,
+            actor));
   }
 
   /** What one window holds of one cause and level. */
@@ -96,7 +148,8 @@ public final class HerdLog implements Extension {
                   }
                   Entry entry =
                       window.computeIfAbsent(
-                          report.cause() + "|" + report.level(), k -> new Entry(report));
+                          report.kind() + "|" + report.key() + "|" + report.level(),
+                          k -> new Entry(report));
                   entry.failures++;
                   entry.actors.add(report.actor());
                 } else if (m instanceof Flush) {
@@ -122,12 +175,23 @@ public final class HerdLog implements Extension {
     String previous = MDC.get("pekkoSource");
     MDC.put("pekkoSource", first.actor());
     try {
+      String format =
+          switch (first.kind()) {
+            case FAILED ->
+                "{} supervised actors failed {} times in {} ms, restarting with backoff:"
+                    + " {} (one of them: [{}]; each failure is logged at DEBUG)";
+            case STOPPED ->
+                "{} supervised actors stopped themselves {} times in {} ms, restarting"
+                    + " with backoff{} (one of them: [{}]; each stop is logged at DEBUG)";
+            case GAVE_UP ->
+                "{} supervised actors gave up {} times in {} ms and stopped after"
+                    + " their restarts {} (one of them: [{}]; each actor's line is logged at DEBUG)";
+          };
       SupervisorReports.LOG
           .atLevel(first.level())
-          .setCause(continues ? null : first.failure())
+          .setCause(continues ? null : first.trace())
           .log(
-              "{} supervised actors failed {} times in {} ms, restarting with backoff: {} (one of"
-                  + " them: [{}]; each failure is logged at DEBUG)",
+              format,
               entry.actors.size(),
               entry.failures,
               WINDOW.toMillis(),

@@ -61,6 +61,12 @@ final class SupervisorReports {
             ? policy.getCriticalLogLevel()
             : policy.getLogLevel();
     if (failure == null) {
+      if (policy.isAggregatedLogging()) {
+        if (LOG.isEnabledForLevel(level)) {
+          HerdLog.get(jctx.getSystem()).reportStop(level, jctx.getSelf().path().toString());
+        }
+        level = Level.DEBUG; // the actor's own line
+      }
       log(
           policy,
           jctx,
@@ -100,11 +106,26 @@ final class SupervisorReports {
       Throwable failure,
       BackoffEvent.Reason reason) {
     if (policy.isLoggingEnabled()) {
+      Throwable trace = failure instanceof ChildStopped ? null : failure;
+      Level level = Level.ERROR;
+      if (policy.isAggregatedLogging()) {
+        if (LOG.isEnabledForLevel(level)) {
+          HerdLog.get(jctx.getSystem())
+              .reportGaveUp(
+                  level,
+                  reason,
+                  Causes.describe(failure),
+                  failure,
+                  trace,
+                  jctx.getSelf().path().toString());
+        }
+        level = Level.DEBUG; // the actor's own line
+      }
       log(
           policy,
           jctx,
-          Level.ERROR,
-          failure instanceof ChildStopped ? null : failure,
+          level,
+          trace,
           "Supervised actor [{}] stopped after {} restarts ({}): {}",
           jctx.getSelf().path(),
           restarts,

@@ -123,6 +123,76 @@ final class HerdLogLinesTest {
     }
   }
 
+  static Behavior<String> stopsItself() {
+    return Behaviors.receiveMessage(m -> Behaviors.stopped());
+  }
+
+  @Test
+  void aHerdThatGivesUpWritesOneErrorLinePerCauseAndReasonAndEachAtDebug() {
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    try (SupervisorLines lines = new SupervisorLines()) {
+      BackoffPolicy policy =
+          policy(events).withAggregatedLogging(true).withStopOn(t -> t instanceof DatabaseDown);
+      List<ActorRef<String>> herd = new ArrayList<>();
+      for (int i = 0; i < HERD; i++) {
+        herd.add(kit.spawn(BackoffSupervisor.wrap(child(), policy)));
+      }
+      herd.forEach(a -> a.tell("query"));
+      for (int i = 0; i < HERD; i++) {
+        events.expectMessageClass(BackoffEvent.GaveUp.class);
+      }
+      kit.time().timePasses(Duration.ofSeconds(1)); // the window closes
+      List<ILoggingEvent> error = awaitLines(lines, Level.ERROR, 1);
+      assertEquals(1, error.size(), () -> "one ERROR line for the herd: " + error);
+      String line = error.get(0).getFormattedMessage();
+      assertTrue(
+          line.startsWith(
+              HERD + " supervised actors gave up " + HERD + " times in 1000 ms and stopped"),
+          line);
+      assertTrue(line.contains("PERMANENT_FAILURE") && line.contains("DatabaseDown"), line);
+      assertNotNull(error.get(0).getThrowableProxy(), "the first failure's stack trace");
+      assertEquals(0, failureLines(lines, Level.ERROR).size() - 1, "no ERROR line per actor");
+      assertEquals(HERD, failureLines(lines, Level.DEBUG).size(), "each give-up at DEBUG");
+    }
+  }
+
+  @Test
+  void aHerdWhoseChildrenStopThemselvesWritesOneLinePerSecondAndEachStopAtDebug() {
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    try (SupervisorLines lines = new SupervisorLines()) {
+      BackoffPolicy policy = policy(events).withAggregatedLogging(true).withRestartOnStop(true);
+      List<ActorRef<String>> herd = new ArrayList<>();
+      for (int i = 0; i < HERD; i++) {
+        herd.add(kit.spawn(BackoffSupervisor.wrap(stopsItself(), policy)));
+      }
+      herd.forEach(a -> a.tell("done"));
+      for (int i = 0; i < HERD; i++) {
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+      }
+      kit.time().timePasses(Duration.ofSeconds(1)); // the window closes
+      List<ILoggingEvent> warn = awaitLines(lines, Level.WARN, 1);
+      assertEquals(1, warn.size(), () -> "one WARN line for the herd: " + warn);
+      String line = warn.get(0).getFormattedMessage();
+      assertTrue(
+          line.startsWith(
+              HERD + " supervised actors stopped themselves " + HERD + " times in 1000 ms"),
+          line);
+      assertNull(warn.get(0).getThrowableProxy(), "a stop has no stack trace");
+      long own =
+          lines.all().stream()
+              .filter(e -> e.getFormattedMessage().contains("stopped itself"))
+              .filter(e -> e.getLevel() == Level.DEBUG)
+              .count();
+      assertEquals(HERD, own, "each stop at DEBUG");
+      assertEquals(
+          0,
+          lines.all().stream()
+              .filter(e -> e.getFormattedMessage().contains("stopped itself"))
+              .filter(e -> e.getLevel() != Level.DEBUG)
+              .count());
+    }
+  }
+
   /** Waits up to 3 s for {@code count} herd lines at {@code level}. */
   static List<ILoggingEvent> awaitLines(SupervisorLines lines, Level level, int count) {
     long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
