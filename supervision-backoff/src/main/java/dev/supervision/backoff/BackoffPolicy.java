@@ -532,7 +532,7 @@ public final class BackoffPolicy {
   }
 
   /**
-   * Whether restarted failures are logged as a herd (see {@link #withAggregatedLogging(boolean)}).
+   * Whether a herd's lines (failures, give-ups, restarts after a stop) are logged as a herd (see {@link #withAggregatedLogging(boolean)}).
    *
    * @return the setting, or, if it was not set, whether the policy has a budget
    */

@@ -303,9 +303,9 @@ final class PolicySetting<T> {
           "aggregatedLogging",
           null,
           "withAggregatedLogging(boolean)",
-          "Whether restarted failures are logged as a herd: one line per cause and second with the"
-              + " counts of actors and failures, each failure at DEBUG; auto is on for a policy with a"
-              + " budget.",
+          "Whether a herd's lines are logged as a herd: failures, give-ups and restarts after a"
+              + " stop, one line per cause and second with the counts of actors and events, each"
+              + " actor's own line at DEBUG; auto is on for a policy with a budget.",
           "aggregate-logs",
           "auto or " + PolicyConfig.BOOLEAN,
           (c, k) -> c.isWord(k, "auto") ? null : c.bool(k),
