@@ -532,7 +532,8 @@ public final class BackoffPolicy {
   }
 
   /**
-   * Whether a herd's lines (failures, give-ups, restarts after a stop) are logged as a herd (see {@link #withAggregatedLogging(boolean)}).
+   * Whether a herd's lines (failures, give-ups, restarts after a stop) are logged as a herd (see
+   * {@link #withAggregatedLogging(boolean)}).
    *
    * @return the setting, or, if it was not set, whether the policy has a budget
    */
