@@ -42,6 +42,15 @@ public final class Strategies {
   /** The id of the row that adds an adaptive restart budget to full jitter. */
   public static final String ADAPTIVE_ID = "adaptive";
 
+  /** The stream row of Pekko's {@code RestartSource.withBackoff}. */
+  public static final String STREAM_PEKKO_ID = "stream-pekko-0.2";
+
+  /** The stream row of this library's {@code BackoffSource} with full jitter. */
+  public static final String STREAM_FULL_ID = "stream-full";
+
+  /** The stream row of this library's {@code BackoffSource} with full jitter and an adaptive budget. */
+  public static final String STREAM_ADAPTIVE_ID = "stream-adaptive";
+
   /** The restart budget of that row: restarts per second for the whole herd. */
   public static final int BUDGET_PER_SECOND = 500;
 
@@ -169,7 +178,28 @@ public final class Strategies {
               new Color(0x00, 0x80, 0x00),
               Defaults.ALWAYS,
               Modes.BOTH,
-              (id, s) -> new OursAdaptive(id, s)));
+              (id, s) -> new OursAdaptive(id, s)),
+          new Row(
+              STREAM_PEKKO_ID,
+              "streams: Pekko RestartSource.withBackoff, randomFactor 0.2",
+              new Color(0xC0, 0x60, 0x90),
+              Defaults.NEVER,
+              Modes.REAL,
+              (id, s) -> new StreamRows.PekkoRestartSource(id, s)),
+          new Row(
+              STREAM_FULL_ID,
+              "streams: ours, BackoffSource, full jitter",
+              new Color(0x60, 0x90, 0xE0),
+              Defaults.NEVER,
+              Modes.REAL,
+              (id, s) -> new StreamRows.OursSource(id, s, false)),
+          new Row(
+              STREAM_ADAPTIVE_ID,
+              "streams: ours, BackoffSource, full jitter + adaptive RestartBudget",
+              new Color(0x60, 0xC0, 0x60),
+              Defaults.NEVER,
+              Modes.REAL,
+              (id, s) -> new StreamRows.OursSource(id, s, true)));
 
   private Strategies() {}
 
