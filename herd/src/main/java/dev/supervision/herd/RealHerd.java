@@ -163,6 +163,7 @@ public final class RealHerd {
       printed = log.finish();
     }
     String extra = printed.shortText();
+    result = result.withLogLines(printed.logLines());
     return extra.isEmpty() ? result : result.withOutcome(extra + ", " + result.outcome());
   }
 

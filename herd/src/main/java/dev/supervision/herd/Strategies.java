@@ -285,6 +285,22 @@ public final class Strategies {
   }
 
   /** An independent, reproducible random source per cell. */
+  /**
+   * A row's policy with the scenario's logging: off, the policy's defaults (aggregated for a
+   * policy with a budget), or the defaults without aggregation.
+   *
+   * @param policy the row's policy, with its default logging
+   * @param s the scenario
+   * @return the policy to use
+   */
+  static BackoffPolicy logged(BackoffPolicy policy, HerdScenario s) {
+    return switch (s.logging()) {
+      case OFF -> policy.withLoggingEnabled(false);
+      case DEFAULTS -> policy;
+      case UNAGGREGATED -> policy.withAggregatedLogging(false);
+    };
+  }
+
   static SplittableRandom randomFor(long seed, int index) {
     return new SplittableRandom(seed ^ (index * 0x9E3779B97F4A7C15L));
   }
@@ -318,7 +334,9 @@ public final class Strategies {
         @Override
         public Behavior<Cell.Command> supervise(Behavior<Cell.Command> cell, int index) {
           return Behaviors.supervise(cell)
-              .onFailure(SupervisorStrategy.restart().withLoggingEnabled(false));
+              .onFailure(
+                  SupervisorStrategy.restart()
+                      .withLoggingEnabled(scenario.logging() != HerdScenario.Logging.OFF));
         }
 
         @Override
@@ -363,7 +381,7 @@ public final class Strategies {
                   scaled(s.minBackoff(), s.scale()),
                   scaled(s.maxBackoff(), s.scale()),
                   randomFactor)
-              .withLoggingEnabled(false);
+              .withLoggingEnabled(s.logging() != HerdScenario.Logging.OFF);
       return (cell, index) -> Behaviors.supervise(cell).onFailure(strategy);
     }
 
@@ -417,9 +435,8 @@ public final class Strategies {
           BackoffPolicy.exponential(
                   scaled(s.minBackoff(), s.scale()), scaled(s.maxBackoff(), s.scale()))
               .withJitter(jitter)
-              .withRandomSeed(s.seed())
-              .withLoggingEnabled(false);
-      return (cell, index) -> BackoffSupervisor.wrap(cell, policy);
+              .withRandomSeed(s.seed());
+      return (cell, index) -> BackoffSupervisor.wrap(cell, logged(policy, s));
     }
 
     /** Draws each cell's delays from the library's own schedule, {@link BackoffPolicy#delays}. */
@@ -485,9 +502,8 @@ public final class Strategies {
                   scaled(s.minBackoff(), s.scale()), scaled(s.maxBackoff(), s.scale()))
               .withJitter(Jitter.full())
               .withRandomSeed(s.seed())
-              .withLoggingEnabled(false)
               .withBudget(real);
-      return (cell, index) -> BackoffSupervisor.wrap(cell, policy);
+      return (cell, index) -> BackoffSupervisor.wrap(cell, logged(policy, s));
     }
 
     /**
@@ -622,9 +638,8 @@ public final class Strategies {
                   scaled(s.minBackoff(), s.scale()), scaled(s.maxBackoff(), s.scale()))
               .withJitter(Jitter.full())
               .withRandomSeed(s.seed())
-              .withLoggingEnabled(false)
               .withBudget(RestartBudget.adaptive("herd-adaptive"));
-      return (cell, index) -> BackoffSupervisor.wrap(cell, policy);
+      return (cell, index) -> BackoffSupervisor.wrap(cell, logged(policy, s));
     }
 
     @Override

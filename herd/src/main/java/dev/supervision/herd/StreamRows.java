@@ -141,10 +141,10 @@ final class StreamRows {
                   Strategies.scaled(s.minBackoff(), s.scale()),
                   Strategies.scaled(s.maxBackoff(), s.scale()))
               .withJitter(Jitter.full())
-              .withRandomSeed(s.seed())
-              .withLoggingEnabled(false);
+              .withRandomSeed(s.seed());
       BackoffPolicy policy =
-          adaptive ? base.withBudget(RestartBudget.adaptive("herd-stream-adaptive")) : base;
+          Strategies.logged(
+              adaptive ? base.withBudget(RestartBudget.adaptive("herd-stream-adaptive")) : base, s);
       return streams((name, inner) -> BackoffSource.withBackoff(name, policy, inner));
     }
 

@@ -41,5 +41,10 @@ final class StreamRowsRecoverTest {
       assertTrue(r.calls() >= 2L * cells, r.strategy() + " made only " + r.calls() + " calls");
       assertTrue(r.callsDuringOutage() > 0, r.strategy() + " never restarted during the outage");
     }
+    // Pekko's RestartSource logs every restart at WARN, to the row's log file; ours logs nothing
+    // here (the herd's policies turn logging off)
+    StrategyResult pekko = Report.find(results, Strategies.STREAM_PEKKO_ID).orElseThrow();
+    assertTrue(pekko.logLines() >= cells, "Pekko's log lines: " + pekko.logLines());
+    assertEquals(0L, Report.find(results, Strategies.STREAM_FULL_ID).orElseThrow().logLines());
   }
 }
