@@ -166,7 +166,8 @@ public final class CallTrace {
         wallMillis,
         perWindow,
         crashes.stream().mapToLong(t -> t / 1_000_000).toArray(),
-        List.of());
+        List.of(),
+        null);
   }
 
   /** The most calls in any {@code widthMs} interval starting in {@code [fromMs, lastMs]}. */

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.pekko.actor.typed.Behavior;
 
 /** Runs every strategy of a scenario, one after the other, in this JVM. */
 public final class Herd {
@@ -131,7 +132,17 @@ public final class Herd {
       for (HerdStrategy s : parts) {
         runs.add(s.real(scenario));
       }
-      return (cell, index) -> runs.get(index % runs.size()).supervise(cell, index);
+      return new RealRun() {
+        @Override
+        public Behavior<Cell.Command> supervise(Behavior<Cell.Command> cell, int index) {
+          return runs.get(index % runs.size()).supervise(cell, index);
+        }
+
+        @Override
+        public Behavior<Cell.Command> cell(int index, SimulatedResource resource) {
+          return runs.get(index % runs.size()).cell(index, resource);
+        }
+      };
     }
 
     @Override

@@ -170,6 +170,13 @@ public final class HerdCommand implements Callable<Integer> {
   double scale = 0.5;
 
   @Option(
+      names = "--logging",
+      paramLabel = "HOW",
+      description =
+          "real mode: how the supervisors log restarts: off, defaults (the policy's defaults, aggregated for a policy with a budget; Pekko's logging on) or unaggregated (one line per failure); the WARN and ERROR lines each row wrote are logLines in results.json (default: ${DEFAULT-VALUE})")
+  String logging = "off";
+
+  @Option(
       names = "--seed",
       paramLabel = "SEED",
       description =
@@ -280,7 +287,8 @@ public final class HerdCommand implements Callable<Integer> {
             : parseLimiter(limiter, cold);
     HerdScenario scenario =
         new HerdScenario(cells, outage, min, max, scale, seed, exact, ids, out, resource, horizon)
-            .withCluster(new ClusterSpec(nodes, skew, sharing, deltaInterval));
+            .withCluster(new ClusterSpec(nodes, skew, sharing, deltaInterval))
+            .withLogging(parseLogging(logging));
     Herd.strategies(scenario); // fails fast on a bad id, before anything runs
     boolean existed = Files.exists(out);
     stdout.println(Report.header(scenario));
@@ -374,5 +382,14 @@ public final class HerdCommand implements Callable<Integer> {
       }
       return Duration.ofNanos(Math.round(nanos));
     }
+  }
+
+  private static HerdScenario.Logging parseLogging(String text) {
+    return switch (text) {
+      case "off" -> HerdScenario.Logging.OFF;
+      case "defaults" -> HerdScenario.Logging.DEFAULTS;
+      case "unaggregated" -> HerdScenario.Logging.UNAGGREGATED;
+      default -> throw new ScenarioException("logging", "off, defaults or unaggregated", text);
+    };
   }
 }

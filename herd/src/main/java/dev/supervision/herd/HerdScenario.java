@@ -30,6 +30,7 @@ import java.util.Objects;
  *     {@code null} for the default ({@link #horizon(Duration)})
  * @param cluster the cluster the adaptive row runs on in exact mode ({@link ClusterSpec#SINGLE} for
  *     one node)
+ * @param logging how the real-mode rows' supervisors log their restarts
  */
 public record HerdScenario(
     int cells,
@@ -43,7 +44,86 @@ public record HerdScenario(
     Path outputDir,
     ResourceSpec resource,
     Duration horizonAfterOutage,
-    ClusterSpec cluster) {
+    ClusterSpec cluster,
+    HerdScenario.Logging logging) {
+
+  /** How the real-mode rows' supervisors log their restarts. */
+  public enum Logging {
+    /** Not at all (the default: the herd is noisy by design). */
+    OFF,
+    /** At the policy's defaults (Pekko's supervisor: its logging on). */
+    DEFAULTS,
+    /** At the policy's defaults but without aggregation: one line per failure. */
+    UNAGGREGATED
+  }
+
+  /**
+   * A scenario whose rows do not log their restarts.
+   *
+   * @param cells the number of cells
+   * @param outage how long the resource is down
+   * @param minBackoff the strategies' minimum backoff
+   * @param maxBackoff the strategies' maximum backoff
+   * @param scale real time per model time
+   * @param seed the seed
+   * @param exact whether exact mode
+   * @param strategies the rows to run
+   * @param outputDir where results go
+   * @param resource the resource
+   * @param horizonAfterOutage the horizon, or null for the default
+   * @param cluster the cluster
+   */
+  public HerdScenario(
+      int cells,
+      Duration outage,
+      Duration minBackoff,
+      Duration maxBackoff,
+      double scale,
+      long seed,
+      boolean exact,
+      List<String> strategies,
+      Path outputDir,
+      ResourceSpec resource,
+      Duration horizonAfterOutage,
+      ClusterSpec cluster) {
+    this(
+        cells,
+        outage,
+        minBackoff,
+        maxBackoff,
+        scale,
+        seed,
+        exact,
+        strategies,
+        outputDir,
+        resource,
+        horizonAfterOutage,
+        cluster,
+        Logging.OFF);
+  }
+
+  /**
+   * The same scenario with the rows' logging set.
+   *
+   * @param how how the rows log their restarts
+   * @return the new scenario
+   */
+  public HerdScenario withLogging(Logging how) {
+    return new HerdScenario(
+        cells,
+        outage,
+        minBackoff,
+        maxBackoff,
+        scale,
+        seed,
+        exact,
+        strategies,
+        outputDir,
+        resource,
+        horizonAfterOutage,
+        cluster,
+        how);
+  }
 
   /** The default number of cells. */
   public static final int DEFAULT_CELLS = 10_000;
@@ -80,6 +160,7 @@ public record HerdScenario(
     Objects.requireNonNull(outputDir, "output folder");
     Objects.requireNonNull(resource, "resource");
     Objects.requireNonNull(cluster, "cluster");
+    Objects.requireNonNull(logging, "logging");
     ScenarioException.require(cells >= 1, "cells", ">= 1", cells);
     ScenarioException.require(cells <= 10_000_000, "cells", "<= 10000000", cells);
     ScenarioException.require(
@@ -173,7 +254,8 @@ public record HerdScenario(
         outputDir,
         resource,
         horizonAfterOutage,
-        spec);
+        spec,
+        logging);
   }
 
   /**
@@ -237,7 +319,8 @@ public record HerdScenario(
         outputDir,
         spec,
         horizonAfterOutage,
-        cluster);
+        cluster,
+        logging);
   }
 
   /**
@@ -259,7 +342,8 @@ public record HerdScenario(
         outputDir,
         resource,
         afterOutage,
-        cluster);
+        cluster,
+        logging);
   }
 
   /**
@@ -281,7 +365,8 @@ public record HerdScenario(
         outputDir,
         resource,
         horizonAfterOutage,
-        cluster);
+        cluster,
+        logging);
   }
 
   /**

@@ -76,6 +76,18 @@ public interface HerdStrategy {
      *
      * @return the props; {@link Props#empty()} by default
      */
+    /**
+     * The behavior of one cell: by default the herd's {@link Cell} under {@link #supervise}. A row
+     * whose cells are not supervised actors (the stream rows) builds its own.
+     *
+     * @param index the cell's index
+     * @param resource the resource the cell calls
+     * @return the behavior to spawn
+     */
+    default Behavior<Cell.Command> cell(int index, SimulatedResource resource) {
+      return supervise(Cell.create(index, resource), index);
+    }
+
     default Props props() {
       return Props.empty();
     }

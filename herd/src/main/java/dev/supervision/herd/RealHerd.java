@@ -103,9 +103,7 @@ public final class RealHerd {
               ctx -> {
                 List<ActorRef<Cell.Command>> herd = new ArrayList<>(cells);
                 for (int i = 0; i < cells; i++) {
-                  herd.add(
-                      ctx.spawn(
-                          run.supervise(Cell.create(i, resource), i), "cell-" + i, run.props()));
+                  herd.add(ctx.spawn(run.cell(i, resource), "cell-" + i, run.props()));
                 }
                 return Behaviors.receiveMessage(
                     strike -> {
@@ -165,6 +163,7 @@ public final class RealHerd {
       printed = log.finish();
     }
     String extra = printed.shortText();
+    result = result.withLogLines(printed.logLines());
     return extra.isEmpty() ? result : result.withOutcome(extra + ", " + result.outcome());
   }
 

@@ -130,6 +130,7 @@ public final class Report {
     p.put("maxBackoffMs", s.maxBackoff().toMillis());
     p.put("scale", s.exact() ? null : s.scale());
     p.put("seed", s.seed());
+    p.put("logging", s.logging().name().toLowerCase(Locale.ROOT));
     p.put("nodes", s.cluster().nodes());
     p.put("placement", s.cluster().skew().name().toLowerCase(Locale.ROOT));
     p.put("sharing", s.cluster().sharing().name().toLowerCase(Locale.ROOT));

@@ -19,6 +19,9 @@ import java.util.regex.Pattern;
  */
 final class RowLog {
 
+  private static final Pattern LOG_LINE =
+      Pattern.compile("^\\d{2}:\\d{2}:\\d{2}\\.\\d{3} (WARN |ERROR) ", Pattern.MULTILINE);
+
   private static final Pattern THROWABLE = Pattern.compile("(java\\.lang\\.\\w*Error)");
 
   /**
@@ -27,8 +30,9 @@ final class RowLog {
    * @param file the log file, or {@code null} if the row printed nothing (the file is deleted)
    * @param fatalErrors how many fatal errors Pekko reported
    * @param fatalKind the class of the last fatal error, or {@code null}
+   * @param logLines the WARN and ERROR lines in the file
    */
-  record Summary(Path file, int fatalErrors, String fatalKind) {
+  record Summary(Path file, int fatalErrors, String fatalKind, long logLines) {
     /**
      * The summary in a few words.
      *
@@ -98,13 +102,13 @@ final class RowLog {
     }
     try {
       if (!Files.exists(file)) {
-        return new Summary(null, 0, null);
+        return new Summary(null, 0, null, 0);
       }
       String text = Files.readString(file, StandardCharsets.UTF_8);
       if (text.lines().allMatch(line -> line.isBlank() || line.startsWith("SLF4J"))) {
         Files.delete(file);
         deleteIfEmpty(file.toAbsolutePath().getParent());
-        return new Summary(null, 0, null);
+        return new Summary(null, 0, null, 0);
       }
       int fatal = 0;
       String kind = null;
@@ -117,9 +121,10 @@ final class RowLog {
         }
         at++;
       }
-      return new Summary(file, fatal, kind == null ? "fatal error" : kind);
+      long lines = LOG_LINE.matcher(text).results().count();
+      return new Summary(file, fatal, kind == null ? "fatal error" : kind, lines);
     } catch (IOException e) {
-      return new Summary(file, 0, null);
+      return new Summary(file, 0, null, 0);
     }
   }
 

@@ -42,6 +42,15 @@ public final class Strategies {
   /** The id of the row that adds an adaptive restart budget to full jitter. */
   public static final String ADAPTIVE_ID = "adaptive";
 
+  /** The stream row of Pekko's {@code RestartSource.withBackoff}. */
+  public static final String STREAM_PEKKO_ID = "stream-pekko-0.2";
+
+  /** The stream row of this library's {@code BackoffSource} with full jitter. */
+  public static final String STREAM_FULL_ID = "stream-full";
+
+  /** The stream row of this library's {@code BackoffSource} with full jitter and an adaptive budget. */
+  public static final String STREAM_ADAPTIVE_ID = "stream-adaptive";
+
   /** The restart budget of that row: restarts per second for the whole herd. */
   public static final int BUDGET_PER_SECOND = 500;
 
@@ -169,7 +178,28 @@ public final class Strategies {
               new Color(0x00, 0x80, 0x00),
               Defaults.ALWAYS,
               Modes.BOTH,
-              (id, s) -> new OursAdaptive(id, s)));
+              (id, s) -> new OursAdaptive(id, s)),
+          new Row(
+              STREAM_PEKKO_ID,
+              "streams: Pekko RestartSource.withBackoff, randomFactor 0.2",
+              new Color(0xC0, 0x60, 0x90),
+              Defaults.NEVER,
+              Modes.REAL,
+              (id, s) -> new StreamRows.PekkoRestartSource(id, s)),
+          new Row(
+              STREAM_FULL_ID,
+              "streams: ours, BackoffSource, full jitter",
+              new Color(0x60, 0x90, 0xE0),
+              Defaults.NEVER,
+              Modes.REAL,
+              (id, s) -> new StreamRows.OursSource(id, s, false)),
+          new Row(
+              STREAM_ADAPTIVE_ID,
+              "streams: ours, BackoffSource, full jitter + adaptive RestartBudget",
+              new Color(0x60, 0xC0, 0x60),
+              Defaults.NEVER,
+              Modes.REAL,
+              (id, s) -> new StreamRows.OursSource(id, s, true)));
 
   private Strategies() {}
 
@@ -255,6 +285,22 @@ public final class Strategies {
   }
 
   /** An independent, reproducible random source per cell. */
+  /**
+   * A row's policy with the scenario's logging: off, the policy's defaults (aggregated for a
+   * policy with a budget), or the defaults without aggregation.
+   *
+   * @param policy the row's policy, with its default logging
+   * @param s the scenario
+   * @return the policy to use
+   */
+  static BackoffPolicy logged(BackoffPolicy policy, HerdScenario s) {
+    return switch (s.logging()) {
+      case OFF -> policy.withLoggingEnabled(false);
+      case DEFAULTS -> policy;
+      case UNAGGREGATED -> policy.withAggregatedLogging(false);
+    };
+  }
+
   static SplittableRandom randomFor(long seed, int index) {
     return new SplittableRandom(seed ^ (index * 0x9E3779B97F4A7C15L));
   }
@@ -288,7 +334,9 @@ public final class Strategies {
         @Override
         public Behavior<Cell.Command> supervise(Behavior<Cell.Command> cell, int index) {
           return Behaviors.supervise(cell)
-              .onFailure(SupervisorStrategy.restart().withLoggingEnabled(false));
+              .onFailure(
+                  SupervisorStrategy.restart()
+                      .withLoggingEnabled(scenario.logging() != HerdScenario.Logging.OFF));
         }
 
         @Override
@@ -333,7 +381,7 @@ public final class Strategies {
                   scaled(s.minBackoff(), s.scale()),
                   scaled(s.maxBackoff(), s.scale()),
                   randomFactor)
-              .withLoggingEnabled(false);
+              .withLoggingEnabled(s.logging() != HerdScenario.Logging.OFF);
       return (cell, index) -> Behaviors.supervise(cell).onFailure(strategy);
     }
 
@@ -387,9 +435,8 @@ public final class Strategies {
           BackoffPolicy.exponential(
                   scaled(s.minBackoff(), s.scale()), scaled(s.maxBackoff(), s.scale()))
               .withJitter(jitter)
-              .withRandomSeed(s.seed())
-              .withLoggingEnabled(false);
-      return (cell, index) -> BackoffSupervisor.wrap(cell, policy);
+              .withRandomSeed(s.seed());
+      return (cell, index) -> BackoffSupervisor.wrap(cell, logged(policy, s));
     }
 
     /** Draws each cell's delays from the library's own schedule, {@link BackoffPolicy#delays}. */
@@ -455,9 +502,8 @@ public final class Strategies {
                   scaled(s.minBackoff(), s.scale()), scaled(s.maxBackoff(), s.scale()))
               .withJitter(Jitter.full())
               .withRandomSeed(s.seed())
-              .withLoggingEnabled(false)
               .withBudget(real);
-      return (cell, index) -> BackoffSupervisor.wrap(cell, policy);
+      return (cell, index) -> BackoffSupervisor.wrap(cell, logged(policy, s));
     }
 
     /**
@@ -592,9 +638,8 @@ public final class Strategies {
                   scaled(s.minBackoff(), s.scale()), scaled(s.maxBackoff(), s.scale()))
               .withJitter(Jitter.full())
               .withRandomSeed(s.seed())
-              .withLoggingEnabled(false)
               .withBudget(RestartBudget.adaptive("herd-adaptive"));
-      return (cell, index) -> BackoffSupervisor.wrap(cell, policy);
+      return (cell, index) -> BackoffSupervisor.wrap(cell, logged(policy, s));
     }
 
     @Override

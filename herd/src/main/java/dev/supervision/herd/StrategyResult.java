@@ -32,6 +32,8 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param crashTimesMs when the resource was knocked over again, in model ms since the outage began
  * @param nodes per cluster node (exact mode, a row on more than one node): its cells, grants,
  *     probes and state changes; empty otherwise
+ * @param logLines real mode: the WARN and ERROR lines in the row's log file (everything its
+ *     {@code ActorSystem} logged, its shutdown included); null in exact mode
  */
 @JsonPropertyOrder({
   "strategy",
@@ -50,6 +52,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
   "recoveredShare",
   "outcome",
   "wallMillis",
+  "logLines",
   "crashTimesMs",
   "callsPer100ms"
 })
@@ -71,7 +74,8 @@ public record StrategyResult(
     long wallMillis,
     long[] callsPer100ms,
     long[] crashTimesMs,
-    java.util.List<java.util.Map<String, Object>> nodes) {
+    java.util.List<java.util.Map<String, Object>> nodes,
+    Long logLines) {
 
   /**
    * Whether every cell was running again at the end of the row.
@@ -117,7 +121,8 @@ public record StrategyResult(
         wallMillis,
         callsPer100ms,
         crashTimesMs,
-        nodes);
+        nodes,
+        logLines);
   }
 
   /**
@@ -145,6 +150,36 @@ public record StrategyResult(
         wallMillis,
         callsPer100ms,
         crashTimesMs,
-        java.util.List.copyOf(perNode));
+        java.util.List.copyOf(perNode),
+        logLines);
+  }
+
+  /**
+   * The same result with the count of its log lines.
+   *
+   * @param lines the WARN and ERROR lines in the row's log file
+   * @return the new result
+   */
+  public StrategyResult withLogLines(long lines) {
+    return new StrategyResult(
+        strategy,
+        description,
+        cells,
+        calls,
+        callsDuringOutage,
+        failedCallsAfterOutage,
+        resourceCrashes,
+        recoveryPeakPerSecond,
+        busiestSecondAfterOutage,
+        p50RecoveredMs,
+        p99RecoveredMs,
+        allRecoveredMs,
+        recovered,
+        outcome,
+        wallMillis,
+        callsPer100ms,
+        crashTimesMs,
+        nodes,
+        lines);
   }
 }
