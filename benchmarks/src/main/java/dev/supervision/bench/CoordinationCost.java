@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.RestartBudgets;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
@@ -85,6 +86,8 @@ public final class CoordinationCost {
   private static final AtomicInteger inWindow = new AtomicInteger();
   private static final AtomicInteger recovered = new AtomicInteger();
   private static volatile int capacityPer100ms = 20;
+  private static final AtomicInteger toHolding = new AtomicInteger();
+  private static final AtomicInteger toRamping = new AtomicInteger();
 
   private CoordinationCost() {}
 
@@ -152,7 +155,9 @@ public final class CoordinationCost {
       double processCpuSeconds,
       double gcSeconds,
       Map<State, Integer> states,
-      int maxUnreachable) {}
+      int maxUnreachable,
+      int toHolding,
+      int toRamping) {}
 
   /**
    * Runs the phases and prints the figures.
@@ -162,12 +167,17 @@ public final class CoordinationCost {
    * @throws Exception if a phase fails
    */
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("--child")) {
+      child(args);
+      return;
+    }
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 10;
     int window = args.length > 1 ? Integer.parseInt(args[1]) : 20;
     int capacity = args.length > 2 ? Integer.parseInt(args[2]) : 200;
     // Artery advertises its compression tables after a minute: measure after them by default
     int settle = args.length > 3 ? Integer.parseInt(args[3]) : 75;
-    List<Figures> all = run(n, window, capacity, settle);
+    int jvms = args.length > 4 ? Integer.parseInt(args[4]) : 1;
+    List<Figures> all = run(n, window, capacity, settle, jvms);
     printSummary(all);
     System.out.printf("done, %s%n", uptime());
     System.out.flush();
@@ -181,33 +191,100 @@ public final class CoordinationCost {
    * @param window the seconds each phase is measured
    * @param capacity the resource's calls per second after the outage
    * @param settle the seconds to wait after the cluster is up before the first phase
+   * @param jvms how many JVMs the nodes are spread over (this one and {@code jvms - 1} children)
    * @return the figures of each phase
    * @throws Exception if a phase fails
    */
-  static List<Figures> run(int n, int window, int capacity, int settle) throws Exception {
-    capacityPer100ms = Math.max(1, capacity / 10);
+  static List<Figures> run(int n, int window, int capacity, int settle, int jvms) throws Exception {
+    int perJvm = n / jvms;
+    int own = n - perJvm * (jvms - 1);
+    capacityPer100ms = Math.max(1, capacity * own / n / 10);
     System.out.printf(
         Locale.ROOT,
-        "CoordinationCost: %d nodes in one JVM, window %d s, resource capacity %d/s, %s%n",
+        "CoordinationCost: %d nodes in %d JVM(s) (%d here), window %d s, resource capacity %d/s,"
+            + " %s%n",
         n,
+        jvms,
+        own,
         window,
         capacity,
         uptime());
-    List<ActorSystem<Void>> nodes = start(n);
+    List<ActorSystem<Void>> nodes = start(own, own, null);
+    String seed = Cluster.get(nodes.get(0)).selfMember().address().toString();
+    List<Child> children = new ArrayList<>();
+    for (int j = 1; j < jvms; j++) {
+      children.add(new Child(perJvm, n, seed, Math.max(1, capacity * perJvm / n / 10)));
+    }
+    long t = System.nanoTime();
+    for (Child c : children) {
+      c.reply(); // its nodes have joined and see every node up
+    }
+    await(Duration.ofSeconds(120 + 3L * n), () -> nodes.stream().allMatch(x -> upMembers(x) == n));
+    System.out.printf(
+        Locale.ROOT, "%d nodes up (%.1f s after the first)%n", n, (System.nanoTime() - t) / 1e9);
     List<Figures> all = new ArrayList<>();
     System.out.printf("cluster up; settling %d s%n", settle);
     Thread.sleep(settle * 1000L);
-    all.add(print(measure("cluster", nodes, window)));
+    all.add(print(measureAll("cluster", nodes, children, window)));
 
-    for (ActorSystem<Void> node : nodes) {
-      RestartBudgets.get(node).gate(BUDGET); // the gate and its coordination start
-    }
-    await(Duration.ofSeconds(60 + n), () -> nodes.stream().allMatch(x -> entries(x) == n));
+    gates(nodes);
+    children.forEach(c -> c.ask("gate"));
+    await(
+        Duration.ofSeconds(60 + n),
+        () ->
+            minEntries(nodes) == n
+                && children.stream().allMatch(c -> Integer.parseInt(c.ask("entries")) == n));
     Thread.sleep(5000);
-    all.add(print(measure("idle", nodes, window)));
+    all.add(print(measureAll("idle", nodes, children, window)));
 
     // enough actors that the ramp lasts beyond the window at the resource's capacity
     int perNode = Math.max(20, (capacity * (window + 20) + n - 1) / n);
+    spawn(nodes, perNode);
+    children.forEach(c -> c.ask("spawn " + perNode));
+    System.out.printf("%d actors per node, resource down%n", perNode);
+    await(
+        Duration.ofSeconds(60 + n),
+        () -> allStates(nodes, children).getOrDefault(State.HOLDING, 0) == n);
+    Thread.sleep(3000);
+    all.add(print(measureAll("holding", nodes, children, window)));
+
+    up.set(true);
+    children.forEach(c -> c.ask("up"));
+    await(
+        Duration.ofSeconds(30 + n),
+        () -> allStates(nodes, children).getOrDefault(State.RAMPING, 0) > 0);
+    int before = allRecovered(children);
+    all.add(print(measureAll("ramp", nodes, children, window)));
+    System.out.printf(
+        "ramp: %d of %d actors back during the window, %d in all%n",
+        allRecovered(children) - before, perNode * n, allRecovered(children));
+    children.forEach(Child::quit);
+    return all;
+  }
+
+  static void gates(List<ActorSystem<Void>> nodes) {
+    for (ActorSystem<Void> node : nodes) {
+      org.apache.pekko.actor.typed.ActorRef<BudgetEvent> counter =
+          node.systemActorOf(
+              Behaviors.receive(BudgetEvent.class)
+                  .onMessage(
+                      BudgetEvent.StateChanged.class,
+                      e -> {
+                        (e.to() == State.HOLDING ? toHolding : toRamping).incrementAndGet();
+                        return Behaviors.same();
+                      })
+                  .build(),
+              "state-changes",
+              Props.empty());
+      node.eventStream()
+          .tell(
+              new org.apache.pekko.actor.typed.eventstream.EventStream.Subscribe<>(
+                  BudgetEvent.StateChanged.class, counter.narrow()));
+      RestartBudgets.get(node).gate(BUDGET); // the gate and its coordination start
+    }
+  }
+
+  static void spawn(List<ActorSystem<Void>> nodes, int perNode) {
     BackoffPolicy policy =
         BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2))
             .withBudget(BUDGET)
@@ -217,26 +294,261 @@ public final class CoordinationCost {
         node.systemActorOf(BackoffSupervisor.wrap(cell(), policy), "cell-" + a, Props.empty());
       }
     }
-    System.out.printf("%d actors per node, resource down%n", perNode);
-    await(Duration.ofSeconds(60 + n), () -> count(states(nodes), State.HOLDING) == n);
-    Thread.sleep(3000);
-    all.add(print(measure("holding", nodes, window)));
-
-    up.set(true);
-    await(Duration.ofSeconds(30 + n), () -> count(states(nodes), State.RAMPING) > 0);
-    int before = recovered.get();
-    all.add(print(measure("ramp", nodes, window)));
-    System.out.printf(
-        "ramp: %d of %d actors back during the window, %d in all%n",
-        recovered.get() - before, perNode * n, recovered.get());
-    return all;
   }
 
-  static List<ActorSystem<Void>> start(int n) throws Exception {
+  static int minEntries(List<ActorSystem<Void>> nodes) {
+    return nodes.stream().mapToInt(CoordinationCost::entries).min().orElse(0);
+  }
+
+  static Map<State, Integer> allStates(List<ActorSystem<Void>> nodes, List<Child> children) {
+    Map<State, Integer> out = states(nodes);
+    for (Child c : children) {
+      decodeStates(c.ask("states")).forEach((k, v) -> out.merge(k, v, Integer::sum));
+    }
+    return out;
+  }
+
+  static int allRecovered(List<Child> children) {
+    int sum = recovered.get();
+    for (Child c : children) {
+      sum += Integer.parseInt(c.ask("recovered"));
+    }
+    return sum;
+  }
+
+  /** Measures this JVM's nodes and every child's at the same time, and adds the figures up. */
+  static Figures measureAll(
+      String phase, List<ActorSystem<Void>> nodes, List<Child> children, int seconds)
+      throws Exception {
+    children.forEach(c -> c.send("measure " + phase + " " + seconds));
+    Figures f = measure(phase, nodes, seconds);
+    for (Child c : children) {
+      f = add(f, decode(c.reply()));
+    }
+    return f;
+  }
+
+  static Figures add(Figures a, Figures b) {
+    Map<RemoteTraffic.Kind, long[]> kinds = new java.util.TreeMap<>(a.traffic().kinds());
+    b.traffic().kinds().forEach((k, v) -> kinds.merge(k, v, CoordinationCost::sum));
+    Map<String, long[]> classes = new java.util.TreeMap<>(a.traffic().classes());
+    b.traffic().classes().forEach((k, v) -> classes.merge(k, v, CoordinationCost::sum));
+    Map<State, Integer> states = new EnumMap<>(State.class);
+    states.putAll(a.states());
+    b.states().forEach((k, v) -> states.merge(k, v, Integer::sum));
+    return new Figures(
+        a.phase(),
+        a.nodes() + b.nodes(),
+        Math.max(a.seconds(), b.seconds()),
+        new RemoteTraffic.Snapshot(kinds, classes),
+        a.pekkoCpuSeconds() + b.pekkoCpuSeconds(),
+        a.processCpuSeconds() + b.processCpuSeconds(),
+        a.gcSeconds() + b.gcSeconds(),
+        states,
+        Math.max(a.maxUnreachable(), b.maxUnreachable()),
+        a.toHolding() + b.toHolding(),
+        a.toRamping() + b.toRamping());
+  }
+
+  private static long[] sum(long[] x, long[] y) {
+    return new long[] {x[0] + y[0], x[1] + y[1]};
+  }
+
+  static String encode(Figures f) {
+    StringBuilder k = new StringBuilder();
+    f.traffic()
+        .kinds()
+        .forEach(
+            (kind, v) ->
+                k.append(kind).append('=').append(v[0]).append(':').append(v[1]).append(','));
+    StringBuilder c = new StringBuilder();
+    f.traffic()
+        .classes()
+        .forEach(
+            (name, v) ->
+                c.append(name.replace(' ', '~'))
+                    .append('=')
+                    .append(v[0])
+                    .append(':')
+                    .append(v[1])
+                    .append(','));
+    StringBuilder st = new StringBuilder();
+    f.states().forEach((state, v) -> st.append(state).append('=').append(v).append(','));
+    return String.join(
+        " ",
+        f.phase(),
+        Integer.toString(f.nodes()),
+        Double.toString(f.seconds()),
+        Double.toString(f.pekkoCpuSeconds()),
+        Double.toString(f.processCpuSeconds()),
+        Double.toString(f.gcSeconds()),
+        Integer.toString(f.maxUnreachable()),
+        Integer.toString(f.toHolding()),
+        Integer.toString(f.toRamping()),
+        "s" + st,
+        "k" + k,
+        "c" + c);
+  }
+
+  static Figures decode(String line) {
+    String[] f = line.split(" ");
+    Map<RemoteTraffic.Kind, long[]> kinds = new java.util.TreeMap<>();
+    pairs(f[10].substring(1))
+        .forEach((k, v) -> kinds.put(RemoteTraffic.Kind.valueOf(k), counts(v)));
+    Map<String, long[]> classes = new java.util.TreeMap<>();
+    pairs(f[11].substring(1)).forEach((k, v) -> classes.put(k.replace('~', ' '), counts(v)));
+    return new Figures(
+        f[0],
+        Integer.parseInt(f[1]),
+        Double.parseDouble(f[2]),
+        new RemoteTraffic.Snapshot(kinds, classes),
+        Double.parseDouble(f[3]),
+        Double.parseDouble(f[4]),
+        Double.parseDouble(f[5]),
+        decodeStates(f[9]),
+        Integer.parseInt(f[6]),
+        Integer.parseInt(f[7]),
+        Integer.parseInt(f[8]));
+  }
+
+  static String encodeStates(Map<State, Integer> states) {
+    StringBuilder st = new StringBuilder("s");
+    states.forEach((state, v) -> st.append(state).append('=').append(v).append(','));
+    return st.toString();
+  }
+
+  static Map<State, Integer> decodeStates(String s) {
+    Map<State, Integer> out = new EnumMap<>(State.class);
+    pairs(s.substring(1)).forEach((k, v) -> out.put(State.valueOf(k), Integer.parseInt(v)));
+    return out;
+  }
+
+  private static Map<String, String> pairs(String s) {
+    Map<String, String> out = new java.util.LinkedHashMap<>();
+    for (String p : s.split(",")) {
+      if (!p.isEmpty()) {
+        int eq = p.indexOf('=');
+        out.put(p.substring(0, eq), p.substring(eq + 1));
+      }
+    }
+    return out;
+  }
+
+  private static long[] counts(String v) {
+    int colon = v.indexOf(':');
+    return new long[] {
+      Long.parseLong(v.substring(0, colon)), Long.parseLong(v.substring(colon + 1))
+    };
+  }
+
+  /** Nodes in another JVM (this class's main with {@code --child}), driven by lines. */
+  static final class Child {
+    private final java.io.BufferedReader out;
+    private final java.io.PrintWriter in;
+
+    Child(int count, int total, String seed, int capacityPer100ms) throws java.io.IOException {
+      List<String> command = new ArrayList<>();
+      command.add(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+      command.add("-cp");
+      command.add(System.getProperty("java.class.path"));
+      command.add(CoordinationCost.class.getName());
+      command.add("--child");
+      command.add(Integer.toString(count));
+      command.add(Integer.toString(total));
+      command.add(seed);
+      command.add(Integer.toString(capacityPer100ms));
+      Process process =
+          new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      out =
+          new java.io.BufferedReader(
+              new java.io.InputStreamReader(
+                  process.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+      in =
+          new java.io.PrintWriter(
+              new java.io.OutputStreamWriter(
+                  process.getOutputStream(), java.nio.charset.StandardCharsets.UTF_8),
+              true);
+    }
+
+    void send(String command) {
+      in.println(command);
+    }
+
+    String reply() {
+      try {
+        for (String line = out.readLine(); line != null; line = out.readLine()) {
+          if (line.startsWith("@")) {
+            return line.substring(1);
+          }
+          System.out.println("  child: " + line);
+        }
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      throw new IllegalStateException("a child JVM ended");
+    }
+
+    String ask(String command) {
+      send(command);
+      return reply();
+    }
+
+    void quit() {
+      send("quit");
+    }
+  }
+
+  /** The main of a child JVM: starts its nodes, joins the seed and follows the parent's lines. */
+  static void child(String[] args) throws Exception {
+    int count = Integer.parseInt(args[1]);
+    int total = Integer.parseInt(args[2]);
+    capacityPer100ms = Integer.parseInt(args[4]);
+    List<ActorSystem<Void>> nodes =
+        start(count, total, org.apache.pekko.actor.AddressFromURIString.parse(args[3]));
+    System.out.println("@ready");
+    java.io.BufferedReader commands =
+        new java.io.BufferedReader(
+            new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8));
+    for (String line = commands.readLine(); line != null; line = commands.readLine()) {
+      String[] c = line.split(" ");
+      String reply =
+          switch (c[0]) {
+            case "gate" -> {
+              gates(nodes);
+              yield "ok";
+            }
+            case "entries" -> Integer.toString(minEntries(nodes));
+            case "states" -> encodeStates(states(nodes));
+            case "spawn" -> {
+              spawn(nodes, Integer.parseInt(c[1]));
+              yield "ok";
+            }
+            case "up" -> {
+              up.set(true);
+              yield "ok";
+            }
+            case "recovered" -> Integer.toString(recovered.get());
+            case "measure" -> encode(measure(c[1], nodes, Integer.parseInt(c[2])));
+            default -> null;
+          };
+      if (reply == null) {
+        break;
+      }
+      System.out.println("@" + reply);
+    }
+    Runtime.getRuntime().halt(0);
+  }
+
+  /**
+   * Starts {@code count} nodes in this JVM and has them join {@code seed} (or the first of them),
+   * then waits until each sees {@code total} members up.
+   */
+  static List<ActorSystem<Void>> start(int count, int total, Address seed) throws Exception {
     Config config = config();
     ExecutorService starter = Executors.newFixedThreadPool(4);
     List<CompletableFuture<ActorSystem<Void>>> starting = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < count; i++) {
       starting.add(
           CompletableFuture.supplyAsync(
               () -> ActorSystem.create(Behaviors.<Void>empty(), SYSTEM, config), starter));
@@ -246,13 +558,15 @@ public final class CoordinationCost {
       nodes.add(node.get(120, TimeUnit.SECONDS));
     }
     starter.shutdown();
-    Address first = Cluster.get(nodes.get(0)).selfMember().address();
+    Address first = seed != null ? seed : Cluster.get(nodes.get(0)).selfMember().address();
     for (ActorSystem<Void> node : nodes) {
       Cluster.get(node).manager().tell(Join.create(first));
     }
-    long t = System.nanoTime();
-    await(Duration.ofSeconds(120 + 3L * n), () -> nodes.stream().allMatch(x -> upMembers(x) == n));
-    System.out.printf(Locale.ROOT, "%d nodes up in %.1f s%n", n, (System.nanoTime() - t) / 1e9);
+    if (seed != null) {
+      await(
+          Duration.ofSeconds(120 + 3L * total),
+          () -> nodes.stream().allMatch(x -> upMembers(x) == total));
+    }
     return nodes;
   }
 
@@ -265,6 +579,8 @@ public final class CoordinationCost {
     long process0 = os.getProcessCpuTime();
     long gc0 = gcMillis();
     RemoteTraffic.Snapshot t0 = RemoteTraffic.snapshot();
+    int holding0 = toHolding.get();
+    int ramping0 = toRamping.get();
     long wall0 = System.nanoTime();
     int maxUnreachable = 0;
     long end = wall0 + seconds * 1_000_000_000L;
@@ -294,7 +610,9 @@ public final class CoordinationCost {
         (process1 - process0) / 1e9,
         (gc1 - gc0) / 1e3,
         states,
-        maxUnreachable);
+        maxUnreachable,
+        toHolding.get() - holding0,
+        toRamping.get() - ramping0);
   }
 
   /** CPU time of every live thread of the actor systems (their names start with the name). */
@@ -378,12 +696,15 @@ public final class CoordinationCost {
     double per = f.nodes() * f.seconds();
     System.out.printf(
         Locale.ROOT,
-        "%n== phase %s: %d nodes, %.1f s, budget states at the end %s, most unreachable members"
-            + " seen by a node %d%n",
+        "%n== phase %s: %d nodes, %.1f s, budget states at the end %s, changes of state in the"
+            + " window: %d to HOLDING, %d to RAMPING or STEADY; most unreachable members seen by a"
+            + " node %d%n",
         f.phase(),
         f.nodes(),
         f.seconds(),
         f.states(),
+        f.toHolding(),
+        f.toRamping(),
         f.maxUnreachable());
     System.out.printf("%-55s %12s %12s%n", "sent per node per second", "messages", "bytes");
     long[] total = new long[2];
