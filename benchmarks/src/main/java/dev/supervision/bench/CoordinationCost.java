@@ -67,9 +67,13 @@ import org.apache.pekko.cluster.typed.Join;
  *
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
- * java -Xmx6g -cp benchmarks/target/benchmarks.jar dev.supervision.bench.CoordinationCost \
- *     [nodes=10] [window-seconds=20] [capacity-per-second=200]
+ * java -Xms4g -Xmx4g -cp benchmarks/target/benchmarks.jar dev.supervision.bench.CoordinationCost \
+ *     [nodes=10] [window-seconds=20] [capacity-per-second=200] [settle-seconds=75] [jvms=1]
  * </pre>
+ *
+ * With {@code jvms > 1} the nodes are spread over this JVM and {@code jvms - 1} child JVMs started
+ * with the same options (a JVM may hold about 65 nodes: each pair of nodes has two Artery TCP
+ * connections each way, both ends in the JVM, against a limit of 20,000 open files here).
  *
  * Pekko's defaults for everything that decides the traffic (cluster gossip every 1 s, heartbeats
  * every 1 s to 9 monitors, Distributed Data gossip every 2 s, deltas every 400 ms); smaller thread
@@ -138,7 +142,7 @@ public final class CoordinationCost {
                 "pekko.remote.default-remote-dispatcher.fork-join-executor.parallelism-min = 1",
                 "pekko.remote.default-remote-dispatcher.fork-join-executor.parallelism-max = 1",
                 // two shared cores: tolerate pauses (this changes no traffic)
-                "pekko.cluster.failure-detector.acceptable-heartbeat-pause = 10s",
+                "pekko.cluster.failure-detector.acceptable-heartbeat-pause = 20s",
                 "pekko.cluster.jmx.enabled = off",
                 "pekko.cluster.log-info = off",
                 "pekko.coordinated-shutdown.run-by-actor-system-terminate = off"))
@@ -209,15 +213,14 @@ public final class CoordinationCost {
         window,
         capacity,
         uptime());
-    List<ActorSystem<Void>> nodes = start(own, own, null);
+    List<ActorSystem<Void>> nodes = start(own, null);
     String seed = Cluster.get(nodes.get(0)).selfMember().address().toString();
+    long t = System.nanoTime();
     List<Child> children = new ArrayList<>();
     for (int j = 1; j < jvms; j++) {
-      children.add(new Child(perJvm, n, seed, Math.max(1, capacity * perJvm / n / 10)));
-    }
-    long t = System.nanoTime();
-    for (Child c : children) {
-      c.reply(); // its nodes have joined and see every node up
+      Child child = new Child(perJvm, seed, Math.max(1, capacity * perJvm / n / 10));
+      child.reply(); // its nodes are up
+      children.add(child);
     }
     await(Duration.ofSeconds(120 + 3L * n), () -> nodes.stream().allMatch(x -> upMembers(x) == n));
     System.out.printf(
@@ -259,6 +262,12 @@ public final class CoordinationCost {
         "ramp: %d of %d actors back during the window, %d in all%n",
         allRecovered(children) - before, perNode * n, allRecovered(children));
     children.forEach(Child::quit);
+    for (ActorSystem<Void> node : nodes) {
+      node.terminate();
+    }
+    for (ActorSystem<Void> node : nodes) {
+      node.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    }
     return all;
   }
 
@@ -446,7 +455,7 @@ public final class CoordinationCost {
     private final java.io.BufferedReader out;
     private final java.io.PrintWriter in;
 
-    Child(int count, int total, String seed, int capacityPer100ms) throws java.io.IOException {
+    Child(int count, String seed, int capacityPer100ms) throws java.io.IOException {
       List<String> command = new ArrayList<>();
       command.add(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString());
       command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
@@ -455,7 +464,6 @@ public final class CoordinationCost {
       command.add(CoordinationCost.class.getName());
       command.add("--child");
       command.add(Integer.toString(count));
-      command.add(Integer.toString(total));
       command.add(seed);
       command.add(Integer.toString(capacityPer100ms));
       Process process =
@@ -502,10 +510,9 @@ public final class CoordinationCost {
   /** The main of a child JVM: starts its nodes, joins the seed and follows the parent's lines. */
   static void child(String[] args) throws Exception {
     int count = Integer.parseInt(args[1]);
-    int total = Integer.parseInt(args[2]);
-    capacityPer100ms = Integer.parseInt(args[4]);
+    capacityPer100ms = Integer.parseInt(args[3]);
     List<ActorSystem<Void>> nodes =
-        start(count, total, org.apache.pekko.actor.AddressFromURIString.parse(args[3]));
+        start(count, org.apache.pekko.actor.AddressFromURIString.parse(args[2]));
     System.out.println("@ready");
     java.io.BufferedReader commands =
         new java.io.BufferedReader(
@@ -542,11 +549,12 @@ public final class CoordinationCost {
 
   /**
    * Starts {@code count} nodes in this JVM and has them join {@code seed} (or the first of them),
-   * then waits until each sees {@code total} members up.
+   * ten at a time, each ten once the ones before are up: many nodes joining at once on two cores
+   * stall each other's heartbeats and the leader cannot move them up.
    */
-  static List<ActorSystem<Void>> start(int count, int total, Address seed) throws Exception {
+  static List<ActorSystem<Void>> start(int count, Address seed) throws Exception {
     Config config = config();
-    ExecutorService starter = Executors.newFixedThreadPool(4);
+    ExecutorService starter = Executors.newFixedThreadPool(2);
     List<CompletableFuture<ActorSystem<Void>>> starting = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       starting.add(
@@ -555,17 +563,20 @@ public final class CoordinationCost {
     }
     List<ActorSystem<Void>> nodes = new ArrayList<>();
     for (CompletableFuture<ActorSystem<Void>> node : starting) {
-      nodes.add(node.get(120, TimeUnit.SECONDS));
+      nodes.add(node.get(300, TimeUnit.SECONDS));
     }
     starter.shutdown();
     Address first = seed != null ? seed : Cluster.get(nodes.get(0)).selfMember().address();
-    for (ActorSystem<Void> node : nodes) {
-      Cluster.get(node).manager().tell(Join.create(first));
-    }
-    if (seed != null) {
+    for (int from = 0; from < count; from += 10) {
+      List<ActorSystem<Void>> batch = nodes.subList(from, Math.min(count, from + 10));
+      for (ActorSystem<Void> node : batch) {
+        Cluster.get(node).manager().tell(Join.create(first));
+      }
       await(
-          Duration.ofSeconds(120 + 3L * total),
-          () -> nodes.stream().allMatch(x -> upMembers(x) == total));
+          Duration.ofSeconds(180),
+          () ->
+              batch.stream()
+                  .allMatch(x -> Cluster.get(x).selfMember().status() == MemberStatus.up()));
     }
     return nodes;
   }
