@@ -2,6 +2,7 @@ package dev.supervision.herd;
 
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.FixedRestartBudget;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.AdaptiveRateController;
@@ -209,7 +210,7 @@ public final class Strategies {
    *
    * @return the budget
    */
-  public static RestartBudget budget() {
+  public static FixedRestartBudget budget() {
     return RestartBudget.of("herd", BUDGET_PER_SECOND, Duration.ofSeconds(1));
   }
 
@@ -492,7 +493,7 @@ public final class Strategies {
     /** The real library budget, its period scaled like every other duration of the run. */
     @Override
     public RealRun real(HerdScenario s) {
-      RestartBudget model = budget();
+      FixedRestartBudget model = budget();
       RestartBudget real =
           RestartBudget.of(
                   model.getName(), model.getPermits(), scaled(model.getPeriod(), s.scale()))
@@ -514,7 +515,7 @@ public final class Strategies {
     @Override
     public Optional<ExactRun> exact(HerdScenario s) {
       ExactRun delays = full.exact(s).orElseThrow();
-      RestartBudget b = budget();
+      FixedRestartBudget b = budget();
       return Optional.of(
           new ExactRun() {
             @Override
@@ -555,7 +556,7 @@ public final class Strategies {
     private final ArrayDeque<Integer> waiting = new ArrayDeque<>();
     private long now;
 
-    BudgetGate(RestartBudget b, long tickNanos) {
+    BudgetGate(FixedRestartBudget b, long tickNanos) {
       this.tick = tickNanos;
       this.pacer =
           Pacer.of(
