@@ -2,6 +2,7 @@ package dev.supervision.herd;
 
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.FixedRestartBudget;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.Pacer;
@@ -35,7 +36,7 @@ final class OursWithBudget extends NamedStrategy {
   /** The real library budget, its period scaled like every other duration of the run. */
   @Override
   public RealRun real(HerdScenario s) {
-    RestartBudget model = Strategies.budget();
+    FixedRestartBudget model = Strategies.budget();
     RestartBudget real =
         RestartBudget.of(
                 model.getName(),
@@ -54,7 +55,7 @@ final class OursWithBudget extends NamedStrategy {
   @Override
   public Optional<ExactRun> exact(HerdScenario s) {
     ExactRun delays = full.exact(s).orElseThrow();
-    RestartBudget b = Strategies.budget();
+    FixedRestartBudget b = Strategies.budget();
     return Optional.of(
         RowSupport.gated(delays, () -> new FixedGate(b, GateTicks.gateTickNanos(s))));
   }

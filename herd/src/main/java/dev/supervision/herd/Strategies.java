@@ -1,5 +1,6 @@
 package dev.supervision.herd;
 
+import dev.supervision.backoff.FixedRestartBudget;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
 import java.awt.Color;
@@ -194,7 +195,7 @@ public final class Strategies {
    *
    * @return the budget
    */
-  public static RestartBudget budget() {
+  public static FixedRestartBudget budget() {
     return RestartBudget.of("herd", BUDGET_PER_SECOND, Duration.ofSeconds(1));
   }
 

@@ -53,7 +53,7 @@ final class ValidationErrorsCarryTheirParameterTest {
   }
 
   static Stream<Arguments> rejectedAtConstruction() {
-    RestartBudget adaptive = RestartBudget.adaptive("a");
+    AdaptiveRestartBudget adaptive = RestartBudget.adaptive("a");
     return Stream.of(
         Arguments.of(
             "minBackoff",

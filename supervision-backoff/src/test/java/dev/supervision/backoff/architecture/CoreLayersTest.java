@@ -191,7 +191,11 @@ final class CoreLayersTest {
               }
             });
     assertEquals(
-        Set.of("DelaySchedule -> Jitter", "PolicyConfig -> RestartBudget"),
+        Set.of(
+            "DelaySchedule -> Jitter",
+            "PolicyConfig -> AdaptiveRestartBudget",
+            "PolicyConfig -> FixedRestartBudget",
+            "PolicyConfig -> RestartBudget"),
         arrows,
         "internal.policy's imports of the API package (docs/architecture.md lists them)");
   }
@@ -199,7 +203,8 @@ final class CoreLayersTest {
   /**
    * The class cycles of the values layer are the two documented companions: a value and the table
    * of its settings ({@code BackoffPolicy}, {@code PolicySetting}), an interface and its built-in
-   * constants ({@code Jitter}, {@code BuiltInJitter}).
+   * constants ({@code Jitter}, {@code BuiltInJitter}), a sealed interface and its kinds ({@code
+   * RestartBudget}, {@code FixedRestartBudget}, {@code AdaptiveRestartBudget}).
    */
   @Test
   void theValuesClassCyclesAreTheDocumentedCompanions() {
@@ -213,7 +218,10 @@ final class CoreLayersTest {
       }
     }
     assertEquals(
-        Set.of(Set.of("BackoffPolicy", "PolicySetting"), Set.of("BuiltInJitter", "Jitter")),
+        Set.of(
+            Set.of("BackoffPolicy", "PolicySetting"),
+            Set.of("BuiltInJitter", "Jitter"),
+            Set.of("AdaptiveRestartBudget", "FixedRestartBudget", "RestartBudget")),
         cycles,
         "class cycles outside the engine (docs/architecture.md lists them)");
   }
