@@ -147,7 +147,7 @@ final class BackoffPolicyFromConfigTest {
 
   @Test
   void budgetDefaultsAreAutoBurstAndLocal() {
-    RestartBudget expected = RestartBudget.of("db", 200, Duration.ofSeconds(1));
+    FixedRestartBudget expected = RestartBudget.of("db", 200, Duration.ofSeconds(1));
     assertEquals(
         Optional.of(expected),
         read("budget = db", "db { permits = 200, period = 1s }").getBudget());
@@ -245,8 +245,7 @@ final class BackoffPolicyFromConfigTest {
         ConfigFactory.defaultReference()
             .getConfig(dev.supervision.backoff.internal.policy.PolicyConfig.BUDGET_DEFAULTS_PATH);
     assertTrue(
-        dev.supervision.backoff.internal.policy.PolicyConfig.BUDGET_KEYS.containsAll(
-            budgetDefaults.root().keySet()),
+        BudgetSetting.KEYS.containsAll(budgetDefaults.root().keySet()),
         budgetDefaults.root().keySet().toString());
   }
 
