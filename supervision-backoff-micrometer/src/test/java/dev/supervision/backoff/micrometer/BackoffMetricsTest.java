@@ -419,19 +419,28 @@ final class BackoffMetricsTest {
     return r.get(meter).tag(BackoffMetrics.BUDGET_TAG, budget);
   }
 
+  /** Metrics bound to {@code registry} and to the kit's budgets. */
+  private static BackoffMetrics boundToBudgets(MeterRegistry registry, Tags tags) {
+    BackoffMetrics metrics = new BackoffMetrics(tags);
+    metrics.bindTo(registry);
+    metrics.bindBudgets(kit.system());
+    return metrics;
+  }
+
+  /** A started worker supervised with {@code policy}; its probe gets "started" on each start. */
+  private static ActorRef<String> started(TestProbe<String> p, BackoffPolicy policy) {
+    ActorRef<String> a = kit.spawn(BackoffSupervisor.wrap(worker(p.ref()), policy));
+    p.expectMessage("started");
+    return a;
+  }
+
   @Test
   void budgetGaugesAppearWhenTheFirstActorOfTheBudgetStarts_steadyBeforeAnythingFails() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    BackoffMetrics metrics = new BackoffMetrics(Tags.of("service", "shop"));
-    metrics.bindTo(registry);
-    metrics.bindBudgets(kit.system());
+    BackoffMetrics metrics = boundToBudgets(registry, Tags.of("service", "shop"));
     // at once after bindBudgets: the watcher is subscribed before bindBudgets returns
     TestProbe<String> p = kit.createTestProbe();
-    ActorRef<String> a =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                worker(p.ref()), POLICY.withBudget(RestartBudget.adaptive("healthy-db"))));
-    p.expectMessage("started");
+    ActorRef<String> a = started(p, POLICY.withBudget(RestartBudget.adaptive("healthy-db")));
     p.awaitAssert(
         () -> {
           assertEquals(
@@ -474,16 +483,10 @@ final class BackoffMetricsTest {
   @Test
   void aFixedBudgetGetsNoBudgetGauges() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    BackoffMetrics metrics = new BackoffMetrics();
-    metrics.bindTo(registry);
-    metrics.bindBudgets(kit.system());
+    BackoffMetrics metrics = boundToBudgets(registry, Tags.empty());
     TestProbe<String> p = kit.createTestProbe();
     ActorRef<String> a =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                worker(p.ref()),
-                POLICY.withBudget(RestartBudget.of("fixed-db", 10, Duration.ofSeconds(1)))));
-    p.expectMessage("started");
+        started(p, POLICY.withBudget(RestartBudget.of("fixed-db", 10, Duration.ofSeconds(1))));
     p.expectNoMessage(Duration.ofMillis(300));
     assertEquals(0, registry.getMeters().size());
     kit.testKit().stop(a);
@@ -493,14 +496,11 @@ final class BackoffMetricsTest {
   @Test
   void aReleasedBudgetUsedAgainStartsSteadyAgain() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    BackoffMetrics metrics = new BackoffMetrics();
-    metrics.bindTo(registry);
-    metrics.bindBudgets(kit.system());
+    BackoffMetrics metrics = boundToBudgets(registry, Tags.empty());
     String budget = "released-db";
     BackoffPolicy policy = POLICY.withBudget(RestartBudget.adaptive(budget));
     TestProbe<String> p = kit.createTestProbe();
-    ActorRef<String> a = kit.spawn(BackoffSupervisor.wrap(worker(p.ref()), policy));
-    p.expectMessage("started");
+    ActorRef<String> a = started(p, policy);
     p.awaitAssert(() -> budgetMeter(registry, BackoffMetrics.BUDGET_STATE, budget).gauge());
     // the old gate reports holding (as its controller would), then the budget is released
     kit.system()
@@ -526,8 +526,7 @@ final class BackoffMetricsTest {
               !dev.supervision.backoff.RestartBudgets.get(kit.system()).names().contains(budget));
           return null;
         });
-    ActorRef<String> b = kit.spawn(BackoffSupervisor.wrap(worker(p.ref()), policy));
-    p.expectMessage("started");
+    ActorRef<String> b = started(p, policy);
     p.awaitAssert(
         () -> {
           assertEquals(
