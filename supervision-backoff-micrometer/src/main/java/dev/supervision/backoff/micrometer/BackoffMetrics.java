@@ -83,7 +83,8 @@ import org.apache.pekko.actor.typed.ActorSystem;
  *
  * <p>Lifetime: {@code bindBudgets} starts a system actor in the actor system that holds the gauges,
  * and through them the registry, so the registry stays reachable from the actor system until {@link
- * #close()} (or until the actor system terminates). Listeners keep nothing but their own meters.
+ * #close()} (or until the actor system terminates). A listener holds the registry only as long as a
+ * policy holds the listener.
  *
  * <p>Thread-safe. The listener is called on the actors' threads; it does a few atomic updates per
  * event and never blocks.
