@@ -60,7 +60,9 @@ public final class Report {
         + (s.exact()
             ? "exact mode (discrete-event), seed "
                 + s.seed()
-                + (s.cluster().nodes() > 1 ? "; adaptive row on " + s.cluster().describe() : "")
+                + (s.cluster().nodes() > 1 || s.cluster().joinAt() != null
+                    ? "; adaptive row on " + s.cluster().describe()
+                    : "")
             : "real ActorSystem"
                 + (s.scale() == 1.0
                     ? ""
@@ -135,6 +137,8 @@ public final class Report {
     p.put("placement", s.cluster().skew().name().toLowerCase(Locale.ROOT));
     p.put("sharing", s.cluster().sharing().name().toLowerCase(Locale.ROOT));
     p.put("deltaIntervalMs", s.cluster().deltaInterval().toMillis());
+    p.put("leaveAtMs", s.cluster().leaveAt() == null ? null : s.cluster().leaveAt().toMillis());
+    p.put("joinAtMs", s.cluster().joinAt() == null ? null : s.cluster().joinAt().toMillis());
     p.put("strategies", s.strategies());
     p.put("windowMs", CallTrace.WINDOW_MS);
     p.put("availableProcessors", Runtime.getRuntime().availableProcessors());

@@ -654,7 +654,7 @@ public final class Strategies {
 
             @Override
             public ExactGate gate() {
-              if (s.cluster().nodes() > 1) {
+              if (s.cluster().nodes() > 1 || s.cluster().joinAt() != null) {
                 return new ClusterGate(
                     AdaptiveRateController.Parameters.defaults(),
                     s.cluster(),
@@ -697,6 +697,23 @@ public final class Strategies {
     /** How many cells wait. */
     int waitingCount() {
       return waiting.size();
+    }
+
+    /**
+     * Takes the waiting cells that {@code moved} selects out of this gate, in their order (their
+     * shard moved to another node).
+     */
+    List<Integer> evict(java.util.function.IntPredicate moved) {
+      List<Integer> out = new ArrayList<>();
+      waiting.removeIf(
+          cell -> {
+            if (moved.test(cell)) {
+              out.add(cell);
+              return true;
+            }
+            return false;
+          });
+      return out;
     }
 
     /** Moves this gate's notion of now, as a call would, so that its next wake-up is not past. */

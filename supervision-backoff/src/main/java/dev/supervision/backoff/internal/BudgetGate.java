@@ -279,12 +279,13 @@ public final class BudgetGate {
     private Behavior<Command> onCoordinate(Coordinate coordinate) {
       if (controller != null) {
         ClusterCoordinator.Decision d = coordinate.decision();
-        controller.coordinate(d.share(), d.probeMembers(), d.prober());
+        controller.coordinate(d.share(), d.probeMembers(), d.prober(), d.stayRamping());
         if (d.resume()) {
           controller.resume(now);
         }
-        // d.rate() is not applied: rebalancing from reports a round old ratchets the rates down
-        // (measured in the herd's exact mode); shares follow demand through coordinate()
+        if (!Double.isNaN(d.rate())) {
+          controller.rebalance(d.rate(), now); // only ever raises, see ClusterCoordinator
+        }
         grantWhilePossible();
       }
       return Behaviors.same();
