@@ -17,7 +17,7 @@ import java.util.function.IntConsumer;
 
 /**
  * The exact model of an adaptive budget on a cluster of nodes. Every node runs what the one-node
- * exact mode runs (its own {@link Strategies.AdaptiveGate}: the production controller and pacer,
+ * exact mode runs (its own {@link AdaptiveGate}: the production controller and pacer,
  * driven as the gate drives them), on the cells placed on it. With {@link
  * ClusterSpec.Sharing#COORDINATED} the nodes coordinate through the production {@link
  * ClusterCoordinator} and its {@link ClusterCoordinator.Local} state, as the cluster module's
@@ -52,7 +52,7 @@ final class ClusterGate implements HerdStrategy.ExactGate {
 
   private final class Node implements AdaptiveRateController.Listener {
     final int id;
-    final Strategies.AdaptiveGate gate;
+    final AdaptiveGate gate;
     final Heard[] heard;
     final ClusterCoordinator.Local local;
     final NodeFigures figures = new NodeFigures();
@@ -64,7 +64,7 @@ final class ClusterGate implements HerdStrategy.ExactGate {
 
     Node(int id, AdaptiveRateController.Parameters p, int cells, long tick) {
       this.id = id;
-      this.gate = new Strategies.AdaptiveGate(new AdaptiveRateController(p, this), cells, tick);
+      this.gate = new AdaptiveGate(new AdaptiveRateController(p, this), cells, tick);
       this.heard = new Heard[nodes.length];
       this.local = new ClusterCoordinator.Local(id);
     }
