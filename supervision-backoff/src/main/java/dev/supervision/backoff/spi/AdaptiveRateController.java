@@ -555,14 +555,18 @@ public final class AdaptiveRateController {
    * Raises the rate while ramping to {@code target}, the part of the ramping nodes' summed rate that
    * the cluster's coordination gives this node (see {@link ClusterCoordinator.Decision#rate()}),
    * if it is above the current rate ({@link Reason#REBALANCED}); never lowers it, never above the
-   * ceiling. Does nothing unless ramping, or for a target that is not finite.
+   * ceiling. Does nothing unless ramping, in the slice of a cut or of the ramp's start (the cut
+   * holds for its slice, as when alone), or for a target that is not finite.
    *
    * @param target permits per second
    * @param nowNanos the time now
    */
   public void rebalance(double target, long nowNanos) {
     advance(nowNanos);
-    if (state != State.RAMPING || !(target > rate) || Double.isInfinite(target)) {
+    if (state != State.RAMPING
+        || holdUntil == slice // a cut, or the ramp's start, in this slice: it holds
+        || !(target > rate)
+        || Double.isInfinite(target)) {
       return;
     }
     setRate(Math.min(maxRate(), target), Double.NaN, Reason.REBALANCED, nowNanos);

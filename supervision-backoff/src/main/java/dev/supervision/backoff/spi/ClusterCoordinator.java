@@ -55,8 +55,10 @@ import java.util.Objects;
  *       still wait, at once, instead of through their own growth of 20 % a second; a node that
  *       started ramping a round after the others (the news reached it later) catches up with them.
  *   <li><b>No raise after a loss.</b> For {@link #raiseAfterLossNanos()} after a node's own rate
- *       was cut (its restarts failed: the resource is full), it is not raised: the others' reports
- *       it would add up still show their rates from before their own cuts. So after a loss every
+ *       was cut (its restarts failed: the resource is full) or it started ramping, it is not
+ *       raised, and later only the reports it received since count in the sum: the others'
+ *       reports from before still show their rates from before their own cuts (or, after the
+ *       resource fell over again, from before it fell). So after a loss every
  *       node grants at most what its own measured goodput supports, as a node alone does, and the
  *       parts of the ramping nodes that share a view sum to exactly their summed rate: raising moves
  *       rate to the nodes whose actors wait, and adds at most that sum again.
@@ -374,11 +376,13 @@ public final class ClusterCoordinator {
         heldAt = back; // the news this ramp acts on: a node that recovers is not resumed by it
         resumed = false;
       }
+      // a loss (the rate fell while ramping, a new goodput was measured, or every restart of a
+      // slice failed and the ramp fell back to holding), or a ramp that starts: the others'
+      // reports heard before it describe the resource as it was
       boolean cut =
-          state == State.RAMPING
-              && last == State.RAMPING
-              && (rate < lastRate
-                  || !Double.isNaN(goodput) && Double.compare(goodput, lastGoodput) != 0);
+          !Double.isNaN(goodput) && Double.compare(goodput, lastGoodput) != 0
+              || last == State.RAMPING && (state == State.HOLDING || rate < lastRate)
+              || last != State.RAMPING && state == State.RAMPING;
       if (cut) {
         lastLoss = nowNanos;
       }
@@ -546,8 +550,9 @@ public final class ClusterCoordinator {
    * @param heldAtEpoch the back epoch this node knew when it last started holding or ramping (the
    *     news it has acted on)
    * @param heldForNanos how long this node has been holding (ignored unless it is holding)
-   * @param sinceLossNanos how long ago this node's own rate was last cut by a loss ({@code
-   *     Long.MAX_VALUE} if never)
+   * @param sinceLossNanos how long ago this node's own rate was last cut by a loss, or it last
+   *     started ramping ({@code Long.MAX_VALUE} if never): only reports received since count in the
+   *     rates in use
    * @param members how many nodes share the budget, this one included, {@code >= 1}
    * @param joining how many of the other members are joining: counted, without a report in {@code
    *     others}, and known for less than {@link #staleAfterNanos()}; {@code >= 0}
@@ -596,10 +601,13 @@ public final class ClusterCoordinator {
       fresh++;
       waitingSum += r.waiting();
       if (r.state() == State.RAMPING && r.waiting() > 0) {
-        rampingRate += r.rate();
-        rampingWaiting += r.waiting();
-        rampingNodes++;
         othersRamp = true;
+        if (h.receivedAtNanos() >= nowNanos - sinceLossNanos) {
+          // heard since this node's last loss or ramp start: a rate the resource took since
+          rampingRate += r.rate();
+          rampingWaiting += r.waiting();
+          rampingNodes++;
+        }
       }
       boolean candidate =
           settling ? r.state() != State.RAMPING : r.state() == State.HOLDING && r.waiting() > 0;
