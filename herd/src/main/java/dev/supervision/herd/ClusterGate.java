@@ -42,7 +42,13 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     final List<String> stateChanges = new ArrayList<>();
   }
 
-  private record Delivery(long atNanos, int to, Report report) implements Comparable<Delivery> {
+  /**
+   * A report on its way: it arrives at {@code to} at {@code atNanos}; {@code sentAtNanos} orders the
+   * reports of one sender, as the replicated map's last-writer-wins clock does (a delta tick may
+   * bring a newer line before an older one, which must not overwrite it).
+   */
+  private record Delivery(long atNanos, int to, Report report, long sentAtNanos)
+      implements Comparable<Delivery> {
     @Override
     public int compareTo(Delivery o) {
       int t = Long.compare(atNanos, o.atNanos);
@@ -54,6 +60,7 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     final int id;
     final AdaptiveGate gate;
     final Heard[] heard;
+    final long[] heardSent;
     final ClusterCoordinator.Local local;
     final NodeFigures figures = new NodeFigures();
     long wakeAt = Long.MAX_VALUE;
@@ -66,6 +73,8 @@ final class ClusterGate implements HerdStrategy.ExactGate {
       this.id = id;
       this.gate = new AdaptiveGate(new AdaptiveRateController(p, this), cells, tick);
       this.heard = new Heard[nodes.length];
+      this.heardSent = new long[nodes.length];
+      java.util.Arrays.fill(heardSent, Long.MIN_VALUE);
       this.local = new ClusterCoordinator.Local(id);
     }
 
@@ -263,8 +272,11 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     if (coordinated && nowNanos >= nextRound && nowNanos % round == 0) {
       while (!deliveries.isEmpty() && deliveries.peek().atNanos <= nowNanos) {
         Delivery d = deliveries.poll();
-        if (member[d.to]) {
-          nodes[d.to].heard[(int) d.report.node()] = new Heard(d.report, nowNanos);
+        Node to = nodes[d.to];
+        int from = (int) d.report.node();
+        if (member[d.to] && d.sentAtNanos >= to.heardSent[from]) {
+          to.heard[from] = new Heard(d.report, nowNanos);
+          to.heardSent[from] = d.sentAtNanos;
         }
       }
       for (Node n : members()) {
@@ -449,7 +461,7 @@ final class ClusterGate implements HerdStrategy.ExactGate {
       int dest = to.get(k);
       long notifyPhase = (dest * 104729L * 1_000_000L) % notify;
       long seen = arrive + Math.floorMod(notifyPhase - arrive, notify);
-      deliveries.add(new Delivery(seen, dest, r));
+      deliveries.add(new Delivery(seen, dest, r, nowNanos));
     }
   }
 
