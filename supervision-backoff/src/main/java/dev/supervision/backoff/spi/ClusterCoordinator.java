@@ -1,5 +1,6 @@
 package dev.supervision.backoff.spi;
 
+import dev.supervision.backoff.internal.util.Check;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import java.time.Duration;
 import java.util.Collection;
@@ -106,9 +107,9 @@ public final class ClusterCoordinator {
      */
     public Report {
       Objects.requireNonNull(state, "state must not be null");
-      TokenBucket.check(waiting >= 0, "waiting", ">= 0", waiting);
-      TokenBucket.check(rate >= 0, "rate", ">= 0", rate);
-      TokenBucket.check(backEpoch >= 0, "backEpoch", ">= 0", backEpoch);
+      Check.argument(waiting >= 0, "waiting", ">= 0", waiting);
+      Check.argument(rate >= 0, "rate", ">= 0", rate);
+      Check.argument(backEpoch >= 0, "backEpoch", ">= 0", backEpoch);
     }
   }
 
@@ -322,7 +323,7 @@ public final class ClusterCoordinator {
 
     private static void positive(Duration d, String name) {
       Objects.requireNonNull(d, () -> name + " must not be null");
-      TokenBucket.check(!d.isNegative() && !d.isZero(), name, "> 0", d);
+      Check.argument(!d.isNegative() && !d.isZero(), name, "> 0", d);
     }
   }
 
@@ -472,9 +473,9 @@ public final class ClusterCoordinator {
    *     {@code raiseAfterLossNanos} is negative
    */
   public ClusterCoordinator(long staleAfterNanos, long settleNanos, long raiseAfterLossNanos) {
-    TokenBucket.check(staleAfterNanos > 0, "staleAfterNanos", "> 0", staleAfterNanos);
-    TokenBucket.check(settleNanos >= 0, "settleNanos", ">= 0", settleNanos);
-    TokenBucket.check(raiseAfterLossNanos >= 0, "raiseAfterLossNanos", ">= 0", raiseAfterLossNanos);
+    Check.argument(staleAfterNanos > 0, "staleAfterNanos", "> 0", staleAfterNanos);
+    Check.argument(settleNanos >= 0, "settleNanos", ">= 0", settleNanos);
+    Check.argument(raiseAfterLossNanos >= 0, "raiseAfterLossNanos", ">= 0", raiseAfterLossNanos);
     this.staleAfterNanos = staleAfterNanos;
     this.settleNanos = settleNanos;
     this.raiseAfterLossNanos = raiseAfterLossNanos;
@@ -574,8 +575,8 @@ public final class ClusterCoordinator {
       long nowNanos) {
     Objects.requireNonNull(self, "self must not be null");
     Objects.requireNonNull(others, "others must not be null");
-    TokenBucket.check(members >= 1, "members", ">= 1", members);
-    TokenBucket.check(joining >= 0, "joining", ">= 0", joining);
+    Check.argument(members >= 1, "members", ">= 1", members);
+    Check.argument(joining >= 0, "joining", ">= 0", joining);
     long back = self.backEpoch();
     int fresh = 0;
     long waitingSum = self.waiting();
