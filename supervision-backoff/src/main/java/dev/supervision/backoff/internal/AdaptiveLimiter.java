@@ -18,7 +18,8 @@ final class AdaptiveLimiter implements Limiter {
   private final Pacer pacer;
   private final long tickNanos;
   private final long sliceNanos;
-  private final long keepGrantsNanos;
+  private final long keepStartedNanos;
+  private final long keepUnstartedNanos;
   private long slice;
 
   AdaptiveLimiter(
@@ -30,8 +31,9 @@ final class AdaptiveLimiter implements Limiter {
     controller.setShare(members);
     this.tickNanos = tickNanos;
     this.sliceNanos = controller.parameters().slice().toNanos();
-    this.keepGrantsNanos =
+    this.keepStartedNanos =
         Math.max(2 * sliceNanos, controller.parameters().probation().toNanos() + sliceNanos);
+    this.keepUnstartedNanos = AdaptiveRateController.PROBE_START_TIMEOUT.toNanos() + sliceNanos;
     this.pacer = Pacer.of(Double.POSITIVE_INFINITY, 1, tickNanos);
     pace();
   }
@@ -64,8 +66,18 @@ final class AdaptiveLimiter implements Limiter {
   }
 
   @Override
-  public long keepGrantsNanos() {
-    return keepGrantsNanos;
+  public long keepUnstartedNanos() {
+    return keepUnstartedNanos;
+  }
+
+  @Override
+  public long keepStartedNanos() {
+    return keepStartedNanos;
+  }
+
+  @Override
+  public void onStarted(long now, long grantedAt) {
+    controller.onStarted(now, grantedAt);
   }
 
   @Override
@@ -80,7 +92,7 @@ final class AdaptiveLimiter implements Limiter {
   @Override
   public boolean tryAcquire(long now) {
     pace();
-    if (!pacer.available(now) || !controller.tryAcquire(now)) {
+    if (!pacer.available(now) || !controller.tryGrant(now)) {
       return false;
     }
     pacer.tryAcquire(now);
@@ -94,8 +106,8 @@ final class AdaptiveLimiter implements Limiter {
   }
 
   @Override
-  public void onFailure(long now, long grantedAt) {
-    controller.onFailure(now, grantedAt);
+  public void onFailure(long now, long startedAt) {
+    controller.onFailure(now, startedAt);
   }
 
   @Override

@@ -37,8 +37,18 @@ final class FixedLimiter implements Limiter {
   }
 
   @Override
-  public long keepGrantsNanos() {
+  public long keepUnstartedNanos() {
     return keepGrantsNanos;
+  }
+
+  @Override
+  public long keepStartedNanos() {
+    return keepGrantsNanos;
+  }
+
+  @Override
+  public void onStarted(long now, long grantedAt) {
+    // a fixed budget does not learn from outcomes
   }
 
   @Override
@@ -57,7 +67,7 @@ final class FixedLimiter implements Limiter {
   }
 
   @Override
-  public void onFailure(long now, long grantedAt) {
+  public void onFailure(long now, long startedAt) {
     // a fixed budget does not learn from outcomes
   }
 

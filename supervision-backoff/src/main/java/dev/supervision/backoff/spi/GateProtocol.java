@@ -46,6 +46,16 @@ public final class GateProtocol {
   public record Failed(ActorRef<Object> requester) implements Command {}
 
   /**
+   * The supervised actor of an adaptive budget that a permit restarted has started: its restarted
+   * behavior was set up and handled the messages stashed during its backoff. An adaptive budget
+   * counts the restart's probation from the moment this reaches the gate; a restart whose actor
+   * has not started yet is neither a success nor a failure. Ignored by a fixed budget.
+   *
+   * @param requester the supervised actor
+   */
+  public record Started(ActorRef<Object> requester) implements Command {}
+
+  /**
    * Asks how many actors wait.
    *
    * @param replyTo gets the count
