@@ -5,7 +5,9 @@ import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.ClusterCoordinator;
+import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.spi.Pacer;
+import java.util.Optional;
 
 /**
  * INTERNAL API: an adaptive budget's limiter: its {@link AdaptiveRateController}, started at the
@@ -21,6 +23,7 @@ final class AdaptiveLimiter implements Limiter {
   private final long keepStartedNanos;
   private final long keepUnstartedNanos;
   private long slice;
+  private Optional<GateProtocol.Coordination> coordination = Optional.empty();
 
   AdaptiveLimiter(
       AdaptiveRestartBudget budget,
@@ -118,6 +121,10 @@ final class AdaptiveLimiter implements Limiter {
   @Override
   public void coordinate(ClusterCoordinator.Decision decision, long now) {
     controller.coordinate(decision.share(), decision.probeMembers(), decision.prober());
+    coordination =
+        Optional.of(
+            new GateProtocol.Coordination(
+                decision.coordinated(), decision.share(), decision.prober()));
     if (decision.resume()) {
       controller.resume(now);
     }
@@ -138,6 +145,11 @@ final class AdaptiveLimiter implements Limiter {
   @Override
   public double rate() {
     return controller.rate();
+  }
+
+  @Override
+  public Optional<GateProtocol.Coordination> coordination() {
+    return coordination;
   }
 
   @Override

@@ -220,7 +220,12 @@ public final class BudgetGate {
 
     private Status status() {
       return new Status(
-          budget.getName(), limiter.state(), limiter.rate(), limiter.goodput(), queue.size());
+          budget.getName(),
+          limiter.state(),
+          limiter.rate(),
+          limiter.goodput(),
+          queue.size(),
+          limiter.coordination());
     }
 
     private Behavior<Command> onSetShare(SetShare setShare) {

@@ -6,6 +6,8 @@ import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.ClusterCoordinator;
+import dev.supervision.backoff.spi.GateProtocol;
+import java.util.Optional;
 
 /**
  * INTERNAL API: what decides, for a {@link BudgetGate}, when a permit may go: one implementation per
@@ -127,6 +129,13 @@ interface Limiter {
    * @return the rate
    */
   double rate();
+
+  /**
+   * What the cluster's coordination last decided for this node.
+   *
+   * @return the decision's gist; empty for a fixed budget, and before the first decision
+   */
+  Optional<GateProtocol.Coordination> coordination();
 
   /**
    * The goodput measured at the last loss, per second; {@code NaN} if none (always for a fixed

@@ -15,6 +15,7 @@ import dev.supervision.backoff.testsupport.StartingRequester;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
@@ -114,7 +115,8 @@ final class AdaptiveBudgetGateTest {
     ActorRef<GateProtocol.Command> gate =
         kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(2)));
     assertEquals(
-        new Status(name, State.STEADY, Double.POSITIVE_INFINITY, Double.NaN, 0), status(gate));
+        new Status(name, State.STEADY, Double.POSITIVE_INFINITY, Double.NaN, 0, Optional.empty()),
+        status(gate));
     Requesters r = new Requesters(gate);
     ActorRef<Object> ab = r.spawn();
     gate.tell(new Acquire(ab, new Grant("a")));
@@ -138,7 +140,8 @@ final class AdaptiveBudgetGateTest {
       gate.tell(new Acquire(r.spawn(), new Grant("bulk" + i)));
     }
     r.granted.expectNoMessage(QUIET);
-    assertEquals(new Status(name, State.HOLDING, 0.0, Double.NaN, 211), status(gate));
+    assertEquals(
+        new Status(name, State.HOLDING, 0.0, Double.NaN, 211, Optional.empty()), status(gate));
     time.timePasses(SLICE); // the first probe, one slice after holding began
     assertEquals(new BudgetEvent.Probe(name, 1), events.receiveMessage());
     assertEquals("c", r.granted.receiveMessage());
@@ -231,7 +234,8 @@ final class AdaptiveBudgetGateTest {
     // 700 ms: a probe that had survived would be resolved now; this one failed, which doubles
     // the interval: the next probe 200 ms after the failure is seen
     time.timePasses(SLICE);
-    assertEquals(new Status(name, State.HOLDING, 0.0, Double.NaN, 1), status(gate));
+    assertEquals(
+        new Status(name, State.HOLDING, 0.0, Double.NaN, 1, Optional.empty()), status(gate));
     time.timePasses(SLICE);
     status(gate);
     r.granted.expectNoMessage(QUIET);
@@ -280,7 +284,9 @@ final class AdaptiveBudgetGateTest {
     // at most 40 per 2 s: 20 per second, 2 permits per 100 ms slice
     RestartBudget budget = RestartBudget.adaptive(fresh()).withMaxRate(40, Duration.ofSeconds(2));
     ActorRef<GateProtocol.Command> gate = kit.spawn(BudgetGate.create(budget));
-    assertEquals(new Status(budget.getName(), State.STEADY, 20.0, Double.NaN, 0), status(gate));
+    assertEquals(
+        new Status(budget.getName(), State.STEADY, 20.0, Double.NaN, 0, Optional.empty()),
+        status(gate));
     Requesters r = new Requesters(gate);
     ActorRef<Object> waiter = r.spawn();
     for (int i = 0; i < 5; i++) {
@@ -355,7 +361,8 @@ final class AdaptiveBudgetGateTest {
     time.timePasses(Duration.ofSeconds(2));
     gate.tell(new Failed(r.spawn()));
     assertEquals(
-        new Status(name, State.STEADY, Double.POSITIVE_INFINITY, Double.NaN, 0), status(gate));
+        new Status(name, State.STEADY, Double.POSITIVE_INFINITY, Double.NaN, 0, Optional.empty()),
+        status(gate));
     events.expectNoMessage(QUIET);
     gate.tell(new Failed(r.spawn())); // two within a second: hold
     assertEquals(State.HOLDING, ((BudgetEvent.StateChanged) events.receiveMessage()).to());
