@@ -13,6 +13,7 @@ import dev.supervision.backoff.spi.GateProtocol.Failed;
 import dev.supervision.backoff.spi.GateProtocol.Query;
 import dev.supervision.backoff.spi.GateProtocol.Retire;
 import dev.supervision.backoff.spi.GateProtocol.SetShare;
+import dev.supervision.backoff.spi.GateProtocol.Started;
 import dev.supervision.backoff.spi.GateProtocol.Status;
 import dev.supervision.backoff.spi.GateProtocol.Waiting;
 import java.time.Duration;
@@ -51,8 +52,10 @@ import org.slf4j.Logger;
  * back to back, so that the rate holds, and the permits of the stall (at most {@code rate * stall})
  * go out together.
  *
- * <p>An adaptive budget's supervised actors tell the gate each failure ({@link Failed}); the gate
- * knows which of them it granted a restart recently.
+ * <p>An adaptive budget's supervised actors tell the gate each failure ({@link Failed}) and, after a
+ * permit restarted them, that the restarted behavior has started ({@link Started}); the gate knows
+ * which of them it granted a restart recently, and counts a restart's probation from its start, so
+ * that the outcome of a grant does not depend on how many ticks the gate ran before the actor did.
  *
  * <p>Robustness: a permit granted to an actor that stopped before it arrived comes back with the
  * actor's {@link Cancel} and goes to the next waiter (or back into the pacer). When the gate stops
@@ -140,8 +143,13 @@ public final class BudgetGate {
 
     private final Map<ActorRef<Object>, Acquire> byRequester = new HashMap<>();
 
-    /** Recent grants, oldest first, for refunds and outcomes. */
-    private final ArrayDeque<Granted> grants = new ArrayDeque<>();
+    /**
+     * Recent grants whose actors have not reported their start, oldest first, for refunds and
+     * starts; and recent grants whose actors have started, by start, for failures.
+     */
+    private final ArrayDeque<Granted> unstarted = new ArrayDeque<>();
+
+    private final ArrayDeque<Granted> started = new ArrayDeque<>();
 
     private final Map<ActorRef<Object>, Granted> grantedTo = new HashMap<>();
     private final long tickNanos;
@@ -151,7 +159,14 @@ public final class BudgetGate {
     private boolean retiring;
     private double lastPublishedRate = Double.NaN;
 
-    private record Granted(ActorRef<Object> requester, long at) {}
+    /** A grant at {@code at}; its actor started at {@code startedAt}, or not yet ({@link #NOT_STARTED}). */
+    private record Granted(ActorRef<Object> requester, long at, long startedAt) {
+      boolean hasStarted() {
+        return startedAt != NOT_STARTED;
+      }
+    }
+
+    private static final long NOT_STARTED = Long.MIN_VALUE;
 
     Gate(
         RestartBudget budget,
@@ -171,6 +186,7 @@ public final class BudgetGate {
           .onMessage(Acquire.class, this::onAcquire)
           .onMessage(Cancel.class, this::onCancel)
           .onMessage(Failed.class, this::onFailed)
+          .onMessage(Started.class, this::onStarted)
           .onMessage(
               Waiting.class,
               w -> {
@@ -204,7 +220,12 @@ public final class BudgetGate {
 
     private Status status() {
       return new Status(
-          budget.getName(), limiter.state(), limiter.rate(), limiter.goodput(), queue.size());
+          budget.getName(),
+          limiter.state(),
+          limiter.rate(),
+          limiter.goodput(),
+          queue.size(),
+          limiter.coordination());
     }
 
     private Behavior<Command> onSetShare(SetShare setShare) {
@@ -231,7 +252,8 @@ public final class BudgetGate {
       Acquire waiting = byRequester.remove(cancel.requester());
       if (waiting == null || queue.remove(waiting) == null) {
         Granted granted = grantedTo.remove(cancel.requester());
-        if (granted != null) { // the permit reached an actor that had stopped: pass it on
+        if (granted != null && !granted.hasStarted()) {
+          // the permit reached an actor that had stopped: pass it on
           Acquire next = poll();
           if (next != null) {
             grant(next, granted.at());
@@ -245,15 +267,41 @@ public final class BudgetGate {
 
     private Behavior<Command> onFailed(Failed failed) {
       Granted granted = grantedTo.remove(failed.requester());
-      limiter.onFailure(now, granted == null ? AdaptiveRateController.NOT_GRANTED : granted.at());
+      if (granted == null) {
+        limiter.onFailure(now, AdaptiveRateController.NOT_GRANTED);
+      } else if (granted.hasStarted()) {
+        limiter.onFailure(now, granted.startedAt());
+      } else { // failed while it started: a restart whose outcome is known
+        limiter.onStarted(now, granted.at());
+        limiter.onFailure(now, now);
+      }
       grantWhilePossible();
+      return Behaviors.same();
+    }
+
+    /** The restarted actor of a grant has started: its probation starts now. */
+    private Behavior<Command> onStarted(Started started) {
+      Granted granted = grantedTo.get(started.requester());
+      if (granted != null && !granted.hasStarted()) {
+        Granted running = new Granted(granted.requester(), granted.at(), now);
+        grantedTo.put(running.requester(), running);
+        this.started.addLast(running);
+        limiter.onStarted(now, granted.at());
+        grantWhilePossible();
+      }
       return Behaviors.same();
     }
 
     private Behavior<Command> onTick() {
       now += tickNanos;
-      while (!grants.isEmpty() && now - grants.peekFirst().at() > limiter.keepGrantsNanos()) {
-        Granted old = grants.pollFirst();
+      while (!unstarted.isEmpty()
+          && now - unstarted.peekFirst().at() > limiter.keepUnstartedNanos()) {
+        Granted old = unstarted.pollFirst();
+        grantedTo.remove(old.requester(), old);
+      }
+      while (!started.isEmpty()
+          && now - started.peekFirst().startedAt() > limiter.keepStartedNanos()) {
+        Granted old = started.pollFirst();
         grantedTo.remove(old.requester(), old);
       }
       limiter.onTick(now, queue.size());
@@ -276,7 +324,7 @@ public final class BudgetGate {
       while (!queue.isEmpty() && limiter.tryAcquire(now)) {
         grant(poll(), now);
       }
-      boolean idle = queue.isEmpty() && grants.isEmpty() && limiter.isIdle(now);
+      boolean idle = queue.isEmpty() && noGrants() && limiter.isIdle(now);
       if (idle) {
         timers.cancel(Tick.INSTANCE);
       } else if (!timers.isTimerActive(Tick.INSTANCE)) {
@@ -285,14 +333,18 @@ public final class BudgetGate {
     }
 
     private void grant(Acquire acquire, long at) {
-      Granted granted = new Granted(acquire.requester(), at);
-      grants.addLast(granted);
+      Granted granted = new Granted(acquire.requester(), at, NOT_STARTED);
+      unstarted.addLast(granted);
       grantedTo.put(acquire.requester(), granted);
       acquire.requester().tell(acquire.grant());
     }
 
+    private boolean noGrants() {
+      return unstarted.isEmpty() && started.isEmpty();
+    }
+
     private Behavior<Command> stopIfRetired() {
-      if (retiring && queue.isEmpty() && grants.isEmpty()) {
+      if (retiring && queue.isEmpty() && noGrants()) {
         return Behaviors.stopped();
       }
       return Behaviors.same();
