@@ -12,6 +12,9 @@ import dev.supervision.backoff.spi.AdaptiveRateController.State;
  * }</pre>
  *
  * <ul>
+ *   <li>{@link Started}: the budget's gate started, steady and without a limit: the first actor
+ *       that uses the budget started (or, after the gate stopped or was {@linkplain
+ *       RestartBudgets#release(String) released}, the first that needed it again).
  *   <li>{@link StateChanged}: the budget went from one state to another (steady, holding, ramping).
  *   <li>{@link RateChanged}: the rate it allows changed: a cut to the measured goodput after
  *       failures, the start of ramping, and growth (published each time the rate has grown by a
@@ -27,6 +30,17 @@ public sealed interface BudgetEvent {
    * @return the name
    */
   String budget();
+
+  /**
+   * The budget's gate started: the budget is {@code STEADY}, allows restarts without a limit and
+   * has measured no goodput yet. Published when the first actor that uses the budget starts (its
+   * supervisor looks the gate up then), or when an actor needs the budget again after its gate
+   * stopped or was {@linkplain RestartBudgets#release(String) released}: a new gate starts with a
+   * controller that has to learn again. Published before any other event of that gate.
+   *
+   * @param budget the budget's name
+   */
+  record Started(String budget) implements BudgetEvent {}
 
   /**
    * The budget changed state.

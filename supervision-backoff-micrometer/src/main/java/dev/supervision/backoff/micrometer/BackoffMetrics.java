@@ -31,7 +31,9 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * metrics.close();             // removes the meters
  * }</pre>
  *
- * <p>Every meter has the tag {@value #NAME_TAG}{@code =<name>} (plus the extra tags given):
+ * <p>Every meter of a {@link #listener(String) listener} has the tag {@value #NAME_TAG}{@code
+ * =<name>}, the name given to the listener (plus the extra tags given); the budget meters of a
+ * listener also have {@value #BUDGET_TAG}{@code =<budget's name>}:
  *
  * <table>
  *   <caption>Meters</caption>
@@ -68,11 +70,21 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * zeros rather than missing series; the budget meters are registered when an actor first asks a
  * budget for a permit, since only then is the budget's name known.
  *
- * <p>{@link #bindBudgets} adds, per adaptive budget (tag {@value #BUDGET_TAG}), from its {@link
- * BudgetEvent}s: {@value #BUDGET_STATE} (gauge: 0 steady, 1 holding, 2 ramping), {@value
- * #BUDGET_RATE} (gauge: the restarts per second it allows; NaN without a limit), {@value
- * #BUDGET_GOODPUT} (gauge: the goodput measured at its last loss; NaN before one) and {@value
- * #BUDGET_PROBES} (counter: probes while holding).
+ * <p>{@link #bindBudgets} adds, per adaptive budget, from its {@link BudgetEvent}s: {@value
+ * #BUDGET_STATE} (gauge: 0 steady, 1 holding, 2 ramping), {@value #BUDGET_RATE} (gauge: the
+ * restarts per second it allows; NaN without a limit), {@value #BUDGET_GOODPUT} (gauge: the goodput
+ * measured at its last loss; NaN before one) and {@value #BUDGET_PROBES} (counter: probes while
+ * holding). They describe a budget, which the actors of any listener name may share, so they have
+ * the tag {@value #BUDGET_TAG}{@code =<budget's name>} (plus the extra tags given) and no {@value
+ * #NAME_TAG} tag, as Micrometer's cache binder tags its meters by the cache ({@code cache=<name>}). They are
+ * registered when the budget's gate starts ({@link BudgetEvent.Started}): when the first actor that
+ * uses the budget starts, so a steady budget has its series (state 0) before anything fails. A
+ * budget whose gate started before {@code bindBudgets} was called gets them at its next event.
+ *
+ * <p>Lifetime: {@code bindBudgets} starts a system actor in the actor system that holds the gauges,
+ * and through them the registry, so the registry stays reachable from the actor system until {@link
+ * #close()} (or until the actor system terminates). A listener holds the registry only as long as a
+ * policy holds the listener.
  *
  * <p>Thread-safe. The listener is called on the actors' threads; it does a few atomic updates per
  * event and never blocks.
@@ -209,8 +221,10 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
 
   /**
    * Registers the gauges of every adaptive restart budget of {@code system} (see the class
-   * documentation), fed by the budgets' {@link BudgetEvent}s from now on. Stopped by {@link
-   * #close()}.
+   * documentation), fed by the budgets' {@link BudgetEvent}s from now on: a budget's gauges appear
+   * when its gate starts, that is when the first actor that uses it starts. Call it before those
+   * actors start; a budget already in use gets its gauges at its next event. Until {@link #close()}
+   * the actor system holds the gauges and, through them, the registry.
    *
    * @param system the actor system whose budgets to watch
    * @throws NullPointerException if {@code system} is null

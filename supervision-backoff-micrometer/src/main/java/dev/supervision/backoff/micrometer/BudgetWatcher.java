@@ -48,45 +48,43 @@ final class BudgetWatcher {
     this.tracked = tracked;
   }
 
-  /** Starts a watcher actor in {@code system} that feeds the gauges of its budgets. */
+  /**
+   * Starts a watcher actor in {@code system} that feeds the gauges of its budgets. The watcher is
+   * subscribed from the calling thread, before this returns, so that it hears the {@link
+   * BudgetEvent.Started} of every budget whose gate starts after this call.
+   */
   void watch(ActorSystem<?> system, MeterRegistry registry) {
-    ActorRef<Stop> watcher =
+    ActorRef<Object> watcher =
         system.systemActorOf(
             Behaviors.<Object>setup(
-                    ctx -> {
-                      ctx.getSystem()
-                          .eventStream()
-                          .tell(
-                              new EventStream.Subscribe<>(
-                                  BudgetEvent.class, ctx.getSelf().narrow()));
-                      return Behaviors.receive(Object.class)
-                          .onMessage(
-                              BudgetEvent.class,
-                              e -> {
-                                budgetGauges
-                                    .computeIfAbsent(e.budget(), b -> new BudgetGauges(b, registry))
-                                    .onEvent(e);
-                                return Behaviors.same();
-                              })
-                          .onMessage(
-                              Stop.class,
-                              s -> {
-                                // unsubscribe explicitly, from this actor, so that it reaches the
-                                // event stream after this actor's Subscribe: the event stream's own
-                                // clean-up on termination can run before the subscription is added,
-                                // and would then leave a stopped watcher (and this registry)
-                                // subscribed for the life of the actor system
-                                ctx.getSystem()
-                                    .eventStream()
-                                    .tell(new EventStream.Unsubscribe<>(ctx.getSelf().narrow()));
-                                return Behaviors.stopped();
-                              })
-                          .build();
-                    })
-                .narrow(),
+                ctx ->
+                    Behaviors.receive(Object.class)
+                        .onMessage(
+                            BudgetEvent.class,
+                            e -> {
+                              budgetGauges
+                                  .computeIfAbsent(e.budget(), b -> new BudgetGauges(b, registry))
+                                  .onEvent(e);
+                              return Behaviors.same();
+                            })
+                        .onMessage(
+                            Stop.class,
+                            s -> {
+                              // unsubscribe explicitly, from this actor, after the Subscribe sent
+                              // in watch(): the event stream's own clean-up on termination could
+                              // otherwise leave a stopped watcher (and this registry) subscribed
+                              ctx.getSystem()
+                                  .eventStream()
+                                  .tell(new EventStream.Unsubscribe<>(ctx.getSelf().narrow()));
+                              return Behaviors.stopped();
+                            })
+                        .build()),
             "backoff-metrics-budgets-" + WATCHERS.incrementAndGet(),
             Props.empty());
-    budgetWatchers.add(watcher);
+    system
+        .eventStream()
+        .tell(new EventStream.Subscribe<>(BudgetEvent.class, watcher.<BudgetEvent>narrow()));
+    budgetWatchers.add(watcher.narrow());
   }
 
   /** Stops every watcher and forgets the gauges (their meters are removed by the caller). */
@@ -137,7 +135,12 @@ final class BudgetWatcher {
     }
 
     void onEvent(BudgetEvent event) {
-      if (event instanceof BudgetEvent.StateChanged e) {
+      if (event instanceof BudgetEvent.Started) {
+        // a new gate: steady, no limit, nothing measured (a restarted gate learns again)
+        state.set(AdaptiveRateController.State.STEADY.ordinal());
+        rate.set(Double.NaN);
+        goodput.set(Double.NaN);
+      } else if (event instanceof BudgetEvent.StateChanged e) {
         state.set(e.to().ordinal());
         if (e.to() == AdaptiveRateController.State.HOLDING) {
           rate.set(0.0);

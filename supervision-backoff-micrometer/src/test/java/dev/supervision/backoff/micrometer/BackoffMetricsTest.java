@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffListener;
@@ -411,6 +412,131 @@ final class BackoffMetricsTest {
         });
     metrics.close();
     assertEquals(0, registry.getMeters().size());
+  }
+
+  private static io.micrometer.core.instrument.search.RequiredSearch budgetMeter(
+      MeterRegistry r, String meter, String budget) {
+    return r.get(meter).tag(BackoffMetrics.BUDGET_TAG, budget);
+  }
+
+  /** Metrics bound to {@code registry} and to the kit's budgets. */
+  private static BackoffMetrics boundToBudgets(MeterRegistry registry, Tags tags) {
+    BackoffMetrics metrics = new BackoffMetrics(tags);
+    metrics.bindTo(registry);
+    metrics.bindBudgets(kit.system());
+    return metrics;
+  }
+
+  /** A started worker supervised with {@code policy}; its probe gets "started" on each start. */
+  private static ActorRef<String> started(TestProbe<String> p, BackoffPolicy policy) {
+    ActorRef<String> a = kit.spawn(BackoffSupervisor.wrap(worker(p.ref()), policy));
+    p.expectMessage("started");
+    return a;
+  }
+
+  @Test
+  void budgetGaugesAppearWhenTheFirstActorOfTheBudgetStarts_steadyBeforeAnythingFails() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    BackoffMetrics metrics = boundToBudgets(registry, Tags.of("service", "shop"));
+    // at once after bindBudgets: the watcher is subscribed before bindBudgets returns
+    TestProbe<String> p = kit.createTestProbe();
+    ActorRef<String> a = started(p, POLICY.withBudget(RestartBudget.adaptive("healthy-db")));
+    p.awaitAssert(
+        () -> {
+          assertEquals(
+              0.0,
+              budgetMeter(registry, BackoffMetrics.BUDGET_STATE, "healthy-db").gauge().value());
+          return null;
+        });
+    assertTrue(
+        Double.isNaN(
+            budgetMeter(registry, BackoffMetrics.BUDGET_RATE, "healthy-db").gauge().value()));
+    assertTrue(
+        Double.isNaN(
+            budgetMeter(registry, BackoffMetrics.BUDGET_GOODPUT, "healthy-db").gauge().value()));
+    assertEquals(
+        0.0, budgetMeter(registry, BackoffMetrics.BUDGET_PROBES, "healthy-db").counter().count());
+    // the budget's tags: budget and the extra tags; no name (a budget is shared by every name)
+    List<String> ids = new ArrayList<>();
+    registry
+        .getMeters()
+        .forEach(
+            m -> {
+              ids.add(m.getId().getName());
+              assertEquals("healthy-db", m.getId().getTag(BackoffMetrics.BUDGET_TAG));
+              assertEquals("shop", m.getId().getTag("service"));
+              assertEquals(null, m.getId().getTag(BackoffMetrics.NAME_TAG), m.getId().toString());
+            });
+    assertEquals(
+        java.util.Set.of(
+            BackoffMetrics.BUDGET_STATE,
+            BackoffMetrics.BUDGET_RATE,
+            BackoffMetrics.BUDGET_GOODPUT,
+            BackoffMetrics.BUDGET_PROBES),
+        java.util.Set.copyOf(ids));
+    assertEquals(4, ids.size());
+    kit.testKit().stop(a);
+    metrics.close();
+    assertEquals(0, registry.getMeters().size());
+  }
+
+  @Test
+  void aFixedBudgetGetsNoBudgetGauges() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    BackoffMetrics metrics = boundToBudgets(registry, Tags.empty());
+    TestProbe<String> p = kit.createTestProbe();
+    ActorRef<String> a =
+        started(p, POLICY.withBudget(RestartBudget.of("fixed-db", 10, Duration.ofSeconds(1))));
+    p.expectNoMessage(Duration.ofMillis(300));
+    assertEquals(0, registry.getMeters().size());
+    kit.testKit().stop(a);
+    metrics.close();
+  }
+
+  @Test
+  void aReleasedBudgetUsedAgainStartsSteadyAgain() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    BackoffMetrics metrics = boundToBudgets(registry, Tags.empty());
+    String budget = "released-db";
+    BackoffPolicy policy = POLICY.withBudget(RestartBudget.adaptive(budget));
+    TestProbe<String> p = kit.createTestProbe();
+    ActorRef<String> a = started(p, policy);
+    p.awaitAssert(() -> budgetMeter(registry, BackoffMetrics.BUDGET_STATE, budget).gauge());
+    // the old gate reports holding (as its controller would), then the budget is released
+    kit.system()
+        .eventStream()
+        .tell(
+            new org.apache.pekko.actor.typed.eventstream.EventStream.Publish<>(
+                new dev.supervision.backoff.BudgetEvent.StateChanged(
+                    budget,
+                    dev.supervision.backoff.spi.AdaptiveRateController.State.STEADY,
+                    dev.supervision.backoff.spi.AdaptiveRateController.State.HOLDING,
+                    dev.supervision.backoff.spi.AdaptiveRateController.Reason.FAILURES)));
+    p.awaitAssert(
+        () -> {
+          assertEquals(
+              1.0, budgetMeter(registry, BackoffMetrics.BUDGET_STATE, budget).gauge().value());
+          return null;
+        });
+    kit.testKit().stop(a);
+    dev.supervision.backoff.RestartBudgets.get(kit.system()).release(budget);
+    p.awaitAssert(
+        () -> {
+          assertTrue(
+              !dev.supervision.backoff.RestartBudgets.get(kit.system()).names().contains(budget));
+          return null;
+        });
+    ActorRef<String> b = started(p, policy);
+    p.awaitAssert(
+        () -> {
+          assertEquals(
+              0.0, budgetMeter(registry, BackoffMetrics.BUDGET_STATE, budget).gauge().value());
+          return null;
+        });
+    assertTrue(
+        Double.isNaN(budgetMeter(registry, BackoffMetrics.BUDGET_RATE, budget).gauge().value()));
+    kit.testKit().stop(b);
+    metrics.close();
   }
 
   @Test

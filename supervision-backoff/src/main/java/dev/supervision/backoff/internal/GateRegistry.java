@@ -1,6 +1,7 @@
 package dev.supervision.backoff.internal;
 
 import dev.supervision.backoff.AdaptiveRestartBudget;
+import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.ClusterBudgetProvider;
 import dev.supervision.backoff.spi.GateProtocol;
@@ -18,6 +19,7 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
 
 /**
  * INTERNAL API: the Pekko extension that owns one gate actor per restart budget name in an actor
@@ -159,6 +161,13 @@ public final class GateRegistry implements Extension {
 
   private Handle start(RestartBudget budget) {
     long incarnation = incarnations.incrementAndGet();
+    if (budget instanceof AdaptiveRestartBudget) {
+      // published before the gate exists, so that it reaches every subscriber before the gate's
+      // own events (the event stream handles its messages in the order they were sent)
+      system
+          .eventStream()
+          .tell(new EventStream.Publish<>(new BudgetEvent.Started(budget.getName())));
+    }
     ActorRef<GateProtocol.Command> gate =
         system.systemActorOf(
             budget.isClusterWide() ? clusterGate(budget) : BudgetGate.create(budget),
