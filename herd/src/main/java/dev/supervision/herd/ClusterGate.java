@@ -14,7 +14,7 @@ import java.util.function.IntConsumer;
 
 /**
  * The exact model of an adaptive budget on a cluster of nodes. Every node runs what the one-node
- * exact mode runs (its own {@link Strategies.AdaptiveGate}: the production controller and pacer,
+ * exact mode runs (its own {@link AdaptiveGate}: the production controller and pacer,
  * driven as the gate drives them), on the cells placed on it. With {@link
  * ClusterSpec.Sharing#COORDINATED} the nodes coordinate through the production {@link
  * ClusterCoordinator}, as the cluster module's coordination does: every 200 ms each node decides
@@ -47,7 +47,7 @@ final class ClusterGate implements HerdStrategy.ExactGate {
 
   private final class Node implements AdaptiveRateController.Listener {
     final int id;
-    final Strategies.AdaptiveGate gate;
+    final AdaptiveGate gate;
     final Heard[] heard;
     final NodeFigures figures = new NodeFigures();
     long wakeAt = Long.MAX_VALUE;
@@ -61,7 +61,7 @@ final class ClusterGate implements HerdStrategy.ExactGate {
 
     Node(int id, AdaptiveRateController.Parameters p, int cells, long tick) {
       this.id = id;
-      this.gate = new Strategies.AdaptiveGate(new AdaptiveRateController(p, this), cells, tick);
+      this.gate = new AdaptiveGate(new AdaptiveRateController(p, this), cells, tick);
       this.heard = new Heard[nodes.length];
     }
 

@@ -291,14 +291,14 @@ public final class HerdCommand implements Callable<Integer> {
             .withLogging(parseLogging(logging));
     Herd.strategies(scenario); // fails fast on a bad id, before anything runs
     boolean existed = Files.exists(out);
-    stdout.println(Report.header(scenario));
+    stdout.println(ScenarioText.header(scenario));
     List<StrategyResult> results = Herd.run(scenario, Progress.line(stderr, terminal));
     stdout.println();
-    Report.printTable(scenario, results, stdout);
+    ResultsTable.print(scenario, results, stdout);
     Path json = out.resolve("results.json");
     Path png = out.resolve("herd.png");
-    Report.writeJson(scenario, results, json);
-    Report.writeChart(scenario, results, png);
+    ResultsJson.write(scenario, results, json);
+    ResultsChart.write(scenario, results, png);
     Path logs = out.resolve("logs");
     stdout.println();
     stdout.println(

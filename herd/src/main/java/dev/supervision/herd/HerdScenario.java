@@ -58,51 +58,6 @@ public record HerdScenario(
   }
 
   /**
-   * A scenario whose rows do not log their restarts.
-   *
-   * @param cells the number of cells
-   * @param outage how long the resource is down
-   * @param minBackoff the strategies' minimum backoff
-   * @param maxBackoff the strategies' maximum backoff
-   * @param scale real time per model time
-   * @param seed the seed
-   * @param exact whether exact mode
-   * @param strategies the rows to run
-   * @param outputDir where results go
-   * @param resource the resource
-   * @param horizonAfterOutage the horizon, or null for the default
-   * @param cluster the cluster
-   */
-  public HerdScenario(
-      int cells,
-      Duration outage,
-      Duration minBackoff,
-      Duration maxBackoff,
-      double scale,
-      long seed,
-      boolean exact,
-      List<String> strategies,
-      Path outputDir,
-      ResourceSpec resource,
-      Duration horizonAfterOutage,
-      ClusterSpec cluster) {
-    this(
-        cells,
-        outage,
-        minBackoff,
-        maxBackoff,
-        scale,
-        seed,
-        exact,
-        strategies,
-        outputDir,
-        resource,
-        horizonAfterOutage,
-        cluster,
-        Logging.OFF);
-  }
-
-  /**
    * The same scenario with the rows' logging set.
    *
    * @param how how the rows log their restarts
@@ -193,7 +148,8 @@ public record HerdScenario(
   }
 
   /**
-   * A scenario on one node.
+   * A scenario on one node whose rows do not log their restarts (set those with {@link
+   * #withCluster(ClusterSpec)} and {@link #withLogging(Logging)}).
    *
    * @param cells number of cells
    * @param outage how long the resource is down
@@ -232,7 +188,8 @@ public record HerdScenario(
         outputDir,
         resource,
         horizonAfterOutage,
-        ClusterSpec.SINGLE);
+        ClusterSpec.SINGLE,
+        Logging.OFF);
   }
 
   /**

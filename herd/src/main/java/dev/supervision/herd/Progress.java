@@ -87,7 +87,7 @@ public interface Progress {
                 row,
                 rows,
                 r.strategy(),
-                Report.whatHappened(r),
+                ResultsTable.whatHappened(r),
                 r.wallMillis() / 1000.0);
         if (terminal) {
           width = Math.max(width, text.length());

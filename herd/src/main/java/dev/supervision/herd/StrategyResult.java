@@ -2,6 +2,8 @@ package dev.supervision.herd;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.List;
+import java.util.Optional;
 
 /**
  * The measurements of one strategy on one scenario, one object in {@code results.json}. Times are
@@ -181,5 +183,16 @@ public record StrategyResult(
         crashTimesMs,
         nodes,
         lines);
+  }
+
+  /**
+   * Looks a result up by strategy id.
+   *
+   * @param results the results
+   * @param id a strategy id
+   * @return the result, if that strategy ran
+   */
+  public static Optional<StrategyResult> find(List<StrategyResult> results, String id) {
+    return results.stream().filter(r -> r.strategy().equals(id)).findFirst();
   }
 }

@@ -71,35 +71,19 @@ final class StreamRows {
   }
 
   /** Pekko's {@code RestartSource.withBackoff(RestartSettings.create(min, max, 0.2), factory)}. */
-  static final class PekkoRestartSource implements HerdStrategy {
-    private final String id;
-    private final String description;
-
+  static final class PekkoRestartSource extends NamedStrategy {
     PekkoRestartSource(String id, HerdScenario s) {
-      this.id = id;
-      this.description =
+      super(
+          id,
           "Pekko RestartSource.withBackoff(RestartSettings.create("
-              + Strategies.bounds(s)
-              + ", 0.2))";
-    }
-
-    @Override
-    public String id() {
-      return id;
-    }
-
-    @Override
-    public String description() {
-      return description;
+              + RowSupport.bounds(s)
+              + ", 0.2))");
     }
 
     @Override
     public RealRun real(HerdScenario s) {
       RestartSettings settings =
-          RestartSettings.create(
-              Strategies.scaled(s.minBackoff(), s.scale()),
-              Strategies.scaled(s.maxBackoff(), s.scale()),
-              0.2);
+          RestartSettings.create(RowSupport.realMin(s), RowSupport.realMax(s), 0.2);
       return streams((name, inner) -> RestartSource.withBackoff(settings, inner));
     }
 
@@ -110,40 +94,23 @@ final class StreamRows {
   }
 
   /** This library's {@code BackoffSource.withBackoff} with full jitter, optionally a budget. */
-  static final class OursSource implements HerdStrategy {
-    private final String id;
+  static final class OursSource extends NamedStrategy {
     private final boolean adaptive;
-    private final String description;
 
     OursSource(String id, HerdScenario s, boolean adaptive) {
-      this.id = id;
-      this.adaptive = adaptive;
-      this.description =
+      super(
+          id,
           "ours, BackoffSource.withBackoff, Jitter.full(), "
-              + Strategies.bounds(s)
-              + (adaptive ? ", adaptive budget" : "");
-    }
-
-    @Override
-    public String id() {
-      return id;
-    }
-
-    @Override
-    public String description() {
-      return description;
+              + RowSupport.bounds(s)
+              + (adaptive ? ", adaptive budget" : ""));
+      this.adaptive = adaptive;
     }
 
     @Override
     public RealRun real(HerdScenario s) {
-      BackoffPolicy base =
-          BackoffPolicy.exponential(
-                  Strategies.scaled(s.minBackoff(), s.scale()),
-                  Strategies.scaled(s.maxBackoff(), s.scale()))
-              .withJitter(Jitter.full())
-              .withRandomSeed(s.seed());
+      BackoffPolicy base = RowSupport.realPolicy(s, Jitter.full());
       BackoffPolicy policy =
-          Strategies.logged(
+          RowSupport.logged(
               adaptive ? base.withBudget(RestartBudget.adaptive("herd-stream-adaptive")) : base, s);
       return streams((name, inner) -> BackoffSource.withBackoff(name, policy, inner));
     }

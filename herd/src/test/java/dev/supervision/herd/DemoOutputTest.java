@@ -71,7 +71,7 @@ final class DemoOutputTest {
         lines.get(table + 1).contains("StackOverflowError"),
         "one short line says what happened:\n" + stdout);
     assertTrue(lines.get(table + 2).startsWith("full "), stdout);
-    assertTrue(stdout.contains(Report.STACK_OVERFLOW_DOC), stdout);
+    assertTrue(stdout.contains(ResultsTable.STACK_OVERFLOW_DOC), stdout);
     assertTrue(lines.get(lines.size() - 1).startsWith("wrote "), stdout);
     for (String line : lines) {
       assertTrue(line.length() <= 200, "line too long: " + line);

@@ -35,8 +35,8 @@ final class RealHerdTest {
               + r.calls()
               + " calls: every cell fails once and recovers once");
     }
-    long none = Report.find(results, "none").orElseThrow().recoveryPeakPerSecond();
-    long full = Report.find(results, "full").orElseThrow().recoveryPeakPerSecond();
+    long none = StrategyResult.find(results, "none").orElseThrow().recoveryPeakPerSecond();
+    long full = StrategyResult.find(results, "full").orElseThrow().recoveryPeakPerSecond();
     assertTrue(full < none, "full " + full + " vs none " + none);
   }
 

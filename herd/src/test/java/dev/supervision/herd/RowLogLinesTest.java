@@ -33,9 +33,9 @@ final class RowLogLinesTest {
   void atTheDefaults_aLinePerFailureWithoutABudget_aggregatedWithOne(@TempDir Path dir) {
     List<StrategyResult> results =
         Herd.run(scenario(dir).withLogging(HerdScenario.Logging.DEFAULTS), Progress.NONE);
-    long pekko = Report.find(results, "pekko-backoff-0.2").orElseThrow().logLines();
-    long full = Report.find(results, "full").orElseThrow().logLines();
-    long adaptive = Report.find(results, "adaptive").orElseThrow().logLines();
+    long pekko = StrategyResult.find(results, "pekko-backoff-0.2").orElseThrow().logLines();
+    long full = StrategyResult.find(results, "full").orElseThrow().logLines();
+    long adaptive = StrategyResult.find(results, "adaptive").orElseThrow().logLines();
     // every one of the 200 cells fails at least once (the strike)
     assertTrue(pekko >= 200, "pekko " + pekko);
     assertTrue(full >= 200, "full " + full);

@@ -43,8 +43,9 @@ final class StreamRowsRecoverTest {
     }
     // Pekko's RestartSource logs every restart at WARN, to the row's log file; ours logs nothing
     // here (the herd's policies turn logging off)
-    StrategyResult pekko = Report.find(results, Strategies.STREAM_PEKKO_ID).orElseThrow();
+    StrategyResult pekko = StrategyResult.find(results, Strategies.STREAM_PEKKO_ID).orElseThrow();
     assertTrue(pekko.logLines() >= cells, "Pekko's log lines: " + pekko.logLines());
-    assertEquals(0L, Report.find(results, Strategies.STREAM_FULL_ID).orElseThrow().logLines());
+    assertEquals(
+        0L, StrategyResult.find(results, Strategies.STREAM_FULL_ID).orElseThrow().logLines());
   }
 }

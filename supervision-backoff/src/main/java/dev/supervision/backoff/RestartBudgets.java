@@ -1,7 +1,6 @@
 package dev.supervision.backoff;
 
 import dev.supervision.backoff.internal.GateRegistry;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.GateProtocol;
 import java.time.Duration;
 import java.util.Optional;
@@ -39,18 +38,6 @@ public final class RestartBudgets implements Extension {
       return new RestartBudgets(system);
     }
   }
-
-  /**
-   * A budget's state, as {@link #status(String)} reports it.
-   *
-   * @param name the budget's name
-   * @param state {@code STEADY}, {@code HOLDING} or {@code RAMPING} (a fixed budget is always
-   *     {@code STEADY})
-   * @param rate the restarts per second it allows now ({@code Infinity} for no limit, 0 while holding)
-   * @param goodput the goodput measured at its last loss, restarts per second; {@code NaN} if none
-   * @param waiting how many actors wait for a permit
-   */
-  public record Status(String name, State state, double rate, double goodput, int waiting) {}
 
   private final ActorSystem<?> system;
   private final GateRegistry registry;
@@ -110,7 +97,7 @@ public final class RestartBudgets implements Extension {
    * @return its status; empty if no actor uses the budget
    * @throws NullPointerException if {@code budgetName} is null
    */
-  public CompletionStage<Optional<Status>> status(String budgetName) {
+  public CompletionStage<Optional<GateProtocol.Status>> status(String budgetName) {
     Require.nonNull(budgetName, "budgetName");
     Optional<ActorRef<GateProtocol.Command>> gate = registry.current(budgetName);
     if (gate.isEmpty()) {
@@ -118,8 +105,7 @@ public final class RestartBudgets implements Extension {
     }
     CompletionStage<GateProtocol.Status> reply =
         AskPattern.ask(gate.get(), GateProtocol.Query::new, ASK_TIMEOUT, system.scheduler());
-    return reply.thenApply(
-        s -> Optional.of(new Status(budgetName, s.state(), s.rate(), s.goodput(), s.waiting())));
+    return reply.thenApply(Optional::of);
   }
 
   /**

@@ -1,11 +1,11 @@
 package dev.supervision.backoff;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -119,7 +119,7 @@ final class AdaptiveBudgetTest {
         initialCalls + probes,
         resource.callsWhileDown.get(),
         "while holding, only probes call the resource");
-    Optional<RestartBudgets.Status> holding =
+    Optional<GateProtocol.Status> holding =
         RestartBudgets.get(kit.system())
             .status(name)
             .toCompletableFuture()
@@ -219,55 +219,5 @@ final class AdaptiveBudgetTest {
           }
           return null;
         });
-  }
-
-  @Test
-  void adaptive_validatesItsSettings_andRejectsThemOnAFixedBudget() {
-    assertEquals(
-        "probation must be > 0 but was PT0S",
-        assertThrows(
-                IllegalArgumentException.class,
-                () -> RestartBudget.adaptive("a").withProbation(Duration.ZERO))
-            .getMessage());
-    assertEquals(
-        "holdAfter must be >= 1 but was 0",
-        assertThrows(
-                IllegalArgumentException.class, () -> RestartBudget.adaptive("a").withHoldAfter(0))
-            .getMessage());
-    assertEquals(
-        "initialRate must be >= 5 per second but was 1.0 per second",
-        assertThrows(
-                IllegalArgumentException.class,
-                () -> RestartBudget.adaptive("a").withInitialRate(1, Duration.ofSeconds(1)))
-            .getMessage());
-    assertEquals(
-        "probation applies to adaptive budgets only, but db is a fixed budget of 10 per PT1S",
-        assertThrows(
-                IllegalStateException.class,
-                () ->
-                    RestartBudget.of("db", 10, Duration.ofSeconds(1))
-                        .withProbation(Duration.ofMillis(50)))
-            .getMessage());
-  }
-
-  @Test
-  void adaptive_hasDefaultsAndValueSemantics() {
-    RestartBudget a = RestartBudget.adaptive("db");
-    assertTrue(a.isAdaptive());
-    assertEquals(Optional.of(Duration.ofMillis(100)), a.getProbation());
-    assertEquals(100.0, a.getInitialRate());
-    assertEquals(10, a.getHoldAfter());
-    assertTrue(!a.hasMaxRate());
-    assertEquals(
-        "RestartBudget{name=db, adaptive, probation=PT0.1S, initialRate=100.0/s, holdAfter=10}",
-        a.toString());
-    RestartBudget capped = a.withMaxRate(500, Duration.ofSeconds(1));
-    assertTrue(capped.hasMaxRate());
-    assertEquals(500, capped.getPermits());
-    assertEquals(capped, RestartBudget.adaptive("db").withMaxRate(500, Duration.ofSeconds(1)));
-    assertTrue(!capped.sameLimitsAs(a));
-    assertTrue(
-        !a.sameLimitsAs(
-            RestartBudget.of("db", Integer.MAX_VALUE, Duration.ofSeconds(1)).withBurst(1)));
   }
 }

@@ -33,7 +33,7 @@ final class AdversarialInputsTest {
       BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1));
 
   static Stream<Arguments> rejectedAtConstruction() {
-    RestartBudget adaptive = RestartBudget.adaptive("a");
+    AdaptiveRestartBudget adaptive = RestartBudget.adaptive("a");
     return Stream.of(
         Arguments.of(
             "minBackoff",

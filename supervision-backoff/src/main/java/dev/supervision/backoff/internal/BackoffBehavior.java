@@ -1,5 +1,6 @@
 package dev.supervision.backoff.internal;
 
+import dev.supervision.backoff.AdaptiveRestartBudget;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffHandler;
 import dev.supervision.backoff.BackoffPolicy;
@@ -644,7 +645,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (!stop && policy.isPermanent(failure)) {
       throw giveUp(ctx, failure, BackoffEvent.Reason.PERMANENT_FAILURE);
     }
-    if (!stop && policy.getBudget().isPresent() && policy.getBudget().get().isAdaptive()) {
+    if (!stop && policy.getBudget().orElse(null) instanceof AdaptiveRestartBudget) {
       // an adaptive budget learns from failures (permanent ones and stops excepted)
       gate(jctx).tell(new GateProtocol.Failed(self(jctx)));
     }

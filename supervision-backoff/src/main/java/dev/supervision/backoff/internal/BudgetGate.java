@@ -3,10 +3,8 @@ package dev.supervision.backoff.internal;
 import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.AdaptiveRateController;
-import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
 import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
-import dev.supervision.backoff.spi.ClusterCoordinator;
 import dev.supervision.backoff.spi.GateProtocol.Acquire;
 import dev.supervision.backoff.spi.GateProtocol.Cancel;
 import dev.supervision.backoff.spi.GateProtocol.Command;
@@ -17,8 +15,6 @@ import dev.supervision.backoff.spi.GateProtocol.Retire;
 import dev.supervision.backoff.spi.GateProtocol.SetShare;
 import dev.supervision.backoff.spi.GateProtocol.Status;
 import dev.supervision.backoff.spi.GateProtocol.Waiting;
-import dev.supervision.backoff.spi.Pacer;
-import dev.supervision.backoff.spi.TokenBucket;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -46,13 +42,14 @@ import org.slf4j.Logger;
  * a late tick's successors sooner (and under {@code ManualTime} every due tick runs, in order), so
  * rates hold against the clock instead of drifting slow as a fixed-delay timer does.
  *
- * <p><b>Pacing.</b> Permits are spread in time by a {@link Pacer}: in any interval {@code d} the gate
- * grants at most {@code burst + rate * (d + tick)}. A fixed budget's pacer is its token bucket
- * (rate {@code permits / period}, burst {@code burst}); an adaptive budget's pacer follows its
- * {@link AdaptiveRateController}'s rate, one tick of it ahead ({@link AdaptiveRateController#pace}), and the controller decides how many
- * permits a slice of 100 ms may have. The one way to a clump is a stalled scheduler or gate (a long
- * GC pause): the ticks it missed are caught up back to back, so that the rate holds, and the permits
- * of the stall (at most {@code rate * stall}) go out together.
+ * <p><b>Pacing.</b> When a permit may go is the {@link Limiter}'s decision, one per kind of budget:
+ * a fixed budget's {@link FixedLimiter} is its token bucket's pacer (rate {@code permits / period},
+ * burst {@code burst}; in any interval {@code d} at most {@code burst + rate * (d + tick)}); an
+ * adaptive budget's {@link AdaptiveLimiter} paces at its {@link AdaptiveRateController}'s rate, one
+ * tick of it ahead, and the controller decides how many permits a slice of 100 ms may have. The one
+ * way to a clump is a stalled scheduler or gate (a long GC pause): the ticks it missed are caught up
+ * back to back, so that the rate holds, and the permits of the stall (at most {@code rate * stall})
+ * go out together.
  *
  * <p>An adaptive budget's supervised actors tell the gate each failure ({@link Failed}); the gate
  * knows which of them it granted a restart recently.
@@ -115,18 +112,6 @@ public final class BudgetGate {
                 timers -> new Gate(budget, Math.max(1, members), ctx, timers).behavior()));
   }
 
-  /** The controller's parameters for an adaptive budget. */
-  static Parameters parameters(RestartBudget budget) {
-    Parameters p =
-        Parameters.defaults()
-            .withProbation(budget.getProbation().orElseThrow())
-            .withInitialRate(budget.getInitialRate())
-            .withHoldAfter(budget.getHoldAfter());
-    return budget.hasMaxRate()
-        ? p.withMaxRate(budget.getPermits() / (budget.getPeriod().toNanos() / 1e9))
-        : p;
-  }
-
   /**
    * The gate's pacing tick: the scheduler's resolution ({@code pekko.scheduler.tick-duration}),
    * between 1 ms and 100 ms.
@@ -159,13 +144,9 @@ public final class BudgetGate {
     private final ArrayDeque<Granted> grants = new ArrayDeque<>();
 
     private final Map<ActorRef<Object>, Granted> grantedTo = new HashMap<>();
-    private final long sliceNanos;
-    private final long keepGrantsNanos;
     private final long tickNanos;
-    private final Pacer pacer;
-    private final AdaptiveRateController controller;
+    private final Limiter limiter;
     private long now;
-    private long controllerSlice;
     private ActorRef<Orphans> keeper;
     private boolean retiring;
     private double lastPublishedRate = Double.NaN;
@@ -182,41 +163,7 @@ public final class BudgetGate {
       this.timers = timers;
       this.log = ctx.getLog();
       this.tickNanos = tickNanos(ctx.getSystem().settings().config());
-      if (budget.isAdaptive()) {
-        this.controller = new AdaptiveRateController(parameters(budget), this);
-        controller.setShare(members);
-        this.sliceNanos = controller.parameters().slice().toNanos();
-        this.keepGrantsNanos =
-            Math.max(2 * sliceNanos, controller.parameters().probation().toNanos() + sliceNanos);
-        this.pacer = Pacer.of(Double.POSITIVE_INFINITY, 1, tickNanos);
-        pace();
-      } else {
-        this.controller = null;
-        // the bucket's slices only say how long a permit may come back; the pacer grants
-        this.sliceNanos =
-            TokenBucket.forRate(budget.getPermits(), budget.getPeriod(), budget.getBurst(), members)
-                .sliceNanos();
-        this.keepGrantsNanos = 2 * sliceNanos;
-        this.pacer = Pacer.of(fixedRate(members), fixedBurst(members), tickNanos);
-      }
-      this.controllerSlice = 0;
-    }
-
-    private double fixedRate(int members) {
-      return budget.getPermits() / (budget.getPeriod().toNanos() / 1e9) / members;
-    }
-
-    private double fixedBurst(int members) {
-      return Math.max(1.0, budget.getBurst() / (double) members);
-    }
-
-    /**
-     * Sets the adaptive pacer to the controller's rate (unlimited while holding: the controller lets
-     * one probe through), with a burst of one tick of it: each tick grants the permits due before
-     * the next, so that a slice's permits all fit in the slice.
-     */
-    private void pace() {
-      AdaptiveRateController.pace(pacer, controller, tickNanos);
+      this.limiter = Limiter.of(budget, members, tickNanos, this);
     }
 
     Behavior<Command> behavior() {
@@ -256,37 +203,20 @@ public final class BudgetGate {
     }
 
     private Status status() {
-      if (controller == null) {
-        return new Status(State.STEADY, pacer.rate(), Double.NaN, queue.size());
-      }
-      return new Status(controller.state(), controller.rate(), controller.goodput(), queue.size());
+      return new Status(
+          budget.getName(), limiter.state(), limiter.rate(), limiter.goodput(), queue.size());
     }
 
     private Behavior<Command> onSetShare(SetShare setShare) {
-      if (controller != null) {
-        controller.setShare(Math.max(1, setShare.members()));
-        grantWhilePossible();
-      } else {
-        int members = Math.max(1, setShare.members());
-        pacer.setRate(fixedRate(members));
-        pacer.setBurst(fixedBurst(members));
-        grantWhilePossible();
-      }
+      limiter.setShare(Math.max(1, setShare.members()));
+      grantWhilePossible();
       return Behaviors.same();
     }
 
-    /** What the cluster's coordination decided for this node; a fixed budget ignores it. */
+    /** What the cluster's coordination decided for this node; a fixed budget's limiter ignores it. */
     private Behavior<Command> onCoordinate(Coordinate coordinate) {
-      if (controller != null) {
-        ClusterCoordinator.Decision d = coordinate.decision();
-        controller.coordinate(d.share(), d.probeMembers(), d.prober());
-        if (d.resume()) {
-          controller.resume(now);
-        }
-        // d.rate() is not applied: rebalancing from reports a round old ratchets the rates down
-        // (measured in the herd's exact mode); shares follow demand through coordinate()
-        grantWhilePossible();
-      }
+      limiter.coordinate(coordinate.decision(), now);
+      grantWhilePossible();
       return Behaviors.same();
     }
 
@@ -305,8 +235,8 @@ public final class BudgetGate {
           Acquire next = poll();
           if (next != null) {
             grant(next, granted.at());
-          } else if (controller == null) {
-            pacer.giveBack(now);
+          } else {
+            limiter.giveBack(now);
           }
         }
       }
@@ -314,28 +244,19 @@ public final class BudgetGate {
     }
 
     private Behavior<Command> onFailed(Failed failed) {
-      if (controller != null) {
-        Granted granted = grantedTo.remove(failed.requester());
-        controller.onFailure(
-            now, granted == null ? AdaptiveRateController.NOT_GRANTED : granted.at());
-        grantWhilePossible();
-      }
+      Granted granted = grantedTo.remove(failed.requester());
+      limiter.onFailure(now, granted == null ? AdaptiveRateController.NOT_GRANTED : granted.at());
+      grantWhilePossible();
       return Behaviors.same();
     }
 
     private Behavior<Command> onTick() {
       now += tickNanos;
-      while (!grants.isEmpty() && now - grants.peekFirst().at() > keepGrantsNanos) {
+      while (!grants.isEmpty() && now - grants.peekFirst().at() > limiter.keepGrantsNanos()) {
         Granted old = grants.pollFirst();
         grantedTo.remove(old.requester(), old);
       }
-      if (controller != null) {
-        long slice = Math.floorDiv(now, sliceNanos);
-        if (slice != controllerSlice) { // the first tick of a slice starts it
-          controllerSlice = slice;
-          controller.onSlice(now, queue.size());
-        }
-      }
+      limiter.onTick(now, queue.size());
       grantWhilePossible();
       return stopIfRetired();
     }
@@ -352,23 +273,10 @@ public final class BudgetGate {
     }
 
     private void grantWhilePossible() {
-      if (controller == null) {
-        while (!queue.isEmpty() && pacer.tryAcquire(now)) {
-          grant(poll(), now);
-        }
-      } else {
-        pace();
-        while (!queue.isEmpty() && pacer.available(now) && controller.tryAcquire(now)) {
-          pacer.tryAcquire(now);
-          grant(poll(), now);
-          pace(); // a grant may end steady or holding
-        }
+      while (!queue.isEmpty() && limiter.tryAcquire(now)) {
+        grant(poll(), now);
       }
-      boolean idle =
-          queue.isEmpty()
-              && grants.isEmpty()
-              && pacer.isFull(now)
-              && (controller == null || controller.isIdle());
+      boolean idle = queue.isEmpty() && grants.isEmpty() && limiter.isIdle(now);
       if (idle) {
         timers.cancel(Tick.INSTANCE);
       } else if (!timers.isTimerActive(Tick.INSTANCE)) {

@@ -1,5 +1,6 @@
 package dev.supervision.backoff.internal;
 
+import dev.supervision.backoff.AdaptiveRestartBudget;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.ClusterBudgetProvider;
 import dev.supervision.backoff.spi.GateProtocol;
@@ -11,7 +12,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -74,9 +74,6 @@ public final class GateRegistry implements Extension {
   private final ConcurrentMap<String, Handle> gates = new ConcurrentHashMap<>();
   private final AtomicLong incarnations = new AtomicLong();
 
-  /** How often {@link #handle} was called: what shows that an actor looks its gate up once. */
-  private final LongAdder lookups = new LongAdder();
-
   private final ActorRef<GateKeeper.Command> keeper;
 
   private GateRegistry(ActorSystem<?> system) {
@@ -126,7 +123,6 @@ public final class GateRegistry implements Extension {
    *     or if the budget is cluster-wide and no {@link ClusterBudgetProvider} is on the classpath
    */
   public Handle handle(RestartBudget budget) {
-    lookups.increment();
     Handle handle = gates.computeIfAbsent(budget.getName(), name -> start(budget));
     if (!handle.budget.sameLimitsAs(budget)) {
       throw new IllegalStateException(
@@ -161,11 +157,6 @@ public final class GateRegistry implements Extension {
     return Set.copyOf(gates.keySet());
   }
 
-  /** How often {@link #handle} was called since the registry started (for tests). */
-  long lookups() {
-    return lookups.sum();
-  }
-
   private Handle start(RestartBudget budget) {
     long incarnation = incarnations.incrementAndGet();
     ActorRef<GateProtocol.Command> gate =
@@ -183,7 +174,9 @@ public final class GateRegistry implements Extension {
   private static Behavior<GateProtocol.Command> clusterGate(RestartBudget budget) {
     for (ClusterBudgetProvider provider : ServiceLoader.load(ClusterBudgetProvider.class)) {
       return provider.gate(
-          budget.getName(), budget.isAdaptive(), members -> BudgetGate.create(budget, members));
+          budget.getName(),
+          budget instanceof AdaptiveRestartBudget,
+          members -> BudgetGate.create(budget, members));
     }
     throw new IllegalStateException(
         "restart budget \""

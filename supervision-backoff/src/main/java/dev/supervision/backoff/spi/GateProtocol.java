@@ -60,14 +60,19 @@ public final class GateProtocol {
   public record Query(ActorRef<Status> replyTo) implements Command {}
 
   /**
-   * A gate's state.
+   * A budget's state, as its gate reports it: the reply to {@link Query}, and what {@code
+   * RestartBudgets.status(name)} returns.
    *
-   * @param state the controller's state ({@link State#STEADY} for a fixed budget)
-   * @param rate the permits per second it allows now ({@code +Infinity} for none)
-   * @param goodput the goodput measured at the last loss, per second; {@code NaN} if none
-   * @param waiting how many actors wait
+   * @param name the budget's name
+   * @param state {@code STEADY}, {@code HOLDING} or {@code RAMPING} (a fixed budget is always
+   *     {@link State#STEADY})
+   * @param rate the restarts per second it allows now ({@code +Infinity} for no limit, 0 while
+   *     holding)
+   * @param goodput the goodput measured at its last loss, restarts per second; {@code NaN} if none
+   *     (always for a fixed budget)
+   * @param waiting how many actors wait for a permit
    */
-  public record Status(State state, double rate, double goodput, int waiting) {}
+  public record Status(String name, State state, double rate, double goodput, int waiting) {}
 
   /**
    * Sets the share of the budget this gate enforces: {@code 1/members} of the permits and of the

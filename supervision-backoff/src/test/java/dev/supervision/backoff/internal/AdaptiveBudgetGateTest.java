@@ -97,7 +97,8 @@ final class AdaptiveBudgetGateTest {
     TestProbe<BudgetEvent> events = events(name);
     ActorRef<GateProtocol.Command> gate =
         kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(2)));
-    assertEquals(new Status(State.STEADY, Double.POSITIVE_INFINITY, Double.NaN, 0), status(gate));
+    assertEquals(
+        new Status(name, State.STEADY, Double.POSITIVE_INFINITY, Double.NaN, 0), status(gate));
     Requesters r = new Requesters();
     ActorRef<Object> ab = r.spawn();
     gate.tell(new Acquire(ab, new Grant("a")));
@@ -122,7 +123,7 @@ final class AdaptiveBudgetGateTest {
       gate.tell(new Acquire(bulk, new Grant("bulk" + i)));
     }
     r.granted.expectNoMessage(QUIET);
-    assertEquals(new Status(State.HOLDING, 0.0, Double.NaN, 211), status(gate));
+    assertEquals(new Status(name, State.HOLDING, 0.0, Double.NaN, 211), status(gate));
     time.timePasses(SLICE); // the first probe, one slice after holding began
     assertEquals(new BudgetEvent.Probe(name, 1), events.receiveMessage());
     assertEquals("c", r.granted.receiveMessage());
@@ -205,7 +206,7 @@ final class AdaptiveBudgetGateTest {
     // 700 ms: a probe that had survived would be resolved now; this one failed, which doubles
     // the interval: the next probe 200 ms after the failure is seen
     time.timePasses(SLICE);
-    assertEquals(new Status(State.HOLDING, 0.0, Double.NaN, 1), status(gate));
+    assertEquals(new Status(name, State.HOLDING, 0.0, Double.NaN, 1), status(gate));
     time.timePasses(SLICE);
     status(gate);
     r.granted.expectNoMessage(QUIET);
@@ -254,7 +255,7 @@ final class AdaptiveBudgetGateTest {
     // at most 40 per 2 s: 20 per second, 2 permits per 100 ms slice
     RestartBudget budget = RestartBudget.adaptive(fresh()).withMaxRate(40, Duration.ofSeconds(2));
     ActorRef<GateProtocol.Command> gate = kit.spawn(BudgetGate.create(budget));
-    assertEquals(new Status(State.STEADY, 20.0, Double.NaN, 0), status(gate));
+    assertEquals(new Status(budget.getName(), State.STEADY, 20.0, Double.NaN, 0), status(gate));
     Requesters r = new Requesters();
     ActorRef<Object> waiter = r.spawn();
     for (int i = 0; i < 5; i++) {
@@ -328,7 +329,8 @@ final class AdaptiveBudgetGateTest {
     status(gate);
     time.timePasses(Duration.ofSeconds(2));
     gate.tell(new Failed(r.spawn()));
-    assertEquals(new Status(State.STEADY, Double.POSITIVE_INFINITY, Double.NaN, 0), status(gate));
+    assertEquals(
+        new Status(name, State.STEADY, Double.POSITIVE_INFINITY, Double.NaN, 0), status(gate));
     events.expectNoMessage(QUIET);
     gate.tell(new Failed(r.spawn())); // two within a second: hold
     assertEquals(State.HOLDING, ((BudgetEvent.StateChanged) events.receiveMessage()).to());

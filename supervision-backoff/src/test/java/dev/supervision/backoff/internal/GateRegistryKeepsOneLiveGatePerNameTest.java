@@ -50,11 +50,10 @@ final class GateRegistryKeepsOneLiveGatePerNameTest {
   }
 
   @Test
-  void aBudgetIsLookedUpToTheSameHandle_andEachLookupIsCounted() {
+  void aBudgetIsLookedUpToTheSameHandle() {
     GateRegistry registry = GateRegistry.get(kit.system());
     RestartBudget budget =
         RestartBudget.of("lookup-" + names.incrementAndGet(), 5, Duration.ofSeconds(1));
-    long before = registry.lookups();
     GateRegistry.Handle first = registry.handle(budget);
     GateRegistry.Handle second =
         registry.handle(RestartBudget.of(budget.getName(), 5, Duration.ofSeconds(1)));
@@ -63,7 +62,6 @@ final class GateRegistryKeepsOneLiveGatePerNameTest {
     assertEquals(Optional.of(first.gate()), registry.current(budget.getName()));
     assertTrue(registry.names().contains(budget.getName()));
     assertEquals(Optional.empty(), registry.current("never-used-" + names.incrementAndGet()));
-    assertEquals(2, registry.lookups() - before);
   }
 
   @Test

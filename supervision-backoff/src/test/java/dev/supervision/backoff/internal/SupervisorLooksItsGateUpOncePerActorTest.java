@@ -1,6 +1,7 @@
 package dev.supervision.backoff.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.BackoffEvent;
@@ -8,7 +9,9 @@ import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.RestartBudgets;
+import dev.supervision.backoff.spi.GateProtocol;
 import java.time.Duration;
+import java.util.Optional;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -18,9 +21,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A supervised actor with a restart budget finds its gate in the registry when it starts, and not
- * again at each restart; only after its gate stopped (here: the budget was released) does it look
- * up once more, and it still gets its permits.
+ * A supervised actor with a restart budget finds its gate in the registry when it starts, and its
+ * restarts go through that gate; after its gate stopped (here: the budget was released) no gate is
+ * started until the actor next needs a permit, and then it gets its permits from a new gate.
  */
 final class SupervisorLooksItsGateUpOncePerActorTest {
 
@@ -64,24 +67,31 @@ final class SupervisorLooksItsGateUpOncePerActorTest {
   }
 
   @Test
-  void restartsDoNotLookTheGateUpAgain() {
+  void anActorFindsItsGateWhenItStarts_andItsRestartsGoThroughThatGate() {
     GateRegistry registry = GateRegistry.get(testKit.system());
     TestProbe<Integer> restarted = testKit.createTestProbe();
-    long before = registry.lookups();
-    ActorRef<String> actor = spawn("looked-up-once", restarted);
+    ActorRef<String> actor = spawn("found-at-start", restarted);
+    // the gate exists before any failure: the actor looked its budget up when it started
+    restarted.awaitAssert(
+        () -> {
+          assertTrue(registry.current("found-at-start").isPresent());
+          return null;
+        });
+    ActorRef<GateProtocol.Command> gate = registry.current("found-at-start").orElseThrow();
     failAndAwaitRestart(actor, restarted, 5);
-    assertEquals(1, registry.lookups() - before, "lookups for one actor's start and 5 restarts");
+    assertEquals(Optional.of(gate), registry.current("found-at-start"), "one gate throughout");
     testKit.stop(actor);
   }
 
   @Test
-  void afterItsGateStoppedTheActorLooksUpOnceMoreAndStillRestarts() {
+  void afterItsGateStoppedTheActorFindsANewGateWhenItNextNeedsOne_andStillRestarts() {
     GateRegistry registry = GateRegistry.get(testKit.system());
     TestProbe<Integer> restarted = testKit.createTestProbe();
-    long before = registry.lookups();
     ActorRef<String> actor = spawn("released-meanwhile", restarted);
     failAndAwaitRestart(actor, restarted, 1);
+    ActorRef<GateProtocol.Command> first = registry.current("released-meanwhile").orElseThrow();
     RestartBudgets.get(testKit.system()).release("released-meanwhile");
+    restarted.expectTerminated(first, Duration.ofSeconds(10));
     restarted.awaitAssert(
         Duration.ofSeconds(10),
         () -> {
@@ -89,9 +99,12 @@ final class SupervisorLooksItsGateUpOncePerActorTest {
               registry.current("released-meanwhile").isEmpty(), "the released gate is forgotten");
           return null;
         });
+    // no restart needs a permit: no gate is started again
+    restarted.expectNoMessage(Duration.ofMillis(200));
+    assertEquals(Optional.empty(), registry.current("released-meanwhile"));
     failAndAwaitRestart(actor, restarted, 3);
-    assertEquals(
-        2, registry.lookups() - before, "lookups: at the start, and once after the gate stopped");
+    ActorRef<GateProtocol.Command> second = registry.current("released-meanwhile").orElseThrow();
+    assertNotEquals(first, second, "a new gate serves the budget");
     testKit.stop(actor);
   }
 }

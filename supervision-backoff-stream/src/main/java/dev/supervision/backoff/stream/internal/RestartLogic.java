@@ -1,5 +1,6 @@
 package dev.supervision.backoff.stream.internal;
 
+import dev.supervision.backoff.AdaptiveRestartBudget;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffListener;
 import dev.supervision.backoff.BackoffPolicy;
@@ -246,7 +247,7 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
       giveUp(failure, BackoffEvent.Reason.PERMANENT_FAILURE);
       return;
     }
-    if (policy.getBudget().isPresent() && policy.getBudget().get().isAdaptive()) {
+    if (policy.getBudget().orElse(null) instanceof AdaptiveRestartBudget) {
       gate().tell(new GateProtocol.Failed(self())); // an adaptive budget learns from failures
     }
     if (maxRestartsReached()) {

@@ -9,6 +9,8 @@ import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
+import dev.supervision.backoff.AdaptiveRestartBudget;
+import dev.supervision.backoff.FixedRestartBudget;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.internal.util.ParameterException;
 import java.time.Duration;
@@ -301,27 +303,26 @@ public final class PolicyConfig {
     }
     int permits = integer("permits", BUDGET_ALLOWED.get("permits"));
     Duration period = duration("period");
-    RestartBudget budget;
+    FixedRestartBudget budget;
     try {
       budget = RestartBudget.of(name, permits, period);
     } catch (ParameterException e) {
       throw BUDGET_KEYS.contains(e.parameter()) ? invalid(e.parameter(), e) : e;
     }
-    return bool("cluster-wide") ? withBurst(budget).clusterWide() : withBurst(budget);
-  }
-
-  /** {@code budget} with the block's burst, unless that is {@code auto}. */
-  private RestartBudget withBurst(RestartBudget budget) {
-    if (isWord("burst", "auto")) {
-      return budget;
+    if (!isWord("burst", "auto")) {
+      int burst = integer("burst", BUDGET_ALLOWED.get("burst"));
+      budget = apply(budget, "burst", b -> b.withBurst(burst));
     }
-    int burst = integer("burst", BUDGET_ALLOWED.get("burst"));
-    return apply(budget, "burst", b -> b.withBurst(burst));
+    return bool("cluster-wide") ? budget.clusterWide() : budget;
   }
 
-  /** An adaptive budget: permits and period, if given, are its ceiling. */
+  /**
+   * An adaptive budget: permits and period, if given, are its ceiling. It has no burst (it paces at
+   * its ceiling), so {@code burst} is not read: one {@code default-budget} block can serve budgets of
+   * both modes.
+   */
   private RestartBudget parseAdaptiveBudget(String name) {
-    RestartBudget budget = RestartBudget.adaptive(name);
+    AdaptiveRestartBudget budget = RestartBudget.adaptive(name);
     Duration probation = duration("probation", BUDGET_ALLOWED.get("probation"));
     budget = apply(budget, "probation", b -> b.withProbation(probation));
     int holdAfter = integer("hold-after", BUDGET_ALLOWED.get("hold-after"));
@@ -343,7 +344,7 @@ public final class PolicyConfig {
       } catch (IllegalArgumentException e) {
         throw invalid("permits", e);
       }
-      budget = withBurst(apply(budget, "period", b -> b.withMaxRate(permits, period)));
+      budget = apply(budget, "period", b -> b.withMaxRate(permits, period));
     }
     return bool("cluster-wide") ? budget.clusterWide() : budget;
   }

@@ -1,0 +1,135 @@
+package dev.supervision.backoff.internal;
+
+import dev.supervision.backoff.AdaptiveRestartBudget;
+import dev.supervision.backoff.spi.AdaptiveRateController;
+import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
+import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.spi.ClusterCoordinator;
+import dev.supervision.backoff.spi.Pacer;
+
+/**
+ * INTERNAL API: an adaptive budget's limiter: its {@link AdaptiveRateController}, started at the
+ * first tick of each slice, and a {@link Pacer} that follows the controller's rate one tick of it
+ * ahead ({@link AdaptiveRateController#pace}), so that a slice's permits are spread over the slice.
+ */
+final class AdaptiveLimiter implements Limiter {
+
+  private final AdaptiveRateController controller;
+  private final Pacer pacer;
+  private final long tickNanos;
+  private final long sliceNanos;
+  private final long keepGrantsNanos;
+  private long slice;
+
+  AdaptiveLimiter(
+      AdaptiveRestartBudget budget,
+      int members,
+      long tickNanos,
+      AdaptiveRateController.Listener listener) {
+    this.controller = new AdaptiveRateController(parameters(budget), listener);
+    controller.setShare(members);
+    this.tickNanos = tickNanos;
+    this.sliceNanos = controller.parameters().slice().toNanos();
+    this.keepGrantsNanos =
+        Math.max(2 * sliceNanos, controller.parameters().probation().toNanos() + sliceNanos);
+    this.pacer = Pacer.of(Double.POSITIVE_INFINITY, 1, tickNanos);
+    pace();
+  }
+
+  /**
+   * The controller's parameters for an adaptive budget.
+   *
+   * @param budget the budget
+   * @return its parameters
+   */
+  static Parameters parameters(AdaptiveRestartBudget budget) {
+    Parameters parameters =
+        Parameters.defaults()
+            .withProbation(budget.getProbation())
+            .withInitialRate(budget.getInitialRate())
+            .withHoldAfter(budget.getHoldAfter());
+    return budget
+        .getMaxRate()
+        .map(max -> parameters.withMaxRate(max.permits() / (max.period().toNanos() / 1e9)))
+        .orElse(parameters);
+  }
+
+  /**
+   * Sets the pacer to the controller's rate (unlimited while holding: the controller lets one probe
+   * through), with a burst of one tick of it: each tick grants the permits due before the next one,
+   * so that a slice's permits all fit in the slice.
+   */
+  private void pace() {
+    AdaptiveRateController.pace(pacer, controller, tickNanos);
+  }
+
+  @Override
+  public long keepGrantsNanos() {
+    return keepGrantsNanos;
+  }
+
+  @Override
+  public void onTick(long now, int waiting) {
+    long current = Math.floorDiv(now, sliceNanos);
+    if (current != slice) { // the first tick of a slice starts it
+      slice = current;
+      controller.onSlice(now, waiting);
+    }
+  }
+
+  @Override
+  public boolean tryAcquire(long now) {
+    pace();
+    if (!pacer.available(now) || !controller.tryAcquire(now)) {
+      return false;
+    }
+    pacer.tryAcquire(now);
+    pace(); // a grant may end steady or holding
+    return true;
+  }
+
+  @Override
+  public void giveBack(long now) {
+    // the controller counted the grant; a permit it let through is not taken back
+  }
+
+  @Override
+  public void onFailure(long now, long grantedAt) {
+    controller.onFailure(now, grantedAt);
+  }
+
+  @Override
+  public void setShare(int members) {
+    controller.setShare(Math.max(1, members));
+  }
+
+  @Override
+  public void coordinate(ClusterCoordinator.Decision decision, long now) {
+    controller.coordinate(decision.share(), decision.probeMembers(), decision.prober());
+    if (decision.resume()) {
+      controller.resume(now);
+    }
+    // decision.rate() is not applied: rebalancing from reports a round old ratchets the rates down
+    // (measured in the herd's exact mode); shares follow demand through coordinate()
+  }
+
+  @Override
+  public boolean isIdle(long now) {
+    return pacer.isFull(now) && controller.isIdle();
+  }
+
+  @Override
+  public State state() {
+    return controller.state();
+  }
+
+  @Override
+  public double rate() {
+    return controller.rate();
+  }
+
+  @Override
+  public double goodput() {
+    return controller.goodput();
+  }
+}
