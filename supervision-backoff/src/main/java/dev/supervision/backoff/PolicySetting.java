@@ -334,7 +334,7 @@ final class PolicySetting<T> {
               + " `supervision-backoff.budgets.<name>`; null for none.",
           "budget",
           "null or the name of a budget",
-          PolicyConfig::budget,
+          BudgetSetting::read,
           (p, v) -> v == null ? p.withoutBudget() : p.withBudget(v));
 
   static final PolicySetting<List<BackoffListener>> LISTENERS =

@@ -1,14 +1,14 @@
 package dev.supervision.backoff;
 
-import dev.supervision.backoff.internal.util.ParameterException;
+import dev.supervision.backoff.internal.util.Check;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
- * Argument checks shared by the settings of this package. Every message names the parameter, the
- * rule and the rejected value, for example {@code minBackoff must be > 0 but was PT0S}. A rejected
- * value throws a {@link ParameterException}, an {@code IllegalArgumentException} that also carries
- * the parameter's name, so that the configuration reader knows which key to blame.
+ * Argument checks shared by the settings of this package: the values' own rules (a delay is at most
+ * {@link #MAX_DELAY}, a count is {@code >= 0}) on the library's one message format, {@link Check}
+ * ({@code minBackoff must be > 0 but was PT0S}, a {@code ParameterException} that carries the
+ * parameter's name, so that the configuration reader knows which key to blame). {@code nonNull} and
+ * {@code argument} are {@link Check}'s, named here so that this package's settings read alike.
  *
  * <p>Package-private: not API.
  */
@@ -20,18 +20,15 @@ final class Require {
   private Require() {}
 
   static <T> T nonNull(T value, String name) {
-    return Objects.requireNonNull(value, () -> name + " must not be null");
+    return Check.nonNull(value, name);
   }
 
   static void argument(boolean condition, String name, String rule, Object value) {
-    if (!condition) {
-      throw new ParameterException(name, name + " must be " + rule + " but was " + value);
-    }
+    Check.argument(condition, name, rule, value);
   }
 
   static void positive(Duration value, String name) {
-    nonNull(value, name);
-    argument(!value.isNegative() && !value.isZero(), name, "> 0", value);
+    Check.positive(value, name);
     argument(value.compareTo(MAX_DELAY) <= 0, name, "<= " + MAX_DELAY, value);
   }
 

@@ -1,13 +1,16 @@
 package dev.supervision.backoff;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -98,5 +101,80 @@ final class BackoffPolicyFromConfigErrorsTest {
             IllegalArgumentException.class,
             () -> BackoffPolicy.fromConfig(ConfigFactory.parseString(config), PATH));
     assertTrue(e.getMessage().startsWith(messageStart), e.getMessage());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "multiplier = NaN | multiplier: | NaN",
+        "multiplier = Infinity | multiplier: | Infinity",
+        "multiplier = 1e400 | multiplier: | Infinity",
+        "min-backoff = -5ms | min-backoff: | -5ms",
+        "min-backoff = 9999999999999999999999d | min-backoff: | 9999999999999999999999d",
+        "reset-after = -1s | reset-after: | -1s",
+        "max-retry-after = 181d | max-retry-after: | 181d",
+        "random-seed = 9223372036854775808 | random-seed: | 9223372036854775808",
+        "random-seed = -9223372036854775809 | random-seed: | -9223372036854775809",
+        "stash-capacity = 2147483648 | stash-capacity: | 2147483648",
+        "stop-on = [null] | stop-on: | null",
+        "critical-log-level-after = -3 | critical-log-level-after: | -3",
+      })
+  void aBadValueInConfigurationNamesTheKeyPathAndTheValue(String line, String key, String value) {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                BackoffPolicy.fromConfig(
+                    ConfigFactory.parseString(PATH + " { " + line + " }"), PATH));
+    assertTrue(e.getMessage().startsWith(PATH + "." + key + " "), e::getMessage);
+    assertTrue(e.getMessage().contains(value), e::getMessage);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "permits = 0, period = 1s | permits: | 0",
+        "permits = 1, period = 0s | period: | 0s",
+        "permits = 1, period = -1s | period: | -1s",
+        "permits = 1, period = 5ms | period: | 5ms",
+        "permits = 1, period = 181d | period: | 181d",
+        "permits = 1, period = 1s, burst = 0 | burst: | 0",
+        "mode = adaptive, probation = 0s | probation: | 0s",
+        "mode = adaptive, hold-after = 0 | hold-after: | 0",
+        "mode = adaptive, permits = 0, period = 1s | permits: | 0",
+      })
+  void aBadBudgetInConfigurationNamesTheKeyPathAndTheValue(String line, String key, String value) {
+    String conf = "supervision-backoff.budgets.db { " + line + " }\n" + PATH + " { budget = db }";
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> BackoffPolicy.fromConfig(ConfigFactory.parseString(conf), PATH));
+    assertTrue(
+        e.getMessage().startsWith("supervision-backoff.budgets.db." + key + " "), e::getMessage);
+    assertTrue(e.getMessage().contains(value), e::getMessage);
+  }
+
+  @Test
+  void aBadPathOrANullConfigIsRejected() {
+    assertEquals(
+        "root must not be null",
+        assertThrows(NullPointerException.class, () -> BackoffPolicy.fromConfig(null, "a"))
+            .getMessage());
+    assertEquals(
+        "path must not be null",
+        assertThrows(
+                NullPointerException.class,
+                () -> BackoffPolicy.fromConfig(ConfigFactory.empty(), null))
+            .getMessage());
+    for (String path : List.of("", "a..b", ".")) {
+      IllegalArgumentException e =
+          assertThrows(
+              IllegalArgumentException.class,
+              () -> BackoffPolicy.fromConfig(ConfigFactory.empty(), path));
+      assertTrue(
+          e.getMessage().startsWith("\"" + path + "\" is not a valid config path"), e::getMessage);
+    }
   }
 }

@@ -245,8 +245,7 @@ final class BackoffPolicyFromConfigTest {
         ConfigFactory.defaultReference()
             .getConfig(dev.supervision.backoff.internal.policy.PolicyConfig.BUDGET_DEFAULTS_PATH);
     assertTrue(
-        dev.supervision.backoff.internal.policy.PolicyConfig.BUDGET_KEYS.containsAll(
-            budgetDefaults.root().keySet()),
+        BudgetSetting.KEYS.containsAll(budgetDefaults.root().keySet()),
         budgetDefaults.root().keySet().toString());
   }
 

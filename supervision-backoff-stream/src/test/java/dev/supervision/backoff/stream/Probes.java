@@ -6,13 +6,18 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.Jitter;
+import dev.supervision.backoff.testkit.BackoffProbe;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+import org.apache.pekko.japi.function.Creator;
 import org.apache.pekko.stream.javadsl.SinkQueueWithCancel;
+import org.apache.pekko.stream.javadsl.Source;
 
 /**
  * Plain-Pekko probes for the stream tests ({@code pekko-stream-testkit} is not served at the Pekko
@@ -31,6 +36,40 @@ final class Probes {
     return BackoffPolicy.exponential(Duration.ofSeconds(1), Duration.ofSeconds(10))
         .withJitter(Jitter.none())
         .withLoggingEnabled(false);
+  }
+
+  /** {@link #exact()}, its events told to {@code events}. */
+  static BackoffPolicy exact(BackoffProbe events) {
+    return exact().withListener(events.listener());
+  }
+
+  /**
+   * A factory of inner sources that counts the sources it made.
+   *
+   * @param make makes the n-th source (n from 1)
+   */
+  static <T> Counting<T> counting(IntFunction<Source<T, ?>> make) {
+    return new Counting<>(make);
+  }
+
+  /** A factory of inner sources that counts the sources it made. */
+  static final class Counting<T> implements Creator<Source<T, ?>> {
+    private final AtomicInteger made = new AtomicInteger();
+    private final IntFunction<Source<T, ?>> make;
+
+    private Counting(IntFunction<Source<T, ?>> make) {
+      this.make = make;
+    }
+
+    @Override
+    public Source<T, ?> create() {
+      return make.apply(made.incrementAndGet());
+    }
+
+    /** How many sources it made. */
+    int made() {
+      return made.get();
+    }
   }
 
   /** The next element of {@code queue}, which must come within {@link #WAIT}. */

@@ -1,5 +1,6 @@
 package dev.supervision.backoff.stream;
 
+import static dev.supervision.backoff.stream.Probes.counting;
 import static dev.supervision.backoff.stream.Probes.exact;
 import static dev.supervision.backoff.stream.Probes.expectComplete;
 import static dev.supervision.backoff.stream.Probes.expectError;
@@ -12,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.stream.Probes.Boom;
+import dev.supervision.backoff.stream.Probes.Counting;
 import dev.supervision.backoff.testkit.BackoffProbe;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
@@ -19,7 +21,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.Done;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.stream.Attributes;
@@ -55,34 +56,20 @@ final class SourceRestartsLikePekkosRestartSourceTest {
 
   @Test
   void runsNormally() {
-    AtomicInteger created = new AtomicInteger();
-    SinkQueueWithCancel<String> out =
-        run(
-            BackoffSource.withBackoff(
-                exact(),
-                () -> {
-                  created.incrementAndGet();
-                  return Source.repeat("a");
-                }));
+    Counting<String> inner = counting(n -> Source.repeat("a"));
+    SinkQueueWithCancel<String> out = run(BackoffSource.withBackoff(exact(), inner));
     for (int i = 0; i < 5; i++) {
       expectNext(out, "a");
     }
-    assertEquals(1, created.get());
+    assertEquals(1, inner.made());
     out.cancel();
   }
 
   @Test
   void restartsOnCompletionAfterItsBackoff() {
     BackoffProbe probe = kit.createProbe();
-    AtomicInteger created = new AtomicInteger();
-    SinkQueueWithCancel<String> out =
-        run(
-            BackoffSource.withBackoff(
-                exact().withListener(probe.listener()),
-                () -> {
-                  created.incrementAndGet();
-                  return Source.from(List.of("a", "b"));
-                }));
+    Counting<String> inner = counting(n -> Source.from(List.of("a", "b")));
+    SinkQueueWithCancel<String> out = run(BackoffSource.withBackoff(exact(probe), inner));
     expectNext(out, "a");
     expectNext(out, "b");
     BackoffEvent.RestartScheduled first = probe.expectRestartScheduled();
@@ -97,22 +84,15 @@ final class SourceRestartsLikePekkosRestartSourceTest {
     assertEquals(Duration.ofSeconds(2), probe.expectRestartScheduled().delay());
     probe.advanceToRestart(kit.time());
     expectNext(out, "a");
-    assertEquals(3, created.get());
+    assertEquals(3, inner.made());
     out.cancel();
   }
 
   @Test
   void restartsOnFailure() {
     BackoffProbe probe = kit.createProbe();
-    AtomicInteger created = new AtomicInteger();
-    SinkQueueWithCancel<String> out =
-        run(
-            BackoffSource.withBackoff(
-                exact().withListener(probe.listener()),
-                () -> {
-                  created.incrementAndGet();
-                  return failingAt("c", "a", "b", "c");
-                }));
+    Counting<String> inner = counting(n -> failingAt("c", "a", "b", "c"));
+    SinkQueueWithCancel<String> out = run(BackoffSource.withBackoff(exact(probe), inner));
     expectNext(out, "a");
     expectNext(out, "b");
     BackoffEvent.RestartScheduled scheduled = probe.expectRestartScheduled();
@@ -124,69 +104,50 @@ final class SourceRestartsLikePekkosRestartSourceTest {
     assertEquals(2, probe.expectRestartScheduled().attempt());
     probe.advanceToRestart(kit.time());
     expectNext(out, "a");
-    assertEquals(3, created.get());
+    assertEquals(3, inner.made());
     out.cancel();
   }
 
   @Test
   void cancelsTheRunningSourceWhenCancelled() {
     CompletableFuture<Done> terminated = new CompletableFuture<>();
-    AtomicInteger created = new AtomicInteger();
-    SinkQueueWithCancel<String> out =
-        run(
-            BackoffSource.withBackoff(
-                exact(),
-                () -> {
-                  created.incrementAndGet();
-                  return Source.repeat("a")
-                      .watchTermination(
-                          (mat, done) -> {
-                            done.whenComplete((d, e) -> terminated.complete(Done.getInstance()));
-                            return mat;
-                          });
-                }));
+    Counting<String> inner =
+        counting(
+            n ->
+                Source.repeat("a")
+                    .watchTermination(
+                        (mat, done) -> {
+                          done.whenComplete((d, e) -> terminated.complete(Done.getInstance()));
+                          return mat;
+                        }));
+    SinkQueueWithCancel<String> out = run(BackoffSource.withBackoff(exact(), inner));
     expectNext(out, "a");
     out.cancel();
     Probes.await(terminated);
     kit.time().timePasses(Duration.ofSeconds(20));
-    assertEquals(1, created.get());
+    assertEquals(1, inner.made());
   }
 
   @Test
   void doesNotRestartWhenCancelledWhileBackingOff() {
     BackoffProbe probe = kit.createProbe();
-    AtomicInteger created = new AtomicInteger();
-    SinkQueueWithCancel<String> out =
-        run(
-            BackoffSource.withBackoff(
-                exact().withListener(probe.listener()),
-                () -> {
-                  created.incrementAndGet();
-                  return Source.single("a");
-                }));
+    Counting<String> inner = counting(n -> Source.single("a"));
+    SinkQueueWithCancel<String> out = run(BackoffSource.withBackoff(exact(probe), inner));
     expectNext(out, "a");
     probe.expectRestartScheduled();
     out.cancel();
     probe.expectEvent(BackoffEvent.StoppedDuringBackoff.class);
     kit.time().timePasses(Duration.ofSeconds(20));
     probe.expectNoEvent(Duration.ofMillis(200));
-    assertEquals(1, created.get());
+    assertEquals(1, inner.made());
   }
 
   @Test
   void onFailuresWithBackoff_completesWhenTheInnerSourceCompletes() {
     BackoffProbe probe = kit.createProbe();
-    AtomicInteger created = new AtomicInteger();
-    SinkQueueWithCancel<String> out =
-        run(
-            BackoffSource.onFailuresWithBackoff(
-                exact().withListener(probe.listener()),
-                () -> {
-                  int n = created.incrementAndGet();
-                  return n == 1
-                      ? failingAt("c", "a", "b", "c")
-                      : Source.from(List.of("a", "b", "c"));
-                }));
+    Counting<String> inner =
+        counting(n -> n == 1 ? failingAt("c", "a", "b", "c") : Source.from(List.of("a", "b", "c")));
+    SinkQueueWithCancel<String> out = run(BackoffSource.onFailuresWithBackoff(exact(probe), inner));
     expectNext(out, "a");
     expectNext(out, "b");
     probe.expectRestartScheduled();
@@ -195,21 +156,14 @@ final class SourceRestartsLikePekkosRestartSourceTest {
     expectNext(out, "b");
     expectNext(out, "c");
     expectComplete(out);
-    assertEquals(2, created.get());
+    assertEquals(2, inner.made());
   }
 
   @Test
   void onFailuresWithBackoff_restartsOnFailure() {
     BackoffProbe probe = kit.createProbe();
-    AtomicInteger created = new AtomicInteger();
-    SinkQueueWithCancel<String> out =
-        run(
-            BackoffSource.onFailuresWithBackoff(
-                exact().withListener(probe.listener()),
-                () -> {
-                  created.incrementAndGet();
-                  return failingAt("c", "a", "b", "c");
-                }));
+    Counting<String> inner = counting(n -> failingAt("c", "a", "b", "c"));
+    SinkQueueWithCancel<String> out = run(BackoffSource.onFailuresWithBackoff(exact(probe), inner));
     expectNext(out, "a");
     expectNext(out, "b");
     probe.expectRestartScheduled();
@@ -220,22 +174,18 @@ final class SourceRestartsLikePekkosRestartSourceTest {
     probe.expectRestartScheduled();
     probe.advanceToRestart(kit.time());
     expectNext(out, "a");
-    assertEquals(3, created.get());
+    assertEquals(3, inner.made());
     out.cancel();
   }
 
   @Test
   void maxRestartsReachedByCompletions_completesTheStream() {
     BackoffProbe probe = kit.createProbe();
-    AtomicInteger created = new AtomicInteger();
+    Counting<String> inner = counting(n -> Source.single("a"));
     SinkQueueWithCancel<String> out =
         run(
             BackoffSource.withBackoff(
-                exact().withMaxRestarts(1).withListener(probe.listener()),
-                () -> {
-                  created.incrementAndGet();
-                  return Source.single("a");
-                }));
+                exact().withMaxRestarts(1).withListener(probe.listener()), inner));
     expectNext(out, "a");
     probe.expectRestartScheduled();
     probe.advanceToRestart(kit.time());
@@ -243,22 +193,18 @@ final class SourceRestartsLikePekkosRestartSourceTest {
     expectComplete(out);
     probe.expectRestarted();
     assertEquals(BackoffEvent.Reason.MAX_RESTARTS_REACHED, probe.expectGaveUp().reason());
-    assertEquals(2, created.get());
+    assertEquals(2, inner.made());
   }
 
   /** As Pekko's: the failure after the last allowed restart fails the outer source with it. */
   @Test
   void maxRestartsReachedByFailures_failsTheStreamWithTheLastFailure() {
     BackoffProbe probe = kit.createProbe();
-    AtomicInteger created = new AtomicInteger();
+    Counting<String> inner = counting(n -> failingAt("b", "a", "b"));
     SinkQueueWithCancel<String> out =
         run(
             BackoffSource.withBackoff(
-                exact().withMaxRestarts(1).withListener(probe.listener()),
-                () -> {
-                  created.incrementAndGet();
-                  return failingAt("b", "a", "b");
-                }));
+                exact().withMaxRestarts(1).withListener(probe.listener()), inner));
     expectNext(out, "a");
     probe.expectRestartScheduled();
     probe.advanceToRestart(kit.time());
@@ -268,7 +214,7 @@ final class SourceRestartsLikePekkosRestartSourceTest {
     BackoffEvent.GaveUp gaveUp = probe.expectGaveUp();
     assertSame(gaveUp.cause(), failure);
     assertEquals(1, gaveUp.attempt());
-    assertEquals(2, created.get());
+    assertEquals(2, inner.made());
   }
 
   @Test
@@ -297,36 +243,22 @@ final class SourceRestartsLikePekkosRestartSourceTest {
   @Test
   void failsTheStreamOnAPermanentFailure() {
     BackoffProbe probe = kit.createProbe();
-    AtomicInteger created = new AtomicInteger();
+    Counting<String> inner = counting(n -> failingAt("c", "a", "b", "c"));
     BackoffPolicy policy = exact().withStopOn(Boom.class).withListener(probe.listener());
-    SinkQueueWithCancel<String> out =
-        run(
-            BackoffSource.withBackoff(
-                policy,
-                () -> {
-                  created.incrementAndGet();
-                  return failingAt("c", "a", "b", "c");
-                }));
+    SinkQueueWithCancel<String> out = run(BackoffSource.withBackoff(policy, inner));
     expectNext(out, "a");
     expectNext(out, "b");
     assertTrue(expectError(out) instanceof Boom);
     assertEquals(BackoffEvent.Reason.PERMANENT_FAILURE, probe.expectGaveUp().reason());
-    assertEquals(1, created.get());
+    assertEquals(1, inner.made());
   }
 
   /** Elements the downstream has not asked for are not pulled from a restarted source. */
   @Test
   void aRestartPullsOnlyWhenDownstreamAsked() {
     BackoffProbe probe = kit.createProbe();
-    AtomicInteger created = new AtomicInteger();
     SinkQueueWithCancel<String> out =
-        Source.fromGraph(
-                BackoffSource.withBackoff(
-                    exact().withListener(probe.listener()),
-                    () -> {
-                      created.incrementAndGet();
-                      return Source.single("a");
-                    }))
+        Source.fromGraph(BackoffSource.withBackoff(exact(probe), () -> Source.single("a")))
             .toMat(Sink.queue(1), Keep.right())
             .run(kit.system());
     expectNext(out, "a");

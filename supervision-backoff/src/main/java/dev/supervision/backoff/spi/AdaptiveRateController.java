@@ -1,5 +1,6 @@
 package dev.supervision.backoff.spi;
 
+import dev.supervision.backoff.internal.util.Check;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -200,28 +201,26 @@ public final class AdaptiveRateController {
      * @throws IllegalArgumentException if a value is out of range (the message names it)
      */
     public Parameters {
-      positive(slice, "slice");
-      positive(probation, "probation");
-      positive(firstProbe, "firstProbe");
-      positive(maxProbeInterval, "maxProbeInterval");
-      TokenBucket.check(
+      Check.positive(slice, "slice");
+      Check.positive(probation, "probation");
+      Check.positive(firstProbe, "firstProbe");
+      Check.positive(maxProbeInterval, "maxProbeInterval");
+      Check.argument(
           slice.compareTo(Duration.ofMillis(1)) >= 0 && slice.compareTo(Duration.ofSeconds(1)) <= 0,
           "slice",
           "between 1 ms and 1 s",
           slice);
-      TokenBucket.check(
+      Check.argument(
           initialRate > 0 && Double.isFinite(initialRate),
           "initialRate",
           "finite and > 0",
           initialRate);
-      TokenBucket.check(
-          minRate > 0 && Double.isFinite(minRate), "minRate", "finite and > 0", minRate);
-      TokenBucket.check(maxRate > 0, "maxRate", "> 0", maxRate);
-      TokenBucket.check(decrease > 0 && decrease <= 1, "decrease", "in (0, 1]", decrease);
-      TokenBucket.check(tolerance >= 0 && tolerance < 1, "tolerance", "in [0, 1)", tolerance);
-      TokenBucket.check(
-          growth >= 0 && Double.isFinite(growth), "growth", "finite and >= 0", growth);
-      TokenBucket.check(holdAfter >= 1, "holdAfter", ">= 1", holdAfter);
+      Check.argument(minRate > 0 && Double.isFinite(minRate), "minRate", "finite and > 0", minRate);
+      Check.argument(maxRate > 0, "maxRate", "> 0", maxRate);
+      Check.argument(decrease > 0 && decrease <= 1, "decrease", "in (0, 1]", decrease);
+      Check.argument(tolerance >= 0 && tolerance < 1, "tolerance", "in [0, 1)", tolerance);
+      Check.argument(growth >= 0 && Double.isFinite(growth), "growth", "finite and >= 0", growth);
+      Check.argument(holdAfter >= 1, "holdAfter", ">= 1", holdAfter);
       if (minRate > maxRate) {
         throw new IllegalStateException(
             "minRate (" + minRate + ") must be <= maxRate (" + maxRate + ")");
@@ -278,7 +277,7 @@ public final class AdaptiveRateController {
      *     {@code maxRate}, not the rates lowered to it)
      */
     public Parameters withMaxRate(double maxRate) {
-      TokenBucket.check(maxRate > 0, "maxRate", "> 0", maxRate);
+      Check.argument(maxRate > 0, "maxRate", "> 0", maxRate);
       return new Parameters(
           slice,
           probation,
@@ -354,11 +353,6 @@ public final class AdaptiveRateController {
           firstProbe,
           maxProbeInterval,
           holdAfter);
-    }
-
-    private static void positive(Duration d, String name) {
-      Objects.requireNonNull(d, () -> name + " must not be null");
-      TokenBucket.check(!d.isNegative() && !d.isZero(), name, "> 0", d);
     }
   }
 
@@ -488,7 +482,7 @@ public final class AdaptiveRateController {
    * @throws IllegalArgumentException if {@code members < 1}
    */
   public void setShare(int members) {
-    TokenBucket.check(members >= 1, "members", ">= 1", members);
+    Check.argument(members >= 1, "members", ">= 1", members);
     this.probeMembers = members;
     this.mayProbe = true;
     share(members);
@@ -510,8 +504,8 @@ public final class AdaptiveRateController {
    *     probeMembers < 1} (the message names it)
    */
   public void coordinate(double share, int probeMembers, boolean mayProbe) {
-    TokenBucket.check(share > 0 && share <= 1, "share", "in (0, 1]", share);
-    TokenBucket.check(probeMembers >= 1, "probeMembers", ">= 1", probeMembers);
+    Check.argument(share > 0 && share <= 1, "share", "in (0, 1]", share);
+    Check.argument(probeMembers >= 1, "probeMembers", ">= 1", probeMembers);
     if (state == State.HOLDING
         && probeAt != NONE
         && probeAt > slice

@@ -1,5 +1,6 @@
 package dev.supervision.backoff.spi;
 
+import dev.supervision.backoff.internal.util.Check;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import java.util.Collection;
 import java.util.Objects;
@@ -85,9 +86,9 @@ public final class ClusterCoordinator {
      */
     public Report {
       Objects.requireNonNull(state, "state must not be null");
-      TokenBucket.check(waiting >= 0, "waiting", ">= 0", waiting);
-      TokenBucket.check(rate >= 0, "rate", ">= 0", rate);
-      TokenBucket.check(backEpoch >= 0, "backEpoch", ">= 0", backEpoch);
+      Check.argument(waiting >= 0, "waiting", ">= 0", waiting);
+      Check.argument(rate >= 0, "rate", ">= 0", rate);
+      Check.argument(backEpoch >= 0, "backEpoch", ">= 0", backEpoch);
     }
   }
 
@@ -149,8 +150,8 @@ public final class ClusterCoordinator {
    * @throws IllegalArgumentException if {@code staleAfterNanos <= 0} or {@code settleNanos < 0}
    */
   public ClusterCoordinator(long staleAfterNanos, long settleNanos) {
-    TokenBucket.check(staleAfterNanos > 0, "staleAfterNanos", "> 0", staleAfterNanos);
-    TokenBucket.check(settleNanos >= 0, "settleNanos", ">= 0", settleNanos);
+    Check.argument(staleAfterNanos > 0, "staleAfterNanos", "> 0", staleAfterNanos);
+    Check.argument(settleNanos >= 0, "settleNanos", ">= 0", settleNanos);
     this.staleAfterNanos = staleAfterNanos;
     this.settleNanos = settleNanos;
   }
@@ -207,7 +208,7 @@ public final class ClusterCoordinator {
       long nowNanos) {
     Objects.requireNonNull(self, "self must not be null");
     Objects.requireNonNull(others, "others must not be null");
-    TokenBucket.check(members >= 1, "members", ">= 1", members);
+    Check.argument(members >= 1, "members", ">= 1", members);
     long back = self.backEpoch();
     int fresh = 0;
     long waitingSum = self.waiting();

@@ -1,5 +1,7 @@
 package dev.supervision.backoff.spi;
 
+import dev.supervision.backoff.internal.util.Check;
+
 /**
  * Spreads permits evenly in time: at most {@code rate} per second, with a small, bounded burst. The
  * pacing of a {@link dev.supervision.backoff.RestartBudget}'s gate, kept apart from the actor that
@@ -63,16 +65,16 @@ public final class Pacer {
   public static Pacer of(double ratePerSecond, double burst, long quantumNanos) {
     checkRate(ratePerSecond);
     checkBurst(burst);
-    TokenBucket.check(quantumNanos >= 0, "quantumNanos", ">= 0", quantumNanos);
+    Check.argument(quantumNanos >= 0, "quantumNanos", ">= 0", quantumNanos);
     return new Pacer(ratePerSecond, burst, quantumNanos);
   }
 
   private static void checkRate(double rate) {
-    TokenBucket.check(rate > 0, "ratePerSecond", "> 0", rate);
+    Check.argument(rate > 0, "ratePerSecond", "> 0", rate);
   }
 
   private static void checkBurst(double burst) {
-    TokenBucket.check(burst >= 1 && Double.isFinite(burst), "burst", "finite and >= 1", burst);
+    Check.argument(burst >= 1 && Double.isFinite(burst), "burst", "finite and >= 1", burst);
   }
 
   /**

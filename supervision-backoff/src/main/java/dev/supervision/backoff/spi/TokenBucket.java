@@ -1,5 +1,6 @@
 package dev.supervision.backoff.spi;
 
+import dev.supervision.backoff.internal.util.Check;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -66,11 +67,11 @@ public final class TokenBucket {
    */
   public static TokenBucket forRate(int permits, Duration period, int burst, int members) {
     Objects.requireNonNull(period, "period must not be null");
-    check(permits >= 1, "permits", ">= 1", permits);
-    check(period.compareTo(Duration.ofMillis(1)) >= 0, "period", ">= 1 ms", period);
-    check(burst >= 1, "burst", ">= 1", burst);
-    check(members >= 1, "members", ">= 1", members);
-    long periodNanos = saturatedNanos(period);
+    Check.argument(permits >= 1, "permits", ">= 1", permits);
+    Check.argument(period.compareTo(Duration.ofMillis(1)) >= 0, "period", ">= 1 ms", period);
+    Check.argument(burst >= 1, "burst", ">= 1", burst);
+    Check.argument(members >= 1, "members", ">= 1", members);
+    long periodNanos = Check.saturatedNanos(period);
     long slices = Math.max(1, Math.min(permits, periodNanos / MIN_SLICE.toNanos()));
     // whole milliseconds, at most Long.MAX_VALUE nanoseconds (for periods of centuries)
     long sliceMillis =
@@ -93,20 +94,20 @@ public final class TokenBucket {
    */
   public static TokenBucket perSlice(
       Duration slice, double tokensPerSlice, double capacity, double initialTokens) {
-    Objects.requireNonNull(slice, "slice must not be null");
-    check(!slice.isNegative() && !slice.isZero(), "slice", "> 0", slice);
-    check(
+    Check.positive(slice, "slice");
+    Check.argument(
         tokensPerSlice >= 0 && Double.isFinite(tokensPerSlice),
         "tokensPerSlice",
         "finite and >= 0",
         tokensPerSlice);
-    check(capacity >= 0 && Double.isFinite(capacity), "capacity", "finite and >= 0", capacity);
-    check(
+    Check.argument(
+        capacity >= 0 && Double.isFinite(capacity), "capacity", "finite and >= 0", capacity);
+    Check.argument(
         initialTokens >= 0 && Double.isFinite(initialTokens),
         "initialTokens",
         "finite and >= 0",
         initialTokens);
-    return new TokenBucket(saturatedNanos(slice), tokensPerSlice, capacity, initialTokens);
+    return new TokenBucket(Check.saturatedNanos(slice), tokensPerSlice, capacity, initialTokens);
   }
 
   /**
@@ -194,12 +195,13 @@ public final class TokenBucket {
    * @throws IllegalArgumentException if a value is out of range
    */
   public void reshape(double tokensPerSlice, double capacity) {
-    check(
+    Check.argument(
         tokensPerSlice >= 0 && Double.isFinite(tokensPerSlice),
         "tokensPerSlice",
         "finite and >= 0",
         tokensPerSlice);
-    check(capacity >= 0 && Double.isFinite(capacity), "capacity", "finite and >= 0", capacity);
+    Check.argument(
+        capacity >= 0 && Double.isFinite(capacity), "capacity", "finite and >= 0", capacity);
     this.tokensPerSlice = tokensPerSlice;
     this.capacity = capacity;
     settle();
@@ -212,7 +214,7 @@ public final class TokenBucket {
    * @throws IllegalArgumentException if {@code tokens < 0}
    */
   public void setTokens(double tokens) {
-    check(tokens >= 0 && Double.isFinite(tokens), "tokens", "finite and >= 0", tokens);
+    Check.argument(tokens >= 0 && Double.isFinite(tokens), "tokens", "finite and >= 0", tokens);
     this.tokens = tokens;
   }
 
@@ -229,21 +231,7 @@ public final class TokenBucket {
         + "}";
   }
 
-  static void check(boolean condition, String name, String rule, Object value) {
-    if (!condition) {
-      throw new IllegalArgumentException(name + " must be " + rule + " but was " + value);
-    }
-  }
-
   private static long ceilDiv(long a, long b) {
     return -Math.floorDiv(-a, b);
-  }
-
-  private static long saturatedNanos(Duration d) {
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException e) {
-      return Long.MAX_VALUE;
-    }
   }
 }

@@ -1,6 +1,7 @@
 /**
- * The extension point: what other modules implement or speak. It imports nothing else of the
- * library, so any layer and any module may stand on it.
+ * The extension point: what other modules implement or speak. Of the library it imports only the
+ * internal argument checks (so that its arithmetic rejects bad arguments in the library's words),
+ * so any layer and any module may stand on it.
  *
  * <ul>
  *   <li>{@link dev.supervision.backoff.spi.GateProtocol}: the messages of a restart budget's gate

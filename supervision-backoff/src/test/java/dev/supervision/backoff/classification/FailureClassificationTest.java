@@ -3,6 +3,7 @@ package dev.supervision.backoff.classification;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.BackoffPolicy;
@@ -10,6 +11,7 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +25,15 @@ final class FailureClassificationTest {
   void withoutRulesNothingIsPermanent() {
     assertFalse(BASE.isPermanent(new IllegalStateException()));
     assertFalse(BASE.isPermanent(new Error("even an error is left to the supervisor")));
+  }
+
+  @Test
+  void emptyClassListsMeanNoRule() {
+    BackoffPolicy p = BASE.withStopOn().withRestartOn();
+    assertEquals(List.of(), p.getStopOn());
+    assertEquals(List.of(), p.getRestartOn());
+    assertFalse(p.isPermanent(new Error("any")));
+    assertEquals(BASE, p);
   }
 
   @Test
@@ -88,6 +99,52 @@ final class FailureClassificationTest {
     assertTrue(p.isPermanent(failure));
     assertEquals(1, failure.getSuppressed().length);
     assertSame(bug, failure.getSuppressed()[0]);
+  }
+
+  /** Thrown by a stop rule that has a bug; not a RuntimeException. */
+  static final class RuleBug extends Error {
+    RuleBug() {
+      super("bug in the rule", null, false, false);
+    }
+  }
+
+  @Test
+  void aStopPredicateThatThrowsAnErrorCountsAsAMatchAndIsKeptAsSuppressed() {
+    RuleBug bug = new RuleBug();
+    BackoffPolicy p =
+        BASE.withStopOn(
+            t -> {
+              throw bug;
+            });
+    IOException failure = new IOException("the failure");
+    assertTrue(p.isPermanent(failure));
+    assertSame(bug, failure.getSuppressed()[0]);
+  }
+
+  @Test
+  void aStopPredicateThatSneaksACheckedExceptionCountsAsAMatch() {
+    IOException bug = new IOException("checked, thrown sneakily by the rule");
+    BackoffPolicy p = BASE.withStopOn(t -> FailureClassificationTest.<RuntimeException>sneak(bug));
+    IllegalStateException failure = new IllegalStateException("the failure");
+    assertTrue(p.isPermanent(failure));
+    assertSame(bug, failure.getSuppressed()[0]);
+  }
+
+  @Test
+  void aStopPredicateThatThrowsAFatalErrorIsNotCaught() {
+    StackOverflowError fatal = new StackOverflowError();
+    BackoffPolicy p =
+        BASE.withStopOn(
+            t -> {
+              throw fatal;
+            });
+    assertSame(
+        fatal, assertThrows(StackOverflowError.class, () -> p.isPermanent(new IOException())));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <E extends Throwable> boolean sneak(Throwable t) throws E {
+    throw (E) t;
   }
 
   @Test

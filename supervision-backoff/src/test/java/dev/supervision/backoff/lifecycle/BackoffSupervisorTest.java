@@ -10,19 +10,27 @@ import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import dev.supervision.backoff.testsupport.TestChild;
+import dev.supervision.backoff.testsupport.WatchingParent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.UnhandledMessage;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.ChildFailed;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.Terminated;
+import org.apache.pekko.actor.typed.internal.PoisonPill;
+import org.apache.pekko.actor.typed.internal.PoisonPillInterceptor;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.junit.jupiter.api.Test;
@@ -136,6 +144,58 @@ final class BackoffSupervisorTest {
     expectRestartAfter(probe, Duration.ofMillis(100), "started");
   }
 
+  /**
+   * A reset tick that has already fired but waits in the mailbox behind a failure is stale when
+   * its turn comes: the failure has started a new backoff, which the old tick must not reset. The
+   * actor is held on a latch while the clock fires the tick, so the mailbox holds the failure
+   * first and the tick second.
+   */
+  @Test
+  void aResetTickQueuedBehindAFailureDoesNotResetTheNewBackoff() throws Exception {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    CountDownLatch release = new CountDownLatch(1);
+    Behavior<String> child =
+        Behaviors.receiveMessage(
+            m -> {
+              if (m.equals("block")) {
+                probe.ref().tell("blocking");
+                // bounded, so that a broken test cannot hold a dispatcher thread forever
+                release.await(10, TimeUnit.SECONDS);
+                return Behaviors.same();
+              }
+              throw new TestChild.Boom(m);
+            });
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withResetAfter(Duration.ofSeconds(1))
+            .withListener(events.ref()::tell);
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, policy));
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    kit.time().timePasses(Duration.ofMillis(100));
+    events.expectMessageClass(BackoffEvent.Restarted.class); // the reset is due 1 s from now
+    actor.tell("block");
+    try {
+      probe.expectMessage("blocking");
+      actor.tell("fail"); // queued behind "block"
+      kit.time().timePasses(Duration.ofSeconds(1)); // the reset tick fires, queued behind "fail"
+    } finally {
+      release.countDown();
+    }
+    BackoffEvent.RestartScheduled second =
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    assertEquals(2, second.attempt());
+    assertEquals(Duration.ofMillis(200), second.delay());
+    events.expectNoMessage(Duration.ofMillis(300)); // no BackoffReset in the middle of the backoff
+    kit.time().timePasses(Duration.ofMillis(200));
+    assertEquals(
+        new BackoffEvent.Restarted(actor, 2),
+        events.expectMessageClass(BackoffEvent.Restarted.class));
+    kit.testKit().stop(actor);
+  }
+
   record SignalSeen(Terminated signal) {}
 
   @Test
@@ -181,6 +241,41 @@ final class BackoffSupervisorTest {
     assertTrue(((ChildFailed) terminated).getCause() instanceof TestChild.Boom);
     kit.time().timePasses(Duration.ofSeconds(2));
     probe.expectNoMessage(QUIET);
+  }
+
+  /**
+   * A restarted child that stops at once (its setup returns {@code stopped}) stops the actor
+   * normally: its parent, which watched it from the start, sees a plain {@code Terminated}.
+   */
+  @Test
+  void aRestartedChildThatStopsAtOnceStopsTheActorWithoutFailing() {
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<String> parentSaw = kit.createTestProbe();
+    AtomicInteger starts = new AtomicInteger();
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx -> {
+              if (starts.incrementAndGet() > 1) {
+                return Behaviors.stopped();
+              }
+              return Behaviors.receiveMessage(
+                  m -> {
+                    throw new TestChild.Boom(m);
+                  });
+            });
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withListener(events.ref()::tell);
+    Behavior<String> parent =
+        WatchingParent.of(
+            BackoffSupervisor.wrap(child, policy), "stops-at-restart", parentSaw.ref());
+    ActorRef<String> parentRef = kit.spawn(parent);
+    parentRef.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    kit.time().timePasses(Duration.ofMillis(100));
+    parentSaw.expectMessage("terminated");
+    kit.testKit().stop(parentRef);
   }
 
   @Test
@@ -325,6 +420,37 @@ final class BackoffSupervisorTest {
         events.toString());
   }
 
+  /**
+   * Cluster Sharding and Singleton stop an actor with Pekko's internal {@code PoisonPill} signal and
+   * an interceptor outside the supervisor that stops the actor when the signal is unhandled. During
+   * a backoff the supervisor leaves it unhandled (it does not stash it), so the actor stops at once:
+   * the stashed message is dropped, and the restart never comes.
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void aPoisonPillDuringTheBackoffStopsTheActorAtOnce() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withListener(events.ref()::tell);
+    Behavior<String> sharded =
+        Behaviors.intercept(
+            PoisonPillInterceptor::new,
+            BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
+    ActorRef<String> actor = kit.spawn(sharded);
+    probe.expectMessage("started");
+    actor.tell("fail");
+    actor.tell("stashed");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    ((ActorRef<Object>) (ActorRef<?>) actor).tell(PoisonPill.instance());
+    assertEquals(
+        new BackoffEvent.StoppedDuringBackoff(actor, 1, 1),
+        events.expectMessageClass(BackoffEvent.StoppedDuringBackoff.class));
+    probe.expectTerminated(actor);
+  }
+
   @Test
   void nestedSupervisorsEachKeepTheirOwnSchedule() {
     TestProbe<String> probe = kit.createTestProbe();
@@ -366,6 +492,51 @@ final class BackoffSupervisorTest {
     probe.expectMessage("started");
     actor.tell("ping");
     probe.expectMessage("got:ping");
+  }
+
+  /**
+   * A supervisor that gave up while its child was failing to start has no child. If an outer
+   * supervisor resumes the actor all the same, its messages are unhandled (published as {@code
+   * UnhandledMessage}), never stashed for a restart that will not come.
+   */
+  @Test
+  void afterGivingUpWithoutAChildUnderAnOuterResumeMessagesAreUnhandled() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<UnhandledMessage> unhandled = kit.createTestProbe();
+    Adapter.toClassic(kit.system())
+        .getEventStream()
+        .subscribe(Adapter.toClassic(unhandled.ref()), UnhandledMessage.class);
+    AtomicInteger starts = new AtomicInteger();
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx -> {
+              if (starts.incrementAndGet() > 1) {
+                throw new TestChild.Boom("setup failed");
+              }
+              return Behaviors.receiveMessage(
+                  m -> {
+                    throw new TestChild.Boom(m);
+                  });
+            });
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withMaxRestarts(1)
+            .withListener(events.ref()::tell);
+    ActorRef<String> actor =
+        kit.spawn(
+            Behaviors.supervise(BackoffSupervisor.wrap(child, policy))
+                .onFailure(SupervisorStrategy.resume()));
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    kit.time().timePasses(Duration.ofMillis(100)); // the restart fails in setup: gives up
+    assertEquals(
+        BackoffEvent.Reason.MAX_RESTARTS_REACHED,
+        events.expectMessageClass(BackoffEvent.GaveUp.class).reason());
+    actor.tell("after");
+    assertEquals("after", unhandled.expectMessageClass(UnhandledMessage.class).message());
+    kit.testKit().stop(actor);
   }
 
   @Test

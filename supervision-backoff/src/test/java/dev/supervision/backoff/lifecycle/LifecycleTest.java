@@ -9,6 +9,7 @@ import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import dev.supervision.backoff.testsupport.TestChild;
+import dev.supervision.backoff.testsupport.WatchingParent;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,6 +21,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
+import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
@@ -163,6 +165,57 @@ final class LifecycleTest {
     probe.expectMessage("started-2"); // after the kid's termination, not before
   }
 
+  /**
+   * Children that stop quickly do not bring the restart forward: their {@code Terminated} arrives
+   * long before the delay has passed, and the restart still comes only when the delay has passed.
+   */
+  @Test
+  void childrenThatStopBeforeTheDelayHasPassedDoNotBringTheRestartForward() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    AtomicInteger incarnation = new AtomicInteger();
+    Behavior<String> kid =
+        Behaviors.receive(String.class)
+            .onSignal(
+                PostStop.class,
+                s -> {
+                  probe.ref().tell("kid-stopped");
+                  return Behaviors.same();
+                })
+            .build();
+    Behavior<String> parent =
+        Behaviors.setup(
+            ctx -> {
+              int n = incarnation.incrementAndGet();
+              ctx.spawn(kid, "kid-" + n);
+              ctx.spawn(kid, "other-kid-" + n);
+              probe.ref().tell("started-" + n);
+              return Behaviors.receiveMessage(
+                  m -> {
+                    throw new TestChild.Boom(m);
+                  });
+            });
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofSeconds(1), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withListener(events.ref()::tell);
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(parent, policy));
+    probe.expectMessage("started-1");
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    probe.expectMessage("kid-stopped");
+    probe.expectMessage("kid-stopped");
+    kit.time().timePasses(Duration.ofMillis(999));
+    probe.expectNoMessage(Duration.ofMillis(200)); // both Terminated are in, the delay is not over
+    events.expectNoMessage(Duration.ZERO);
+    kit.time().timePasses(Duration.ofMillis(1));
+    probe.expectMessage("started-2");
+    assertEquals(
+        new BackoffEvent.Restarted(actor, 1),
+        events.expectMessageClass(BackoffEvent.Restarted.class));
+    kit.testKit().stop(actor);
+  }
+
   @Test
   void timersOfTheFailedIncarnationAreCancelled() {
     TestProbe<String> probe = kit.createTestProbe();
@@ -202,6 +255,55 @@ final class LifecycleTest {
     // control: the same timer does fire when nothing fails
     actor.tell("control");
     probe.expectMessage("got:control");
+  }
+
+  /**
+   * A timer that the failed incarnation starts in its {@code PreRestart} handler, after the
+   * supervisor cancelled the timers of the failure, dies at the restart too: the new incarnation
+   * never gets its message.
+   */
+  @Test
+  void aTimerStartedInPreRestartDiesWithTheIncarnationAtTheRestart() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    Behavior<String> child =
+        Behaviors.withTimers(
+            timers -> {
+              probe.ref().tell("started");
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new TestChild.Boom("fail");
+                      })
+                  .onMessage(
+                      String.class,
+                      m -> {
+                        probe.ref().tell("got:" + m);
+                        return Behaviors.same();
+                      })
+                  .onSignal(
+                      PreRestart.class,
+                      s -> {
+                        timers.startSingleTimer("late", Duration.ofMillis(150));
+                        return Behaviors.same();
+                      })
+                  .build();
+            });
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withListener(events.ref()::tell);
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, policy));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    events.expectMessageClass(BackoffEvent.Restarted.class);
+    kit.time().timePasses(Duration.ofMillis(100)); // the timer would have fired at 150 ms
+    probe.expectNoMessage(Duration.ofMillis(200));
+    kit.testKit().stop(actor);
   }
 
   @Test
@@ -344,6 +446,35 @@ final class LifecycleTest {
     probe.expectTerminated(actor);
   }
 
+  /**
+   * A stashed message that makes the restarted child stop stops the actor normally: its parent sees
+   * a plain {@code Terminated}, not a {@code ChildFailed}.
+   */
+  @Test
+  void aStashedMessageThatStopsTheRestartedChildStopsTheActorWithoutFailing() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<String> parentSaw = kit.createTestProbe();
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withListener(events.ref()::tell);
+    Behavior<String> parent =
+        WatchingParent.of(
+            BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "kid", parentSaw.ref());
+    ActorRef<String> parentRef = kit.spawn(parent);
+    probe.expectMessage("started");
+    parentRef.tell("fail");
+    parentRef.tell("stop"); // stashed during the backoff
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    probe.expectMessage("preRestart");
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectMessage("postStop");
+    parentSaw.expectMessage("terminated");
+    kit.testKit().stop(parentRef);
+  }
+
   @Test
   void signalsThatArriveDuringTheBackoffAreStashedAndDeliveredAfterTheRestart() {
     TestProbe<String> probe = kit.createTestProbe();
@@ -377,6 +508,88 @@ final class LifecycleTest {
     kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     probe.expectMessage("saw-terminated");
+  }
+
+  /**
+   * Only the first incarnation watches {@code watched}; its {@code Terminated} arrives during the
+   * backoff and is delivered to the restarted behavior, which never watched it itself (so the
+   * signal can only come from the stash).
+   */
+  private static Behavior<String> watchingOnce(
+      ActorRef<String> watched, TestProbe<String> probe, AtomicInteger incarnation) {
+    return Behaviors.setup(
+        ctx -> {
+          if (incarnation.incrementAndGet() == 1) {
+            ctx.watch(watched);
+          }
+          probe.ref().tell("started");
+          return Behaviors.receive(String.class)
+              .onMessageEquals(
+                  "fail",
+                  () -> {
+                    throw new TestChild.Boom("fail");
+                  })
+              .onSignal(
+                  Terminated.class,
+                  t -> {
+                    probe.ref().tell("saw-terminated");
+                    return Behaviors.same();
+                  })
+              .build();
+        });
+  }
+
+  @Test
+  void aSignalOfTheBackoffIsStashedAndDeliveredToTheRestartedBehavior() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    ActorRef<String> watched = kit.spawn(Behaviors.<String>empty());
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withListener(events.ref()::tell);
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(watchingOnce(watched, probe, new AtomicInteger()), policy));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    kit.testKit().stop(watched); // its Terminated reaches the actor during the backoff
+    probe.expectNoMessage(Duration.ofMillis(200));
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectMessage("saw-terminated");
+    kit.testKit().stop(actor);
+  }
+
+  @Test
+  void aSignalThatDoesNotFitIntoTheStashIsPublishedAsDroppedAsTheSignalItself() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<Dropped> dropped = kit.createTestProbe();
+    Adapter.toClassic(kit.system())
+        .getEventStream()
+        .subscribe(Adapter.toClassic(dropped.ref()), Dropped.class);
+    ActorRef<String> watched = kit.spawn(Behaviors.<String>empty());
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withJitter(Jitter.none())
+            .withStashCapacity(0)
+            .withListener(events.ref()::tell);
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(watchingOnce(watched, probe, new AtomicInteger()), policy));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    kit.testKit().stop(watched);
+    Dropped lost = dropped.expectMessageClass(Dropped.class);
+    assertEquals(watched, assertInstanceOf(Terminated.class, lost.message()).getRef());
+    assertEquals(actor.path(), lost.recipient().path());
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectNoMessage(Duration.ofMillis(200)); // the restarted behavior never sees it
+    kit.testKit().stop(actor);
   }
 
   @Test
@@ -576,6 +789,30 @@ final class LifecycleTest {
     awaitScheduled(events);
     kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("first:z");
+  }
+
+  /** A child may become a behavior that is not an {@code ExtensibleBehavior}, such as ignore. */
+  @Test
+  void aChildThatBecameIgnoreIgnoresEveryMessageAndNothingFails() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    Behavior<String> child =
+        Behaviors.receiveMessage(
+            m -> {
+              probe.ref().tell("got:" + m);
+              return Behaviors.ignore();
+            });
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .withListener(events.ref()::tell);
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, policy));
+    actor.tell("first");
+    probe.expectMessage("got:first");
+    actor.tell("second");
+    actor.tell("third");
+    probe.expectNoMessage(Duration.ofMillis(200));
+    events.expectNoMessage(Duration.ZERO);
+    kit.testKit().stop(actor);
   }
 
   @Test

@@ -10,6 +10,7 @@ import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.TestChild;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.BiFunction;
@@ -275,6 +276,48 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
   void theCountTheScheduleAndTheResetCarryOnAcrossReWraps_insideSetup() {
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     restartStateCarriesOn(hidden(policy(events)), events);
+  }
+
+  /** Re-wraps itself inside a {@code setup} on "rewrap" (a layer started elsewhere), fails on "fail". */
+  private static Behavior<String> reWrapping(TestProbe<String> probe, BackoffPolicy policy) {
+    return Behaviors.receiveMessage(
+        m -> {
+          if (m.equals("rewrap")) {
+            probe.ref().tell("rewrapped");
+            return Behaviors.setup(
+                ctx -> BackoffSupervisor.wrap(reWrapping(probe, policy), policy));
+          }
+          throw new TestChild.Boom(m);
+        });
+  }
+
+  /**
+   * A re-wrap replayed from the stash is handed over like one handled at once: the new layer takes
+   * over the restart count, so the next failure is attempt 2 with the second delay. A nested layer
+   * would count afresh (attempt 1, 100 ms).
+   */
+  @Test
+  void aReWrapReplayedFromTheStashCarriesTheRestartCountOn() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(10))
+            .withJitter(Jitter.none())
+            .withResetAfter(Duration.ofHours(1))
+            .withListener(events.ref()::tell);
+    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(reWrapping(probe, policy), policy));
+    actor.tell("fail");
+    actor.tell("rewrap"); // stashed, replayed after the restart
+    assertEquals(1, events.expectMessageClass(BackoffEvent.RestartScheduled.class).attempt());
+    kit.time().timePasses(Duration.ofMillis(100));
+    events.expectMessageClass(BackoffEvent.Restarted.class);
+    probe.expectMessage("rewrapped");
+    actor.tell("fail");
+    BackoffEvent.RestartScheduled next =
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    assertEquals(2, next.attempt());
+    assertEquals(Duration.ofMillis(200), next.delay());
+    kit.testKit().stop(actor);
   }
 
   private static void expectScheduled(TestProbe<BackoffEvent> events, int attempt, long delayMs) {

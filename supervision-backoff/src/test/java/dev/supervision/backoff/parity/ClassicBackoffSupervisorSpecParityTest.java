@@ -9,7 +9,10 @@ import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.testkit.BackoffProbe;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.Supervised;
 import java.time.Duration;
+import java.util.List;
+import java.util.function.Function;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -93,17 +96,19 @@ final class ClassicBackoffSupervisorSpecParityTest {
         });
   }
 
+  /** Spawns the classic child under a policy made for its event probe; it has started. */
+  static Supervised start(Function<BackoffProbe, BackoffPolicy> policy) {
+    return Supervised.start(kit, ClassicBackoffSupervisorSpecParityTest::child, policy);
+  }
+
   @Test
   @DisplayName("start child again when it stops when using `Backoff.onStop`")
   void startChildAgainWhenItStops() {
-    TestProbe<String> probe = kit.createTestProbe();
-    BackoffProbe events = kit.createProbe();
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child(probe), onStop(events)));
-    probe.expectMessage("started");
-    actor.tell("quit"); // classic: c1 ! PoisonPill; here the child stops itself
-    assertTrue(events.expectRestartScheduled().afterStop());
-    events.advanceToRestart(kit.time());
-    probe.expectMessage("started");
+    Supervised s = start(ClassicBackoffSupervisorSpecParityTest::onStop);
+    s.tell("quit"); // classic: c1 ! PoisonPill; here the child stops itself
+    assertTrue(s.events().expectRestartScheduled().afterStop());
+    s.events().advanceToRestart(kit.time());
+    s.probe().expectMessage("started");
   }
 
   @Test
@@ -127,99 +132,77 @@ final class ClassicBackoffSupervisorSpecParityTest {
   @Test
   @DisplayName("forward messages to the child")
   void forwardMessagesToTheChild() {
-    TestProbe<String> probe = kit.createTestProbe();
-    BackoffProbe events = kit.createProbe();
-    for (BackoffPolicy policy : new BackoffPolicy[] {onStop(events), onFailure(events)}) {
-      ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child(probe), policy));
-      probe.expectMessage("started");
-      actor.tell("hello-there");
-      probe.expectMessage("hello-there");
+    for (Function<BackoffProbe, BackoffPolicy> policy :
+        List.<Function<BackoffProbe, BackoffPolicy>>of(
+            ClassicBackoffSupervisorSpecParityTest::onStop,
+            ClassicBackoffSupervisorSpecParityTest::onFailure)) {
+      Supervised s = start(policy);
+      s.tell("hello-there");
+      s.probe().expectMessage("hello-there");
     }
   }
 
   @Test
   @DisplayName("support default stopping strategy when using `Backoff.onStop`")
   void supportDefaultStoppingStrategyWithOnStop() {
-    TestProbe<String> probe = kit.createTestProbe();
-    BackoffProbe events = kit.createProbe();
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child(probe), onStop(events)));
-    probe.expectMessage("started");
-    actor.tell("boom"); // a failure is restarted too
-    assertEquals(1, events.expectRestartScheduled().attempt()); // RestartCount(1)
-    events.advanceToRestart(kit.time());
-    probe.expectMessage("started");
+    Supervised s = start(ClassicBackoffSupervisorSpecParityTest::onStop);
+    s.tell("boom"); // a failure is restarted too
+    assertEquals(1, s.events().expectRestartScheduled().attempt()); // RestartCount(1)
+    s.events().advanceToRestart(kit.time());
+    s.probe().expectMessage("started");
   }
 
   @Test
   @DisplayName("support manual reset")
   void supportManualReset() {
-    TestProbe<String> probe = kit.createTestProbe();
-    BackoffProbe events = kit.createProbe();
-    for (BackoffPolicy policy :
-        new BackoffPolicy[] {
-          onStop(events).withManualReset(), onFailure(events).withManualReset()
-        }) {
-      ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child(probe), policy));
-      probe.expectMessage("started");
-      actor.tell("boom");
-      assertEquals(1, events.expectRestartScheduled().attempt()); // RestartCount(1)
-      events.advanceToRestart(kit.time());
-      events.expectRestarted();
-      probe.expectMessage("started");
-      actor.tell("hello"); // the child resets
-      probe.expectMessage("hello");
-      assertEquals(1, events.expectReset().attempt()); // RestartCount(0)
-      actor.tell("boom");
-      assertEquals(1, events.expectRestartScheduled().attempt()); // counted from 0 again
-      kit.testKit().stop(actor);
-      events.expectEvent(BackoffEvent.StoppedDuringBackoff.class);
+    for (Function<BackoffProbe, BackoffPolicy> policy :
+        List.<Function<BackoffProbe, BackoffPolicy>>of(
+            events -> onStop(events).withManualReset(),
+            events -> onFailure(events).withManualReset())) {
+      Supervised s = start(policy);
+      s.tell("boom");
+      assertEquals(1, s.events().expectRestartScheduled().attempt()); // RestartCount(1)
+      s.events().advanceToRestart(kit.time());
+      s.events().expectRestarted();
+      s.probe().expectMessage("started");
+      s.tell("hello"); // the child resets
+      s.probe().expectMessage("hello");
+      assertEquals(1, s.events().expectReset().attempt()); // RestartCount(0)
+      s.tell("boom");
+      assertEquals(1, s.events().expectRestartScheduled().attempt()); // counted from 0 again
+      kit.testKit().stop(s.actor());
+      s.events().expectEvent(BackoffEvent.StoppedDuringBackoff.class);
     }
+  }
+
+  /** Fails the actor, then sends {@code message} during the backoff, which {@code handler} gets. */
+  private static void handledWhileBackingOff(String message, String handlerGets, String reply) {
+    TestProbe<String> handler = kit.createTestProbe();
+    Supervised s =
+        start(
+            events ->
+                onFailure(events)
+                    .withHandlerWhileBackingOff(
+                        (m, untilRestart) -> {
+                          handler.ref().tell(reply == null ? (String) m : reply);
+                          return true;
+                        }));
+    s.tell("boom");
+    s.events().expectRestartScheduled();
+    s.tell(message);
+    handler.expectMessage(handlerGets);
   }
 
   @Test
   @DisplayName("reply to sender if replyWhileStopped is specified")
   void replyToSenderWhileStopped() {
-    TestProbe<String> probe = kit.createTestProbe();
-    TestProbe<String> sender = kit.createTestProbe();
-    BackoffProbe events = kit.createProbe();
-    ActorRef<String> actor =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                child(probe),
-                onFailure(events)
-                    .withHandlerWhileBackingOff(
-                        (message, untilRestart) -> {
-                          sender.ref().tell("child was stopped");
-                          return true;
-                        })));
-    probe.expectMessage("started");
-    actor.tell("boom");
-    events.expectRestartScheduled();
-    actor.tell("boom");
-    sender.expectMessage("child was stopped");
+    handledWhileBackingOff("boom", "child was stopped", "child was stopped");
   }
 
   @Test
   @DisplayName("use provided actor while stopped and withHandlerWhileStopped is specified")
   void useProvidedActorWhileStopped() {
-    TestProbe<String> probe = kit.createTestProbe();
-    TestProbe<String> handler = kit.createTestProbe();
-    BackoffProbe events = kit.createProbe();
-    ActorRef<String> actor =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                child(probe),
-                onFailure(events)
-                    .withHandlerWhileBackingOff(
-                        (message, untilRestart) -> {
-                          handler.ref().tell((String) message); // forwarded
-                          return true;
-                        })));
-    probe.expectMessage("started");
-    actor.tell("boom");
-    events.expectRestartScheduled();
-    actor.tell("still there?");
-    handler.expectMessage("still there?");
+    handledWhileBackingOff("still there?", "still there?", null); // forwarded
   }
 
   @Test
@@ -227,94 +210,72 @@ final class ClassicBackoffSupervisorSpecParityTest {
       "(difference) not reply to sender if replyWhileStopped is NOT specified: stashed, not dead"
           + " letters")
   void withoutAHandlerMessagesAreStashed() {
-    TestProbe<String> probe = kit.createTestProbe();
-    BackoffProbe events = kit.createProbe();
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child(probe), onFailure(events)));
-    probe.expectMessage("started");
-    actor.tell("boom");
-    events.expectRestartScheduled();
-    actor.tell("later");
-    probe.expectNoMessage(Duration.ofMillis(100)); // no reply during the backoff
-    events.advanceToRestart(kit.time());
-    probe.expectMessage("started");
-    probe.expectMessage("later"); // delivered after the restart
+    Supervised s = start(ClassicBackoffSupervisorSpecParityTest::onFailure);
+    s.tell("boom");
+    s.events().expectRestartScheduled();
+    s.tell("later");
+    s.probe().expectNoMessage(Duration.ofMillis(100)); // no reply during the backoff
+    s.events().advanceToRestart(kit.time());
+    s.probe().expectMessage("started");
+    s.probe().expectMessage("later"); // delivered after the restart
+  }
+
+  /** Two restarts after {@code how}, then the third {@code how} gives up. */
+  private static void givesUpAfterTwoRestarts(
+      String how, Function<BackoffProbe, BackoffPolicy> policy) {
+    Supervised s = start(events -> policy.apply(events).withMaxRestarts(2));
+    for (int i = 1; i <= 2; i++) {
+      s.tell(how);
+      assertEquals(i, s.events().expectRestartScheduled().attempt());
+      s.events().advanceToRestart(kit.time());
+      s.events().expectRestarted();
+      s.probe().expectMessage("started");
+    }
+    s.tell(how);
+    assertEquals(BackoffEvent.Reason.MAX_RESTARTS_REACHED, s.events().expectGaveUp().reason());
+    s.expectTerminated();
   }
 
   @Test
   @DisplayName("stop restarting the child after reaching maxNrOfRetries limit (Backoff.onStop)")
   void maxNrOfRetriesOnStop() {
-    TestProbe<String> probe = kit.createTestProbe();
-    BackoffProbe events = kit.createProbe();
-    ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(child(probe), onStop(events).withMaxRestarts(2)));
-    for (int i = 1; i <= 2; i++) {
-      probe.expectMessage("started");
-      actor.tell("quit");
-      assertEquals(i, events.expectRestartScheduled().attempt());
-      events.advanceToRestart(kit.time());
-      events.expectRestarted();
-    }
-    probe.expectMessage("started");
-    actor.tell("quit");
-    assertEquals(BackoffEvent.Reason.MAX_RESTARTS_REACHED, events.expectGaveUp().reason());
-    probe.expectTerminated(actor);
+    givesUpAfterTwoRestarts("quit", ClassicBackoffSupervisorSpecParityTest::onStop);
   }
 
   @Test
   @DisplayName("stop restarting the child after reaching maxNrOfRetries limit (Backoff.onFailure)")
   void maxNrOfRetriesOnFailure() {
-    TestProbe<String> probe = kit.createTestProbe();
-    BackoffProbe events = kit.createProbe();
-    ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(child(probe), onFailure(events).withMaxRestarts(2)));
-    for (int i = 1; i <= 2; i++) {
-      probe.expectMessage("started");
-      actor.tell("boom");
-      assertEquals(i, events.expectRestartScheduled().attempt());
-      events.advanceToRestart(kit.time());
-      events.expectRestarted();
-    }
-    probe.expectMessage("started");
-    actor.tell("boom");
-    assertEquals(BackoffEvent.Reason.MAX_RESTARTS_REACHED, events.expectGaveUp().reason());
-    probe.expectTerminated(actor);
+    givesUpAfterTwoRestarts("boom", ClassicBackoffSupervisorSpecParityTest::onFailure);
+  }
+
+  /** {@code onStop} with up to 100 restarts and "stop" as its final stop message. */
+  private static Supervised withFinalStopMessage() {
+    return start(
+        events -> onStop(events).withMaxRestarts(100).withFinalStopMessage(m -> m.equals("stop")));
   }
 
   @Test
   @DisplayName("stop restarting the child if final stop message received (Backoff.onStop)")
   void finalStopMessageReceived() {
-    TestProbe<String> probe = kit.createTestProbe();
-    BackoffProbe events = kit.createProbe();
-    ActorRef<String> actor =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                child(probe),
-                onStop(events).withMaxRestarts(100).withFinalStopMessage(m -> m.equals("stop"))));
-    probe.expectMessage("started");
-    actor.tell("stop");
-    probe.expectMessage("stop");
-    actor.tell("quit"); // classic: c1 ! PoisonPill
-    probe.expectTerminated(actor);
+    Supervised s = withFinalStopMessage();
+    s.tell("stop");
+    s.probe().expectMessage("stop");
+    s.tell("quit"); // classic: c1 ! PoisonPill
+    s.expectTerminated();
   }
 
   @Test
   @DisplayName("supervisor must not stop when final stop message has not been received")
   void finalStopMessageNotReceived() {
-    TestProbe<String> probe = kit.createTestProbe();
-    BackoffProbe events = kit.createProbe();
-    ActorRef<String> actor =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                child(probe),
-                onStop(events).withMaxRestarts(100).withFinalStopMessage(m -> m.equals("stop"))));
-    probe.expectMessage("started");
-    actor.tell("quit");
-    events.expectRestartScheduled();
-    actor.tell("ping"); // stashed (classic: dead letters); the actor does not stop
-    probe.expectNoMessage(Duration.ofMillis(100));
-    actor.tell("stop"); // the final stop message during the backoff stops it at once
-    probe.expectTerminated(actor);
-    assertEquals(1, events.expectEvent(BackoffEvent.StoppedDuringBackoff.class).droppedMessages());
+    Supervised s = withFinalStopMessage();
+    s.tell("quit");
+    s.events().expectRestartScheduled();
+    s.tell("ping"); // stashed (classic: dead letters); the actor does not stop
+    s.probe().expectNoMessage(Duration.ofMillis(100));
+    s.tell("stop"); // the final stop message during the backoff stops it at once
+    s.expectTerminated();
+    assertEquals(
+        1, s.events().expectEvent(BackoffEvent.StoppedDuringBackoff.class).droppedMessages());
   }
 
   // ------------------------------------------------------------------
@@ -323,35 +284,28 @@ final class ClassicBackoffSupervisorSpecParityTest {
   @Test
   @DisplayName("BackoffOnRestartSupervisor: terminate when child terminates")
   void terminateWhenChildTerminates() {
-    TestProbe<String> probe = kit.createTestProbe();
-    BackoffProbe events = kit.createProbe();
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child(probe), onFailure(events)));
-    probe.expectMessage("started");
-    actor.tell("quit"); // "DIE"
-    probe.expectTerminated(actor);
+    Supervised s = start(ClassicBackoffSupervisorSpecParityTest::onFailure);
+    s.tell("quit"); // "DIE"
+    s.expectTerminated();
   }
 
   @Test
   @DisplayName("BackoffOnRestartSupervisor: restart the child with an exponential back off")
   void restartWithAnExponentialBackOff() {
-    TestProbe<String> probe = kit.createTestProbe();
-    BackoffProbe events = kit.createProbe();
-    ActorRef<String> actor =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                child(probe),
+    Supervised s =
+        start(
+            events ->
                 BackoffPolicy.exponential(Duration.ofMillis(200), Duration.ofSeconds(10))
                     .withJitter(Jitter.none())
                     .withResetAfter(Duration.ofHours(1))
-                    .withListener(events.listener())));
-    probe.expectMessage("started");
+                    .withListener(events.listener()));
     long expected = 200;
     for (int i = 1; i <= 4; i++) { // 200, 400, 800, 1600 ms
-      actor.tell("boom");
-      assertEquals(Duration.ofMillis(expected), events.expectRestartScheduled().delay());
-      events.advanceToRestart(kit.time());
-      events.expectRestarted();
-      probe.expectMessage("started");
+      s.tell("boom");
+      assertEquals(Duration.ofMillis(expected), s.events().expectRestartScheduled().delay());
+      s.events().advanceToRestart(kit.time());
+      s.events().expectRestarted();
+      s.probe().expectMessage("started");
       expected *= 2;
     }
   }
@@ -360,15 +314,9 @@ final class ClassicBackoffSupervisorSpecParityTest {
   @DisplayName(
       "BackoffOnRestartSupervisor: stop on exceptions as dictated by the supervisor strategy")
   void stopOnExceptionsAsDictated() {
-    TestProbe<String> probe = kit.createTestProbe();
-    BackoffProbe events = kit.createProbe();
-    ActorRef<String> actor =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                child(probe), onFailure(events).withStopOn(IllegalStateException.class)));
-    probe.expectMessage("started");
-    actor.tell("boom"); // "THROW_STOPPING_EXCEPTION"
-    assertEquals(BackoffEvent.Reason.PERMANENT_FAILURE, events.expectGaveUp().reason());
-    probe.expectTerminated(actor);
+    Supervised s = start(events -> onFailure(events).withStopOn(IllegalStateException.class));
+    s.tell("boom"); // "THROW_STOPPING_EXCEPTION"
+    assertEquals(BackoffEvent.Reason.PERMANENT_FAILURE, s.events().expectGaveUp().reason());
+    s.expectTerminated();
   }
 }

@@ -3,16 +3,19 @@ package dev.supervision.backoff.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.testkit.BackoffProbe;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.TestChild;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
@@ -86,5 +89,44 @@ final class SeededActorsRepeatTheirDelaysTest {
     for (ActorRef<String> actor : actors) {
       kit.testKit().stop(actor);
     }
+  }
+
+  /**
+   * A seeded random sequence goes on after a reset (only the count and the schedule start again):
+   * seed 42 at {@code /user/seeded-literal} draws u1 = 0.88061605..., u2 = 0.38099843..., the
+   * values behind the literal delays of {@code EventsAndLoggingTest} (88,061,605 ns of a 100 ms
+   * bound, 76,199,686 ns of a 200 ms bound). After a reset the bound is 100 ms again and the draw
+   * is u2: 38,099,843 ns. Starting the sequence afresh would give 88,061,605 ns again.
+   */
+  @Test
+  void aSeededSequenceContinuesAfterAResetWhileTheScheduleStartsAgain() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    BackoffPolicy policy =
+        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(10))
+            .withResetAfter(Duration.ofSeconds(1))
+            .withRandomSeed(42)
+            .withListener(events.ref()::tell);
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "seeded-literal");
+    probe.expectMessage("started");
+    actor.tell("fail");
+    BackoffEvent.RestartScheduled first =
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    assertEquals(Duration.ofNanos(88_061_605L), first.delay());
+    kit.time().timePasses(Duration.ofMillis(100));
+    assertEquals(
+        new BackoffEvent.Restarted(actor, 1),
+        events.expectMessageClass(BackoffEvent.Restarted.class));
+    kit.time().timePasses(Duration.ofSeconds(1));
+    assertEquals(
+        new BackoffEvent.BackoffReset(actor, 1),
+        events.expectMessageClass(BackoffEvent.BackoffReset.class));
+    actor.tell("fail");
+    BackoffEvent.RestartScheduled afterReset =
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    assertEquals(1, afterReset.attempt());
+    assertEquals(Duration.ofNanos(38_099_843L), afterReset.delay());
+    kit.testKit().stop(actor);
   }
 }

@@ -2,6 +2,7 @@ package dev.supervision.backoff.internal.policy;
 
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.internal.util.Causes;
+import dev.supervision.backoff.internal.util.Check;
 import dev.supervision.backoff.internal.util.StandardJitter;
 import java.time.Duration;
 import java.util.random.RandomGenerator;
@@ -112,7 +113,7 @@ public final class DelaySchedule {
       brokenJitter = new BrokenJitter(jitter, attempt, delayed, threw);
       delay = StandardJitter.FULL.delayNanos(minNanos, maxNanos, bound, previousNanos, draw);
     } else {
-      delay = clamp(saturatedNanos(delayed), maxNanos);
+      delay = clamp(Check.saturatedNanos(delayed), maxNanos);
     }
     previousNanos = delay;
     return delay;
@@ -169,13 +170,5 @@ public final class DelaySchedule {
    */
   public int attempt() {
     return attempt;
-  }
-
-  private static long saturatedNanos(Duration d) {
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException overflow) {
-      return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-    }
   }
 }

@@ -9,10 +9,6 @@ import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
-import dev.supervision.backoff.AdaptiveRestartBudget;
-import dev.supervision.backoff.FixedRestartBudget;
-import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.internal.util.ParameterException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -36,9 +32,9 @@ import java.util.function.UnaryOperator;
  * my-service.worker-backoff.jitter: "fulll" is not one of full, equal, decorrelated, none}. Keys
  * that are not settings are rejected too, since they are almost always typos.
  *
- * <p>{@code budget} names a {@link RestartBudget} defined at {@value #BUDGETS_PATH}{@code .<name>}
- * in the root config, with defaults from {@value #BUDGET_DEFAULTS_PATH}; its values are checked the
- * same way.
+ * <p>{@code budget} names a restart budget defined at {@value #BUDGETS_PATH}{@code .<name>} in
+ * the root config, with defaults from {@value #BUDGET_DEFAULTS_PATH}; its block is read the same
+ * way, driven by the budgets' table of settings.
  *
  * <p>This class depends on no policy type, so that the policy can use it without an import circle.
  */
@@ -53,23 +49,8 @@ public final class PolicyConfig {
   /** The defaults of every budget block. */
   public static final String BUDGET_DEFAULTS_PATH = "supervision-backoff.default-budget";
 
-  /** Every key of a budget block. */
-  public static final List<String> BUDGET_KEYS =
-      List.of("mode", "permits", "period", "burst", "cluster-wide", "probation", "hold-after");
-
   /** What a boolean key allows. */
   public static final String BOOLEAN = "one of on, off, true, false, yes, no";
-
-  /** What each key of a budget block allows, for the messages about a bad, null or missing value. */
-  private static final Map<String, String> BUDGET_ALLOWED =
-      Map.of(
-          "mode", "one of fixed, adaptive",
-          "permits", "a whole number >= 1",
-          "period", "a duration >= 10ms",
-          "burst", "auto or a whole number >= 1",
-          "cluster-wide", BOOLEAN,
-          "probation", "a duration between 1ms and 1m",
-          "hold-after", "a whole number >= 1");
 
   private static final String POLICY_BLOCK = "a backoff policy block { ... }";
   private static final String BUDGET_BLOCK =
@@ -256,14 +237,21 @@ public final class PolicyConfig {
   }
 
   /**
-   * The restart budget that {@code key} names, defined at {@value #BUDGETS_PATH}{@code .<name>}.
+   * A reader of the restart budget block that {@code key} names, defined at {@value
+   * #BUDGETS_PATH}{@code .<name>}, with defaults from {@value #BUDGET_DEFAULTS_PATH}. Which keys a
+   * budget has, and how its budget is made of them, is written in the budgets' table of settings,
+   * which drives this reader.
    *
-   * @param key the key
-   * @return the budget, or {@code null} if the value is {@code null}
-   * @throws IllegalArgumentException if the value is not a name, the budget is not defined or not
-   *     valid, or this reader was made for a block alone (which cannot see the budgets)
+   * @param key the key that names the budget
+   * @param keys every key a budget block may have, in the documented order
+   * @param allowed what each key allows, for messages about null and missing values
+   * @return the budget's name and a reader of its block, or {@code null} if the value is {@code
+   *     null}
+   * @throws IllegalArgumentException if the value is not a name, the budget is not defined, its
+   *     block or the defaults have a key that is not in {@code keys}, or this reader was made for a
+   *     block alone (which cannot see the budgets)
    */
-  public RestartBudget budget(String key) {
+  public Named budget(String key, List<String> keys, Map<String, String> allowed) {
     Config source = source(key);
     if (!source.hasPath(key)) {
       return null; // absent or null
@@ -285,68 +273,35 @@ public final class PolicyConfig {
     if (find(root, path, BUDGET_BLOCK) == null) {
       throw bad(key, "is not defined: expected " + path + " { permits = ..., period = ... }");
     }
-    return new PolicyConfig(
+    PolicyConfig reader =
+        new PolicyConfig(
             root,
             block(root, path, BUDGET_BLOCK),
-            defaults(root, BUDGET_DEFAULTS_PATH, BUDGET_KEYS, BUDGET_DEFAULTS_BLOCK),
+            defaults(root, BUDGET_DEFAULTS_PATH, keys, BUDGET_DEFAULTS_BLOCK),
             path + ".",
             BUDGET_DEFAULTS_PATH,
-            BUDGET_KEYS,
-            BUDGET_ALLOWED)
-        .parseBudget(name);
-  }
-
-  private RestartBudget parseBudget(String name) {
-    rejectUnknownKeys("a restart budget block");
-    if (oneOf("mode", List.of("fixed", "adaptive")).equals("adaptive")) {
-      return parseAdaptiveBudget(name);
-    }
-    int permits = integer("permits", BUDGET_ALLOWED.get("permits"));
-    Duration period = duration("period");
-    FixedRestartBudget budget;
-    try {
-      budget = RestartBudget.of(name, permits, period);
-    } catch (ParameterException e) {
-      throw BUDGET_KEYS.contains(e.parameter()) ? invalid(e.parameter(), e) : e;
-    }
-    if (!isWord("burst", "auto")) {
-      int burst = integer("burst", BUDGET_ALLOWED.get("burst"));
-      budget = apply(budget, "burst", b -> b.withBurst(burst));
-    }
-    return bool("cluster-wide") ? budget.clusterWide() : budget;
+            keys,
+            allowed);
+    reader.rejectUnknownKeys("a restart budget block");
+    return new Named(name, reader);
   }
 
   /**
-   * An adaptive budget: permits and period, if given, are its ceiling. It has no burst (it paces at
-   * its ceiling), so {@code burst} is not read: one {@code default-budget} block can serve budgets of
-   * both modes.
+   * A named block and its reader.
+   *
+   * @param name the block's name, for example a budget's
+   * @param config the reader of the block
    */
-  private RestartBudget parseAdaptiveBudget(String name) {
-    AdaptiveRestartBudget budget = RestartBudget.adaptive(name);
-    Duration probation = duration("probation", BUDGET_ALLOWED.get("probation"));
-    budget = apply(budget, "probation", b -> b.withProbation(probation));
-    int holdAfter = integer("hold-after", BUDGET_ALLOWED.get("hold-after"));
-    budget = apply(budget, "hold-after", b -> b.withHoldAfter(holdAfter));
-    boolean hasPermits = block.hasPath("permits");
-    if (hasPermits != block.hasPath("period")) {
-      throw bad(
-          hasPermits ? "permits" : "period",
-          "needs "
-              + (hasPermits ? "period" : "permits")
-              + " beside it: together they set an adaptive budget's ceiling");
-    }
-    if (hasPermits) {
-      int permits = integer("permits", BUDGET_ALLOWED.get("permits"));
-      Duration period = duration("period");
-      // permits alone first (with a period known to be valid), so that each error names its key
-      try {
-        budget.withMaxRate(permits, Duration.ofSeconds(1));
-      } catch (IllegalArgumentException e) {
-        throw invalid("permits", e);
-      }
-      budget = apply(budget, "period", b -> b.withMaxRate(permits, period));
-    }
-    return bool("cluster-wide") ? budget.clusterWide() : budget;
+  public record Named(String name, PolicyConfig config) {}
+
+  /**
+   * Whether the block itself sets {@code key} (the defaults do not count).
+   *
+   * @param key the key
+   * @return whether the block has it
+   */
+  public boolean has(String key) {
+    return block.hasPath(key);
   }
 
   // ---------------------------------------------------------------- one value
@@ -384,7 +339,15 @@ public final class PolicyConfig {
     return source.getValue(key);
   }
 
-  private IllegalArgumentException bad(String key, String problem) {
+  /**
+   * The error for a value of {@code key} that is wrong as it stands: the key's full path, the value
+   * as written, then {@code problem}.
+   *
+   * @param key the key
+   * @param problem what is wrong, for example {@code needs period beside it}
+   * @return the exception to throw
+   */
+  public IllegalArgumentException bad(String key, String problem) {
     Config source = source(key);
     String value = source.getIsNull(key) ? "null" : render(source.getValue(key));
     return new IllegalArgumentException(where(key, source) + ": " + value + " " + problem);
@@ -404,8 +367,17 @@ public final class PolicyConfig {
     return e;
   }
 
-  /** Applies one setting to a value; a rule it breaks is reported under {@code key}. */
-  private <T> T apply(T value, String key, UnaryOperator<T> change) {
+  /**
+   * Applies one setting to a value; a rule it breaks is reported under {@code key}.
+   *
+   * @param value the value to change
+   * @param key the key whose value {@code change} applies
+   * @param change applies it, through a validating setter
+   * @param <T> the value's type
+   * @return the changed value
+   * @throws IllegalArgumentException naming {@code key} if {@code change} rejects the value
+   */
+  public <T> T apply(T value, String key, UnaryOperator<T> change) {
     try {
       return change.apply(value);
     } catch (IllegalArgumentException e) {

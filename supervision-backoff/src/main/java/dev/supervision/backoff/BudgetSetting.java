@@ -1,0 +1,185 @@
+package dev.supervision.backoff;
+
+import dev.supervision.backoff.internal.policy.PolicyConfig;
+import dev.supervision.backoff.internal.util.ParameterException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * One key of a restart budget block, and the table of all of them: what {@link PolicySetting} is
+ * for a policy block. The keys, what each allows (in the messages about a bad, null or missing
+ * value) and what each means are written here once; the configuration reader, {@code
+ * reference.conf}'s {@code default-budget} block (a test checks it) and the budget key table of the
+ * configuration documentation (generated from this table) derive from it. The rules themselves are
+ * the budgets' own: a value read is applied through the budget's validating {@code withX} method,
+ * and a rule it breaks is reported under its key.
+ *
+ * <p>Package-private: not API.
+ */
+final class BudgetSetting {
+
+  private static final List<BudgetSetting> TABLE = new ArrayList<>();
+
+  static final BudgetSetting MODE =
+      new BudgetSetting(
+          "mode",
+          null,
+          "one of fixed, adaptive",
+          "`fixed`: a token bucket of `permits` per `period`; `adaptive`: a rate learnt from the"
+              + " outcomes of restarts ([budgets.md](budgets.md)).");
+
+  static final BudgetSetting PERMITS =
+      new BudgetSetting(
+          "permits",
+          "(required for `fixed`)",
+          "a whole number >= 1",
+          "Restarts allowed per `period`; for `adaptive`, with `period`, an optional ceiling.");
+
+  static final BudgetSetting PERIOD =
+      new BudgetSetting("period", "(required)", "a duration >= 10ms", "The period of `permits`.");
+
+  static final BudgetSetting BURST =
+      new BudgetSetting(
+          "burst",
+          null,
+          "auto or a whole number >= 1",
+          "How many restarts a full budget allows at once; auto is max(1, permits / 10).");
+
+  static final BudgetSetting CLUSTER_WIDE =
+      new BudgetSetting(
+          "cluster-wide",
+          null,
+          PolicyConfig.BOOLEAN,
+          "Whether the limit holds across a Pekko Cluster (needs supervision-backoff-cluster).");
+
+  static final BudgetSetting PROBATION =
+      new BudgetSetting(
+          "probation",
+          null,
+          "a duration between 1ms and 1m",
+          "`adaptive` only: a granted restart whose actor fails within this window counts as a"
+              + " failure, one that survives it as a success.");
+
+  static final BudgetSetting HOLD_AFTER =
+      new BudgetSetting(
+          "hold-after",
+          null,
+          "a whole number >= 1",
+          "`adaptive` only: failures within one second that make the budget hold restarts and"
+              + " probe.");
+
+  /** Every key, in the order of {@code reference.conf} and the docs. */
+  static final List<BudgetSetting> ALL = Collections.unmodifiableList(TABLE);
+
+  /** What each key allows, for the messages about a null or missing value; in table order. */
+  static final Map<String, String> ALLOWED =
+      Collections.unmodifiableMap(
+          ALL.stream()
+              .collect(
+                  Collectors.toMap(s -> s.key, s -> s.allowed, (a, b) -> a, LinkedHashMap::new)));
+
+  /** The keys of a budget block, in order. */
+  static final List<String> KEYS = List.copyOf(ALLOWED.keySet());
+
+  /** The HOCON key. */
+  final String key;
+
+  /** What the docs say in place of a default, for a key {@code reference.conf} gives none; or null. */
+  final String noDefault;
+
+  /** What the key allows, in HOCON terms. */
+  final String allowed;
+
+  /** One sentence for the documentation. */
+  final String meaning;
+
+  private BudgetSetting(String key, String noDefault, String allowed, String meaning) {
+    this.key = key;
+    this.noDefault = noDefault;
+    this.allowed = allowed;
+    this.meaning = meaning;
+    TABLE.add(this);
+  }
+
+  /**
+   * Reads the restart budget that the policy's {@code key} names: {@code mode} decides its kind;
+   * a fixed budget is {@code permits} per {@code period} with its {@code burst}, an adaptive one
+   * has its {@code probation}, {@code hold-after} and, with {@code permits} and {@code period}
+   * together, a ceiling; either may be {@code cluster-wide}.
+   *
+   * @param policy the reader of the policy block
+   * @param key the policy's key that names the budget
+   * @return the budget, or {@code null} if the key's value is {@code null}
+   */
+  static RestartBudget read(PolicyConfig policy, String key) {
+    PolicyConfig.Named named = policy.budget(key, KEYS, ALLOWED);
+    if (named == null) {
+      return null;
+    }
+    PolicyConfig config = named.config();
+    RestartBudget budget =
+        config.oneOf(MODE.key, List.of("fixed", "adaptive")).equals("adaptive")
+            ? adaptive(config, named.name())
+            : fixed(config, named.name());
+    return config.bool(CLUSTER_WIDE.key) ? budget.clusterWide() : budget;
+  }
+
+  private static FixedRestartBudget fixed(PolicyConfig config, String name) {
+    int permits = config.integer(PERMITS.key, PERMITS.allowed);
+    Duration period = config.duration(PERIOD.key);
+    FixedRestartBudget budget;
+    try {
+      budget = RestartBudget.of(name, permits, period);
+    } catch (ParameterException e) {
+      throw KEYS.contains(e.parameter()) ? config.invalid(e.parameter(), e) : e;
+    }
+    if (!config.isWord(BURST.key, "auto")) {
+      int burst = config.integer(BURST.key, BURST.allowed);
+      budget = config.apply(budget, BURST.key, b -> b.withBurst(burst));
+    }
+    return budget;
+  }
+
+  /**
+   * An adaptive budget: permits and period, if given, are its ceiling. It has no burst (it paces at
+   * its ceiling), so {@code burst} is not read: one {@code default-budget} block can serve budgets of
+   * both modes.
+   */
+  private static AdaptiveRestartBudget adaptive(PolicyConfig config, String name) {
+    AdaptiveRestartBudget budget = RestartBudget.adaptive(name);
+    Duration probation = config.duration(PROBATION.key, PROBATION.allowed);
+    budget = config.apply(budget, PROBATION.key, b -> b.withProbation(probation));
+    int holdAfter = config.integer(HOLD_AFTER.key, HOLD_AFTER.allowed);
+    budget = config.apply(budget, HOLD_AFTER.key, b -> b.withHoldAfter(holdAfter));
+    boolean hasPermits = config.has(PERMITS.key);
+    if (hasPermits != config.has(PERIOD.key)) {
+      throw config.bad(
+          hasPermits ? PERMITS.key : PERIOD.key,
+          "needs "
+              + (hasPermits ? PERIOD.key : PERMITS.key)
+              + " beside it: together they set an adaptive budget's ceiling");
+    }
+    if (hasPermits) {
+      int permits = config.integer(PERMITS.key, PERMITS.allowed);
+      Duration period = config.duration(PERIOD.key);
+      // permits alone first (with a period known to be valid), so that each error names its key
+      try {
+        budget.withMaxRate(permits, Duration.ofSeconds(1));
+      } catch (IllegalArgumentException e) {
+        throw config.invalid(PERMITS.key, e);
+      }
+      budget = config.apply(budget, PERIOD.key, b -> b.withMaxRate(permits, period));
+    }
+    return budget;
+  }
+
+  @Override
+  public String toString() {
+    return key;
+  }
+}
