@@ -40,7 +40,14 @@ import org.slf4j.Logger;
  * scheduler's own resolution, {@code pekko.scheduler.tick-duration}, at least 1 ms), and the gate
  * counts time as ticks times the tick. A fixed-rate timer follows the scheduler's clock: Pekko runs
  * a late tick's successors sooner (and under {@code ManualTime} every due tick runs, in order), so
- * rates hold against the clock instead of drifting slow as a fixed-delay timer does.
+ * rates hold against the clock instead of drifting slow as a fixed-delay timer does. The ticks run
+ * only while actors wait. A second fixed-rate timer, every 100 ms (whole ticks) from the moment the
+ * gate stops being idle, keeps the clock while nobody waits (a bucket refilling, grants remembered,
+ * an adaptive controller's slices): the gate then wakes 10 times a second rather than at every tick.
+ * It is never restarted while the gate is not idle, so its count is the clock: when ticks start
+ * again from the time of its last firing and lag behind it by more than a tick, its next firing
+ * moves the clock on. So a permit that became due while nobody waited goes out at most 100 ms late,
+ * never early, and {@code ManualTime} steps of any size still give the same grants.
  *
  * <p><b>Pacing.</b> When a permit may go is the {@link Limiter}'s decision, one per kind of budget:
  * a fixed budget's {@link FixedLimiter} is its token bucket's pacer (rate {@code permits / period},
@@ -83,6 +90,14 @@ public final class BudgetGate {
   private enum Tick implements Command {
     INSTANCE
   }
+
+  /** The gate's coarse timer: every {@link #COARSE_NANOS} while it is not idle. */
+  private enum Coarse implements Command {
+    INSTANCE
+  }
+
+  /** The period of the coarse timer, rounded up to whole ticks. */
+  private static final long COARSE_NANOS = 100_000_000L;
 
   /**
    * The gate's behavior.
@@ -147,6 +162,15 @@ public final class BudgetGate {
     private final long tickNanos;
     private final Limiter limiter;
     private long now;
+    private final long coarseNanos;
+
+    /** Whether the ticks run (while actors wait), and the coarse timer (while not idle). */
+    private boolean ticking;
+
+    private boolean coarse;
+    private long coarseStart;
+    private long coarseCount;
+
     private ActorRef<Orphans> keeper;
     private boolean retiring;
     private double lastPublishedRate = Double.NaN;
@@ -164,6 +188,7 @@ public final class BudgetGate {
       this.log = ctx.getLog();
       this.tickNanos = tickNanos(ctx.getSystem().settings().config());
       this.limiter = Limiter.of(budget, members, tickNanos, this);
+      this.coarseNanos = -Math.floorDiv(-COARSE_NANOS, tickNanos) * tickNanos;
     }
 
     Behavior<Command> behavior() {
@@ -183,7 +208,8 @@ public final class BudgetGate {
                 q.replyTo().tell(status());
                 return Behaviors.same();
               })
-          .onMessageEquals(Tick.INSTANCE, this::onTick)
+          .onMessageEquals(Tick.INSTANCE, () -> advanceTo(now + tickNanos))
+          .onMessageEquals(Coarse.INSTANCE, this::onCoarse)
           .onMessage(SetShare.class, this::onSetShare)
           .onMessage(Coordinate.class, this::onCoordinate)
           .onMessage(
@@ -250,8 +276,20 @@ public final class BudgetGate {
       return Behaviors.same();
     }
 
-    private Behavior<Command> onTick() {
-      now += tickNanos;
+    /**
+     * The coarse timer tells the time: it runs at a fixed rate, never restarted while the gate is
+     * not idle, so its count is the clock. The ticks stop while nobody waits and start again from
+     * the time of the last coarse tick when someone comes; if they lag behind it by more than a tick,
+     * the clock moves on (a tick due at the same instant may come before or after it).
+     */
+    private Behavior<Command> onCoarse() {
+      coarseCount++;
+      long at = coarseStart + coarseCount * coarseNanos;
+      return advanceTo(ticking && at - now <= tickNanos ? now : at);
+    }
+
+    private Behavior<Command> advanceTo(long to) {
+      now = Math.max(now, to);
       while (!grants.isEmpty() && now - grants.peekFirst().at() > limiter.keepGrantsNanos()) {
         Granted old = grants.pollFirst();
         grantedTo.remove(old.requester(), old);
@@ -278,9 +316,31 @@ public final class BudgetGate {
       }
       boolean idle = queue.isEmpty() && grants.isEmpty() && limiter.isIdle(now);
       if (idle) {
-        timers.cancel(Tick.INSTANCE);
-      } else if (!timers.isTimerActive(Tick.INSTANCE)) {
+        if (ticking) {
+          timers.cancel(Tick.INSTANCE);
+          ticking = false;
+        }
+        if (coarse) {
+          timers.cancel(Coarse.INSTANCE);
+          coarse = false;
+        }
+        return;
+      }
+      if (!coarse) {
+        timers.startTimerAtFixedRate(
+            Coarse.INSTANCE, Coarse.INSTANCE, Duration.ofNanos(coarseNanos));
+        coarse = true;
+        coarseStart = now;
+        coarseCount = 0;
+      }
+      if (!queue.isEmpty() && !ticking) {
+        // actors wait: tick at a fixed rate, so that the rate holds against the scheduler's clock
         timers.startTimerAtFixedRate(Tick.INSTANCE, Tick.INSTANCE, Duration.ofNanos(tickNanos));
+        ticking = true;
+      } else if (queue.isEmpty() && ticking) {
+        // nobody waits: the coarse timer keeps the clock, a wake-up per 100 ms instead of per tick
+        timers.cancel(Tick.INSTANCE);
+        ticking = false;
       }
     }
 
