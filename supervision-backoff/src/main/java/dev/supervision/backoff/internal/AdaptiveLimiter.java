@@ -119,6 +119,11 @@ final class AdaptiveLimiter implements Limiter {
   }
 
   @Override
+  public boolean mayStopTicking(long now) {
+    return pacer.isFull(now); // then only the start of a slice changes anything
+  }
+
+  @Override
   public State state() {
     return controller.state();
   }

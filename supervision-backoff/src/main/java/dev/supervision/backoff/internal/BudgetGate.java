@@ -337,8 +337,9 @@ public final class BudgetGate {
         // actors wait: tick at a fixed rate, so that the rate holds against the scheduler's clock
         timers.startTimerAtFixedRate(Tick.INSTANCE, Tick.INSTANCE, Duration.ofNanos(tickNanos));
         ticking = true;
-      } else if (queue.isEmpty() && ticking) {
-        // nobody waits: the coarse timer keeps the clock, a wake-up per 100 ms instead of per tick
+      } else if (queue.isEmpty() && ticking && limiter.mayStopTicking(now)) {
+        // nobody waits and nothing changes within 100 ms for one who comes: the coarse timer keeps
+        // the clock, a wake-up per 100 ms instead of per tick
         timers.cancel(Tick.INSTANCE);
         ticking = false;
       }

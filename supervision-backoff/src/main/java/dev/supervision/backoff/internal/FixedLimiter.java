@@ -78,6 +78,12 @@ final class FixedLimiter implements Limiter {
   }
 
   @Override
+  public boolean mayStopTicking(long now) {
+    long change = pacer.nextChangeAt(now);
+    return change == Long.MAX_VALUE || change - now >= 100_000_000L;
+  }
+
+  @Override
   public State state() {
     return State.STEADY;
   }

@@ -98,6 +98,16 @@ interface Limiter {
   boolean isIdle(long now);
 
   /**
+   * With no actor waiting, whether the gate may stop ticking (and keep its clock with its coarse
+   * timer): nothing changes for an actor that comes within 100 ms but a slice start, so that the
+   * coarse timer sees every change in time and a budget's rate is not lost to stopping and starting.
+   *
+   * @param now the time now
+   * @return {@code true} if it may stop ticking
+   */
+  boolean mayStopTicking(long now);
+
+  /**
    * The state ({@link State#STEADY} for a fixed budget).
    *
    * @return the state
