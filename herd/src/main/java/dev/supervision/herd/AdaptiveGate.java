@@ -35,6 +35,23 @@ final class AdaptiveGate implements HerdStrategy.ExactGate {
     return waiting.size();
   }
 
+  /**
+   * Takes the waiting cells that {@code moved} selects out of this gate, in their order (their
+   * shard moved to another node).
+   */
+  java.util.List<Integer> evict(java.util.function.IntPredicate moved) {
+    java.util.List<Integer> out = new java.util.ArrayList<>();
+    waiting.removeIf(
+        cell -> {
+          if (moved.test(cell)) {
+            out.add(cell);
+            return true;
+          }
+          return false;
+        });
+    return out;
+  }
+
   /** Moves this gate's notion of now, as a call would, so that its next wake-up is not past. */
   void touch(long nowNanos) {
     now = Math.max(now, nowNanos);

@@ -7,8 +7,11 @@ import dev.supervision.backoff.spi.ClusterCoordinator;
 import dev.supervision.backoff.spi.ClusterCoordinator.Decision;
 import dev.supervision.backoff.spi.ClusterCoordinator.Heard;
 import dev.supervision.backoff.spi.ClusterCoordinator.Report;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.function.IntConsumer;
 
@@ -17,16 +20,15 @@ import java.util.function.IntConsumer;
  * exact mode runs (its own {@link AdaptiveGate}: the production controller and pacer,
  * driven as the gate drives them), on the cells placed on it. With {@link
  * ClusterSpec.Sharing#COORDINATED} the nodes coordinate through the production {@link
- * ClusterCoordinator}, as the cluster module's coordination does: every 200 ms each node decides
- * from the reports it has received and publishes its own, and a report reaches another node after
- * the delay Pekko Distributed Data takes with its defaults (see {@link #publish}).
+ * ClusterCoordinator} and its {@link ClusterCoordinator.Local} state, as the cluster module's
+ * coordination does, with the same {@link ClusterCoordinator.Timing} derived from Distributed
+ * Data's settings: every round each node decides from the reports it has received and publishes its
+ * own, and a report reaches another node after the delay Pekko Distributed Data takes with its
+ * defaults (see {@link #publish}). A node may leave or join during the run ({@link
+ * ClusterSpec#leaveAt()}, {@link ClusterSpec#joinAt()}).
  */
 final class ClusterGate implements HerdStrategy.ExactGate {
 
-  private static final long ROUND = 200_000_000L; // ReplicatedCoordination.ROUND
-  private static final long HEARTBEAT = 1_000_000_000L; // ReplicatedCoordination.HEARTBEAT
-  private static final long STALE_AFTER = 8_000_000_000L; // ReplicatedCoordination.STALE_AFTER
-  private static final long NOTIFY = 500_000_000L; // notify-subscribers-interval
   private static final long LATENCY = 1_000_000L; // one way, on a LAN
 
   /** What the run records per node. */
@@ -34,10 +36,19 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     int cells;
     int grants;
     int probes;
+    int movedIn;
+    int movedOut;
+    int aloneRounds;
     final List<String> stateChanges = new ArrayList<>();
   }
 
-  private record Delivery(long atNanos, int to, Report report) implements Comparable<Delivery> {
+  /**
+   * A report on its way: it arrives at {@code to} at {@code atNanos}; {@code sentAtNanos} orders the
+   * reports of one sender, as the replicated map's last-writer-wins clock does (a delta tick may
+   * bring a newer line before an older one, which must not overwrite it).
+   */
+  private record Delivery(long atNanos, int to, Report report, long sentAtNanos)
+      implements Comparable<Delivery> {
     @Override
     public int compareTo(Delivery o) {
       int t = Long.compare(atNanos, o.atNanos);
@@ -49,20 +60,22 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     final int id;
     final AdaptiveGate gate;
     final Heard[] heard;
+    final long[] heardSent;
+    final ClusterCoordinator.Local local;
     final NodeFigures figures = new NodeFigures();
     long wakeAt = Long.MAX_VALUE;
-    long back;
-    long heldAt;
-    long heldSince;
-    boolean resuming;
     String published;
     long publishedAt = Long.MIN_VALUE;
     long publishedBack;
+    long memberSince;
 
     Node(int id, AdaptiveRateController.Parameters p, int cells, long tick) {
       this.id = id;
       this.gate = new AdaptiveGate(new AdaptiveRateController(p, this), cells, tick);
       this.heard = new Heard[nodes.length];
+      this.heardSent = new long[nodes.length];
+      java.util.Arrays.fill(heardSent, Long.MIN_VALUE);
+      this.local = new ClusterCoordinator.Local(id);
     }
 
     AdaptiveRateController controller() {
@@ -72,12 +85,6 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     @Override
     public void stateChanged(State from, State to, Reason reason, long nowNanos) {
       figures.stateChanges.add(nowNanos / 1_000_000 + " ms " + from + " -> " + to + " " + reason);
-      if (to == State.HOLDING) {
-        heldAt = back;
-        heldSince = nowNanos;
-      } else if (from == State.HOLDING && to == State.RAMPING && !resuming) {
-        back = ClusterCoordinator.nextBackEpoch(back); // this node's own probe survived
-      }
     }
 
     @Override
@@ -85,17 +92,35 @@ final class ClusterGate implements HerdStrategy.ExactGate {
       figures.probes++;
     }
 
+    Report observe(long nowNanos) {
+      AdaptiveRateController c = controller();
+      return local.observe(c.state(), gate.waitingCount(), c.rate(), c.goodput(), nowNanos);
+    }
+
     Report report() {
       AdaptiveRateController c = controller();
-      return new Report(id, c.state(), gate.waitingCount(), Math.max(0, c.rate()), back);
+      return new Report(
+          id, c.state(), gate.waitingCount(), Math.max(0, c.rate()), local.backEpoch());
     }
   }
 
   private final Node[] nodes;
+  private final boolean[] member;
   private final int[] nodeOf;
   private final boolean coordinated;
   private final long deltaTick;
-  private final ClusterCoordinator coordinator;
+  private final ClusterCoordinator.Timing timing;
+  private final long round;
+  private final long heartbeat;
+  private final long notify;
+  private final long leaveAt;
+  private final long joinAt;
+  private final int leaving;
+  private final int joiner;
+  private boolean left;
+  private boolean removed;
+  private boolean joined;
+  private boolean moved;
   private final PriorityQueue<Delivery> deliveries = new PriorityQueue<>();
   private long now;
   private long nextRound;
@@ -113,54 +138,54 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     this.nodeOf = spec.placement(cells);
     this.coordinated = spec.sharing() == ClusterSpec.Sharing.COORDINATED;
     this.deltaTick = spec.deltaInterval().toNanos();
-    this.nodes = new Node[spec.nodes()];
-    for (int i = 0; i < nodes.length; i++) {
+    this.timing =
+        ClusterCoordinator.Timing.of(
+            parameters.slice(),
+            spec.deltaInterval(),
+            ClusterCoordinator.Timing.defaults().notifyInterval());
+    this.round = timing.round().toNanos();
+    this.heartbeat = timing.heartbeat().toNanos();
+    this.notify = timing.notifyInterval().toNanos();
+    this.leaveAt = spec.leaveAt() == null ? Long.MAX_VALUE : spec.leaveAt().toNanos();
+    this.joinAt = spec.joinAt() == null ? Long.MAX_VALUE : spec.joinAt().toNanos();
+    this.leaving = spec.leaveAt() == null ? -1 : spec.nodes() - 1;
+    this.joiner = spec.joinAt() == null ? -1 : spec.nodes();
+    int total = spec.nodes() + (spec.joinAt() == null ? 0 : 1);
+    this.nodes = new Node[total];
+    this.member = new boolean[total];
+    for (int i = 0; i < total; i++) {
       nodes[i] = new Node(i, parameters, cells, tickNanos);
+      member[i] = i < spec.nodes();
       if (spec.sharing() == ClusterSpec.Sharing.SPLIT) {
-        nodes[i].controller().setShare(nodes.length);
+        nodes[i].controller().setShare(spec.nodes());
       }
     }
     for (int node : nodeOf) {
       nodes[node].figures.cells++;
     }
-    this.coordinator = new ClusterCoordinator(STALE_AFTER, settle(nodes.length));
     if (coordinated) {
       // the cluster ran before the outage: every node has coordinated and heard the others' first,
       // quiet, lines
-      for (Node n : nodes) {
+      for (Node n : members()) {
         coordinate(n, 0);
       }
       for (Delivery d : deliveries) {
         nodes[d.to].heard[(int) d.report.node()] = new Heard(d.report, 0);
       }
       deliveries.clear();
-      for (Node n : nodes) {
+      for (Node n : members()) {
         coordinate(n, 0);
       }
       deliveries.clear();
     }
   }
 
-  /** Distributed Data's delta slice: how many other nodes one delta tick reaches. */
-  static int sliceSize(int nodes) {
-    return Math.min(Math.max(nodes / 5 + 1, 2), Math.min(nodes, 10));
-  }
-
-  private long settle(int n) {
-    int others = n - 1;
-    int size = sliceSize(n);
-    return others <= 0 ? 0 : (others + size - 1) / size * deltaTick + NOTIFY + ROUND;
-  }
-
-  /**
-   * The figures of each node.
-   *
-   * @return one entry per node
-   */
-  List<NodeFigures> figures() {
-    List<NodeFigures> out = new ArrayList<>();
-    for (Node n : nodes) {
-      out.add(n.figures);
+  private List<Node> members() {
+    List<Node> out = new ArrayList<>(nodes.length);
+    for (int i = 0; i < nodes.length; i++) {
+      if (member[i]) {
+        out.add(nodes[i]);
+      }
     }
     return out;
   }
@@ -168,16 +193,21 @@ final class ClusterGate implements HerdStrategy.ExactGate {
   /**
    * The figures of each node, for {@code results.json}.
    *
-   * @return one map per node: node, cells, grants, probes, stateChanges
+   * @return one map per node: node, cells, grants, probes, movedIn, movedOut, aloneRounds (rounds
+   *     in which it decided alone: its view lacked a member's line, or had a stale one),
+   *     stateChanges
    */
-  List<java.util.Map<String, Object>> perNode() {
-    List<java.util.Map<String, Object>> out = new ArrayList<>();
+  List<Map<String, Object>> perNode() {
+    List<Map<String, Object>> out = new ArrayList<>();
     for (Node n : nodes) {
-      java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+      Map<String, Object> m = new LinkedHashMap<>();
       m.put("node", n.id);
       m.put("cells", n.figures.cells);
       m.put("grants", n.figures.grants);
       m.put("probes", n.figures.probes);
+      m.put("movedIn", n.figures.movedIn);
+      m.put("movedOut", n.figures.movedOut);
+      m.put("aloneRounds", n.figures.aloneRounds);
       m.put("stateChanges", List.copyOf(n.figures.stateChanges));
       out.add(m);
     }
@@ -204,34 +234,55 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     return granted;
   }
 
+  private long nextEvent() {
+    long e = Long.MAX_VALUE;
+    if (!left) {
+      e = Math.min(e, leaveAt);
+    } else if (!removed) {
+      e = Math.min(e, leaveAt + ClusterSpec.REMOVAL.toNanos());
+    }
+    if (!joined) {
+      e = Math.min(e, joinAt);
+    } else if (!moved) {
+      e = Math.min(e, joinAt + ClusterSpec.HANDOFF.toNanos());
+    }
+    return e;
+  }
+
   @Override
   public long nextWakeNanos() {
-    long wake = Long.MAX_VALUE;
+    long wake = nextEvent();
     boolean active = !deliveries.isEmpty();
     for (Node n : nodes) {
       wake = Math.min(wake, n.wakeAt);
       active |= n.wakeAt != Long.MAX_VALUE || !ClusterCoordinator.quiet(n.report());
     }
     if (coordinated && active) {
-      long round = Math.max(nextRound, (now / ROUND + 1) * ROUND);
-      nextRound = round;
-      wake = Math.min(wake, round);
+      long r = Math.max(nextRound, (now / round + 1) * round);
+      nextRound = r;
+      wake = Math.min(wake, r);
     }
-    return wake;
+    return Math.max(wake, now);
   }
 
   @Override
   public void wake(long nowNanos, IntConsumer release) {
     now = nowNanos;
-    if (coordinated && nowNanos >= nextRound && nowNanos % ROUND == 0) {
+    membershipChanges(nowNanos, release);
+    if (coordinated && nowNanos >= nextRound && nowNanos % round == 0) {
       while (!deliveries.isEmpty() && deliveries.peek().atNanos <= nowNanos) {
         Delivery d = deliveries.poll();
-        nodes[d.to].heard[(int) d.report.node()] = new Heard(d.report, nowNanos);
+        Node to = nodes[d.to];
+        int from = (int) d.report.node();
+        if (member[d.to] && d.sentAtNanos >= to.heardSent[from]) {
+          to.heard[from] = new Heard(d.report, nowNanos);
+          to.heardSent[from] = d.sentAtNanos;
+        }
       }
-      for (Node n : nodes) {
+      for (Node n : members()) {
         coordinate(n, nowNanos);
       }
-      nextRound = nowNanos + ROUND;
+      nextRound = nowNanos + round;
     }
     for (Node n : nodes) {
       if (n.wakeAt <= nowNanos) {
@@ -247,45 +298,137 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     }
   }
 
-  private void coordinate(Node n, long nowNanos) {
-    List<Heard> others = new ArrayList<>(nodes.length);
-    for (Heard h : n.heard) {
-      if (h != null) {
-        others.add(h);
+  /**
+   * A node leaving (its shards handed off to the others at once, its membership ended {@link
+   * ClusterSpec#REMOVAL} later) or joining (counted at once, given its shards {@link
+   * ClusterSpec#HANDOFF} later). A moved cell that was waiting for a permit asks its new node's gate
+   * at once (sharding starts the entity there when it is next messaged); the others wait there when
+   * their delay has passed.
+   */
+  private void membershipChanges(long nowNanos, IntConsumer release) {
+    if (!left && nowNanos >= leaveAt) {
+      left = true;
+      List<Integer> others = new ArrayList<>();
+      for (int i = 0; i < nodes.length; i++) {
+        if (member[i] && i != leaving) {
+          others.add(i);
+        }
+      }
+      int k = 0;
+      List<Integer> movedCells = new ArrayList<>();
+      for (int cell = 0; cell < nodeOf.length; cell++) {
+        if (nodeOf[cell] == leaving) {
+          nodeOf[cell] = others.get(k++ % others.size());
+          movedCells.add(cell);
+        }
+      }
+      nodes[leaving].figures.movedOut += movedCells.size();
+      move(nodes[leaving].gate.evict(c -> nodeOf[c] != leaving), nowNanos, release);
+      for (int cell : movedCells) {
+        nodes[nodeOf[cell]].figures.movedIn++;
       }
     }
-    Decision d =
-        coordinator.decide(
-            n.report(), n.heldAt, nowNanos - n.heldSince, nodes.length, others, nowNanos);
-    n.back = Math.max(n.back, d.backEpoch());
-    AdaptiveRateController c = n.controller();
-    c.coordinate(d.share(), d.probeMembers(), d.prober());
-    if (d.resume()) {
-      n.resuming = true;
-      c.resume(nowNanos);
-      n.resuming = false;
+    if (left && !removed && nowNanos >= leaveAt + ClusterSpec.REMOVAL.toNanos()) {
+      removed = true;
+      member[leaving] = false;
+      for (Node n : nodes) {
+        n.heard[leaving] = null;
+      }
     }
-    // d.rate() (rebalancing) is not applied, as the cluster module's gate does not apply it: with
-    // the waiting counts a round old it ratcheted the rates down (10 nodes: 84 % back after 30 s)
+    if (!joined && nowNanos >= joinAt) {
+      joined = true;
+      member[joiner] = true;
+      nodes[joiner].memberSince = nowNanos;
+      if (coordinated) {
+        coordinate(nodes[joiner], nowNanos); // its first, quiet, line
+      }
+    }
+    if (joined && !moved && nowNanos >= joinAt + ClusterSpec.HANDOFF.toNanos()) {
+      moved = true;
+      int n = nodes.length;
+      for (Node from : nodes) {
+        if (from.id == joiner) {
+          continue;
+        }
+        List<Integer> waiting = from.gate.evict(c -> c % n == joiner);
+        for (int cell = 0; cell < nodeOf.length; cell++) {
+          if (cell % n == joiner && nodeOf[cell] == from.id) {
+            nodeOf[cell] = joiner;
+            from.figures.movedOut++;
+            nodes[joiner].figures.movedIn++;
+          }
+        }
+        move(waiting, nowNanos, release);
+      }
+    }
+  }
+
+  private void move(List<Integer> cells, long nowNanos, IntConsumer release) {
+    for (int cell : cells) {
+      Node to = nodes[nodeOf[cell]];
+      if (to.gate.offer(cell, nowNanos)) {
+        to.figures.grants++;
+        release.accept(cell);
+      }
+      to.wakeAt = to.gate.nextWakeNanos();
+    }
+  }
+
+  private void coordinate(Node n, long nowNanos) {
+    List<Heard> others = new ArrayList<>(nodes.length);
+    int members = 0;
+    for (boolean m : member) {
+      members += m ? 1 : 0;
+    }
+    long grace = timing.staleAfterNanos(members);
+    int joining = 0;
+    for (int i = 0; i < nodes.length; i++) {
+      if (!member[i]) {
+        continue;
+      }
+      Heard h = n.heard[i];
+      if (h != null) {
+        others.add(h);
+      } else if (i != n.id
+          && nodes[i].memberSince > n.memberSince
+          && nowNanos - nodes[i].memberSince < grace) {
+        // joined after this node: it has no line yet because it is new, not because it is cut off
+        joining++;
+      }
+    }
+    Report self = n.observe(nowNanos);
+    Decision d =
+        n.local.decide(timing.coordinator(members), self, members, joining, others, nowNanos);
+    AdaptiveRateController c = n.controller();
+    if (!d.coordinated() && nowNanos > 0) {
+      n.figures.aloneRounds++;
+    }
+    c.coordinate(d.share(), d.probeMembers(), d.prober(), d.stayRamping());
+    if (d.resume()) {
+      c.resume(nowNanos);
+    }
+    if (!Double.isNaN(d.rate())) {
+      c.rebalance(d.rate(), nowNanos);
+    }
     publish(n, n.report(), nowNanos);
   }
 
   /**
-   * Publishes a node's report as the cluster module does (when it changed, or every second while
-   * not quiet) and schedules its arrival at every other node. Distributed Data's replicator sends
-   * its deltas every delta interval (400 ms) to a slice of the other nodes, round robin ({@code
-   * min(max(n / 5 + 1, 2), min(n, 10))} of them), and the receiver notifies its subscribers every
-   * 500 ms; gossip (every 2 s, to one node) is left out, so these delays are upper bounds of what
-   * delta propagation alone gives. A report that carries the resource's return (a higher back
-   * epoch) is written with {@code WriteAll}: it reaches every node after the latency and the
-   * receiver's next notification.
+   * Publishes a node's report as the cluster module does (when it changed, or every heartbeat while
+   * not quiet) and schedules its arrival at every other member. Distributed Data's replicator sends
+   * its deltas every delta interval (400 ms) to a slice of the other nodes, round robin ({@link
+   * ClusterCoordinator.Timing#sliceSize}), and the receiver notifies its subscribers every 500 ms;
+   * gossip (every 2 s, to one node) is left out, so these delays are upper bounds of what delta
+   * propagation alone gives. A report that carries the resource's return (a higher back epoch) is
+   * written with {@code WriteAll}: it reaches every node after the latency and the receiver's next
+   * notification.
    */
   private void publish(Node n, Report r, long nowNanos) {
     String content = r.state() + " " + r.waiting() + " " + r.rate() + " " + r.backEpoch();
     boolean changed = !content.equals(n.published);
     boolean due =
         n.published == null
-            || !ClusterCoordinator.quiet(r) && nowNanos - n.publishedAt >= HEARTBEAT;
+            || !ClusterCoordinator.quiet(r) && nowNanos - n.publishedAt >= heartbeat;
     if (!changed && !due) {
       return;
     }
@@ -293,10 +436,16 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     n.publishedBack = r.backEpoch();
     n.published = content;
     n.publishedAt = nowNanos;
-    int others = nodes.length - 1;
+    List<Integer> to = new ArrayList<>();
+    for (int i = 0; i < nodes.length; i++) {
+      if (member[i] && i != n.id) {
+        to.add(i);
+      }
+    }
+    int others = to.size();
     long phase = (n.id * 7919L * 1_000_000L) % deltaTick;
     long t0 = Math.floorDiv(nowNanos - phase, deltaTick) + 1;
-    int size = sliceSize(nodes.length);
+    int size = ClusterCoordinator.Timing.sliceSize(others + 1);
     int rounds = (others + size - 1) / size + 1;
     for (int k = 0; k < others; k++) {
       long arrive;
@@ -309,10 +458,15 @@ final class ClusterGate implements HerdStrategy.ExactGate {
         }
         arrive = phase + (t0 + m) * deltaTick + LATENCY;
       }
-      int to = k >= n.id ? k + 1 : k;
-      long notifyPhase = (to * 104729L * 1_000_000L) % NOTIFY;
-      long seen = arrive + Math.floorMod(notifyPhase - arrive, NOTIFY);
-      deliveries.add(new Delivery(seen, to, r));
+      int dest = to.get(k);
+      long notifyPhase = (dest * 104729L * 1_000_000L) % notify;
+      long seen = arrive + Math.floorMod(notifyPhase - arrive, notify);
+      deliveries.add(new Delivery(seen, dest, r, nowNanos));
     }
+  }
+
+  /** The timing this model runs with, for tests. */
+  Duration round() {
+    return timing.round();
   }
 }

@@ -14,8 +14,46 @@ import java.util.Objects;
  * @param sharing how the nodes share the budget
  * @param deltaInterval Distributed Data's delta propagation interval (Pekko's default: the gossip
  *     interval of 2 s divided by 5, 400 ms)
+ * @param leaveAt when the last node leaves gracefully, since the outage began, or {@code null}:
+ *     its shards (its cells that are not back) move to the others, round robin, at once; it is
+ *     removed from the membership {@link #REMOVAL} later
+ * @param joinAt when a new node joins, since the outage began, or {@code null}: every node counts it
+ *     from then, it writes its first (quiet) line then, and {@link #HANDOFF} later (once it is up
+ *     and sharding has allocated shards to it) the cells {@code i} with {@code i mod (nodes + 1) ==
+ *     nodes} that are not back move to it
  */
-public record ClusterSpec(int nodes, Skew skew, Sharing sharing, Duration deltaInterval) {
+public record ClusterSpec(
+    int nodes,
+    Skew skew,
+    Sharing sharing,
+    Duration deltaInterval,
+    Duration leaveAt,
+    Duration joinAt) {
+
+  /**
+   * How long after a node leaves it is removed from the membership: the leader's gossip rounds that
+   * move a member from leaving through exiting to removed, about 1 s on a LAN with Pekko's defaults.
+   */
+  public static final Duration REMOVAL = Duration.ofSeconds(1);
+
+  /**
+   * How long after a node joins sharding moves shards to it: the leader moves it to up within a
+   * gossip round or two, and the shard coordinator rebalances at its next rebalance tick (every 10 s
+   * by default, so 2 s is an early case).
+   */
+  public static final Duration HANDOFF = Duration.ofSeconds(2);
+
+  /**
+   * A cluster in which no node leaves or joins.
+   *
+   * @param nodes see the record's description
+   * @param skew see the record's description
+   * @param sharing see the record's description
+   * @param deltaInterval see the record's description
+   */
+  public ClusterSpec(int nodes, Skew skew, Sharing sharing, Duration deltaInterval) {
+    this(nodes, skew, sharing, deltaInterval, null, null);
+  }
 
   /** One node. */
   public static final ClusterSpec SINGLE =
@@ -48,9 +86,11 @@ public record ClusterSpec(int nodes, Skew skew, Sharing sharing, Duration deltaI
    * @param skew see the record's description
    * @param sharing see the record's description
    * @param deltaInterval see the record's description
-   * @throws NullPointerException if an argument is null
-   * @throws ScenarioException if {@code nodes} is outside {@code [1, 1000]} or the interval is not
-   *     positive
+   * @param leaveAt see the record's description
+   * @param joinAt see the record's description
+   * @throws NullPointerException if skew, sharing or the interval is null
+   * @throws ScenarioException if {@code nodes} is outside {@code [1, 1000]}, the interval is not
+   *     positive, a leave or join time is negative, or a node leaves a cluster of one node
    */
   public ClusterSpec {
     Objects.requireNonNull(skew, "skew");
@@ -62,6 +102,14 @@ public record ClusterSpec(int nodes, Skew skew, Sharing sharing, Duration deltaI
         "delta-interval",
         "> 0",
         deltaInterval.toMillis() + "ms");
+    if (leaveAt != null) {
+      ScenarioException.require(
+          !leaveAt.isNegative(), "leave-at", ">= 0", leaveAt.toMillis() + "ms");
+      ScenarioException.require(nodes >= 2, "nodes", ">= 2 with --leave-at", nodes);
+    }
+    if (joinAt != null) {
+      ScenarioException.require(!joinAt.isNegative(), "join-at", ">= 0", joinAt.toMillis() + "ms");
+    }
   }
 
   /**
@@ -118,6 +166,8 @@ public record ClusterSpec(int nodes, Skew skew, Sharing sharing, Duration deltaI
         + ", "
         + skew.name().toLowerCase(Locale.ROOT)
         + ", "
-        + sharing.name().toLowerCase(Locale.ROOT);
+        + sharing.name().toLowerCase(Locale.ROOT)
+        + (leaveAt == null ? "" : ", a node leaves at " + leaveAt.toMillis() + " ms")
+        + (joinAt == null ? "" : ", a node joins at " + joinAt.toMillis() + " ms");
   }
 }

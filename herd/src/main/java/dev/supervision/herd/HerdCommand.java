@@ -139,6 +139,25 @@ public final class HerdCommand implements Callable<Integer> {
   Duration deltaInterval = Duration.ofMillis(400);
 
   @Option(
+      names = "--leave-at",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description =
+          "exact mode, with --nodes: the last node leaves this long after the outage began (e.g."
+              + " 4s, during the ramp); its cells that are not back move to the others, round"
+              + " robin, and it is removed from the membership 1 s later")
+  Duration leaveAt;
+
+  @Option(
+      names = "--join-at",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description =
+          "exact mode: a new node joins this long after the outage began (e.g. 4s); 1 s later the"
+              + " cells i with i mod (nodes + 1) = nodes that are not back move to it")
+  Duration joinAt;
+
+  @Option(
       names = "--horizon",
       paramLabel = "DURATION",
       converter = DurationConverter.class,
@@ -287,7 +306,7 @@ public final class HerdCommand implements Callable<Integer> {
             : parseLimiter(limiter, cold);
     HerdScenario scenario =
         new HerdScenario(cells, outage, min, max, scale, seed, exact, ids, out, resource, horizon)
-            .withCluster(new ClusterSpec(nodes, skew, sharing, deltaInterval))
+            .withCluster(new ClusterSpec(nodes, skew, sharing, deltaInterval, leaveAt, joinAt))
             .withLogging(parseLogging(logging));
     Herd.strategies(scenario); // fails fast on a bad id, before anything runs
     boolean existed = Files.exists(out);

@@ -41,7 +41,7 @@ final class OursAdaptive extends NamedStrategy {
 
   /** A fresh gate: the cluster's model on more than one node, one node's gate otherwise. */
   private static HerdStrategy.ExactGate gate(HerdScenario s) {
-    if (s.cluster().nodes() > 1) {
+    if (s.cluster().nodes() > 1 || s.cluster().joinAt() != null) {
       return new ClusterGate(
           AdaptiveRateController.Parameters.defaults(),
           s.cluster(),

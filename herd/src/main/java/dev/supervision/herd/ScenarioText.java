@@ -24,7 +24,9 @@ public final class ScenarioText {
         + (s.exact()
             ? "exact mode (discrete-event), seed "
                 + s.seed()
-                + (s.cluster().nodes() > 1 ? "; adaptive row on " + s.cluster().describe() : "")
+                + (s.cluster().nodes() > 1 || s.cluster().joinAt() != null
+                    ? "; adaptive row on " + s.cluster().describe()
+                    : "")
             : "real ActorSystem"
                 + (s.scale() == 1.0
                     ? ""

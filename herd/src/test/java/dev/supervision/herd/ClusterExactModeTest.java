@@ -102,4 +102,55 @@ final class ClusterExactModeTest {
     assertEquals(
         List.of(12_000, 6_000, 4_000, 3_000), java.util.Arrays.stream(count).boxed().toList());
   }
+
+  private static ClusterSpec changing(Duration leaveAt, Duration joinAt) {
+    return new ClusterSpec(
+        10,
+        ClusterSpec.Skew.EVEN,
+        ClusterSpec.Sharing.COORDINATED,
+        Duration.ofMillis(400),
+        leaveAt,
+        joinAt);
+  }
+
+  /** The bounds of a node leaving or joining during the ramp: within 1.5 x N/C, no crash. */
+  private static StrategyResult changingWithinTheTarget(ClusterSpec spec) {
+    HerdScenario s = scenario(spec);
+    StrategyResult r = Herd.run(s, Progress.NONE).get(0);
+    String figures = r.toString();
+    assertTrue(r.allRecovered(), figures);
+    assertTrue(r.allRecoveredMs() <= 1.5 * s.physicalLimit().toMillis(), figures);
+    assertEquals(0, r.resourceCrashes(), figures);
+    assertTrue(r.callsDuringOutage() <= 10, figures);
+    return r;
+  }
+
+  @Test
+  void aNodeLeavingDuringTheRamp_handsItsCellsToTheOthers_andTheClusterRecovers() {
+    StrategyResult r = changingWithinTheTarget(changing(Duration.ofSeconds(3), null));
+    Map<String, Object> leaving = r.nodes().get(9);
+    int moved = (Integer) leaving.get("movedOut");
+    assertTrue(moved > 0 && moved <= 1000, "moved " + moved);
+    int movedIn = 0;
+    for (Map<String, Object> node : r.nodes()) {
+      movedIn += (Integer) node.get("movedIn");
+    }
+    assertEquals(moved, movedIn);
+  }
+
+  @Test
+  void aNodeJoiningDuringTheRamp_keepsTheOthersCoordinated_andRampsWithThem() {
+    StrategyResult r = changingWithinTheTarget(changing(null, Duration.ofSeconds(3)));
+    assertEquals(11, r.nodes().size());
+    for (int i = 0; i < 10; i++) {
+      // before a joining member counted as joining, its missing line sent every node alone
+      assertEquals(0, r.nodes().get(i).get("aloneRounds"), "node " + i);
+    }
+    Map<String, Object> joiner = r.nodes().get(10);
+    assertTrue((Integer) joiner.get("movedIn") > 0, joiner.toString());
+    // it joined the ramp before sharding moved cells to it, so they did not restart at once
+    assertTrue(
+        joiner.get("stateChanges").toString().contains("STEADY -> RAMPING RESUMED"),
+        joiner.toString());
+  }
 }

@@ -3,7 +3,6 @@ package dev.supervision.backoff;
 import dev.supervision.backoff.internal.policy.PolicyConfig;
 import dev.supervision.backoff.internal.util.ParameterException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,10 +19,14 @@ import java.util.stream.Collectors;
  * and a rule it breaks is reported under its key.
  *
  * <p>Package-private: not API.
+ *
+ * @param key the HOCON key
+ * @param noDefault what the docs say in place of a default, for a key {@code reference.conf} gives
+ *     none; or null
+ * @param allowed what the key allows, in HOCON terms
+ * @param meaning one sentence for the documentation
  */
-final class BudgetSetting {
-
-  private static final List<BudgetSetting> TABLE = new ArrayList<>();
+record BudgetSetting(String key, String noDefault, String allowed, String meaning) {
 
   static final BudgetSetting MODE =
       new BudgetSetting(
@@ -74,37 +77,22 @@ final class BudgetSetting {
               + " probe.");
 
   /** Every key, in the order of {@code reference.conf} and the docs. */
-  static final List<BudgetSetting> ALL = Collections.unmodifiableList(TABLE);
+  static final List<BudgetSetting> ALL =
+      List.of(MODE, PERMITS, PERIOD, BURST, CLUSTER_WIDE, PROBATION, HOLD_AFTER);
 
   /** What each key allows, for the messages about a null or missing value; in table order. */
   static final Map<String, String> ALLOWED =
       Collections.unmodifiableMap(
           ALL.stream()
               .collect(
-                  Collectors.toMap(s -> s.key, s -> s.allowed, (a, b) -> a, LinkedHashMap::new)));
+                  Collectors.toMap(
+                      BudgetSetting::key,
+                      BudgetSetting::allowed,
+                      (a, b) -> a,
+                      LinkedHashMap::new)));
 
   /** The keys of a budget block, in order. */
   static final List<String> KEYS = List.copyOf(ALLOWED.keySet());
-
-  /** The HOCON key. */
-  final String key;
-
-  /** What the docs say in place of a default, for a key {@code reference.conf} gives none; or null. */
-  final String noDefault;
-
-  /** What the key allows, in HOCON terms. */
-  final String allowed;
-
-  /** One sentence for the documentation. */
-  final String meaning;
-
-  private BudgetSetting(String key, String noDefault, String allowed, String meaning) {
-    this.key = key;
-    this.noDefault = noDefault;
-    this.allowed = allowed;
-    this.meaning = meaning;
-    TABLE.add(this);
-  }
 
   /**
    * Reads the restart budget that the policy's {@code key} names: {@code mode} decides its kind;
@@ -123,24 +111,24 @@ final class BudgetSetting {
     }
     PolicyConfig config = named.config();
     RestartBudget budget =
-        config.oneOf(MODE.key, List.of("fixed", "adaptive")).equals("adaptive")
+        config.oneOf(MODE.key(), List.of("fixed", "adaptive")).equals("adaptive")
             ? adaptive(config, named.name())
             : fixed(config, named.name());
-    return config.bool(CLUSTER_WIDE.key) ? budget.clusterWide() : budget;
+    return config.bool(CLUSTER_WIDE.key()) ? budget.clusterWide() : budget;
   }
 
   private static FixedRestartBudget fixed(PolicyConfig config, String name) {
-    int permits = config.integer(PERMITS.key, PERMITS.allowed);
-    Duration period = config.duration(PERIOD.key);
+    int permits = config.integer(PERMITS.key(), PERMITS.allowed());
+    Duration period = config.duration(PERIOD.key());
     FixedRestartBudget budget;
     try {
       budget = RestartBudget.of(name, permits, period);
     } catch (ParameterException e) {
       throw KEYS.contains(e.parameter()) ? config.invalid(e.parameter(), e) : e;
     }
-    if (!config.isWord(BURST.key, "auto")) {
-      int burst = config.integer(BURST.key, BURST.allowed);
-      budget = config.apply(budget, BURST.key, b -> b.withBurst(burst));
+    if (!config.isWord(BURST.key(), "auto")) {
+      int burst = config.integer(BURST.key(), BURST.allowed());
+      budget = config.apply(budget, BURST.key(), b -> b.withBurst(burst));
     }
     return budget;
   }
@@ -152,34 +140,29 @@ final class BudgetSetting {
    */
   private static AdaptiveRestartBudget adaptive(PolicyConfig config, String name) {
     AdaptiveRestartBudget budget = RestartBudget.adaptive(name);
-    Duration probation = config.duration(PROBATION.key, PROBATION.allowed);
-    budget = config.apply(budget, PROBATION.key, b -> b.withProbation(probation));
-    int holdAfter = config.integer(HOLD_AFTER.key, HOLD_AFTER.allowed);
-    budget = config.apply(budget, HOLD_AFTER.key, b -> b.withHoldAfter(holdAfter));
-    boolean hasPermits = config.has(PERMITS.key);
-    if (hasPermits != config.has(PERIOD.key)) {
+    Duration probation = config.duration(PROBATION.key(), PROBATION.allowed());
+    budget = config.apply(budget, PROBATION.key(), b -> b.withProbation(probation));
+    int holdAfter = config.integer(HOLD_AFTER.key(), HOLD_AFTER.allowed());
+    budget = config.apply(budget, HOLD_AFTER.key(), b -> b.withHoldAfter(holdAfter));
+    boolean hasPermits = config.has(PERMITS.key());
+    if (hasPermits != config.has(PERIOD.key())) {
       throw config.bad(
-          hasPermits ? PERMITS.key : PERIOD.key,
+          hasPermits ? PERMITS.key() : PERIOD.key(),
           "needs "
-              + (hasPermits ? PERIOD.key : PERMITS.key)
+              + (hasPermits ? PERIOD.key() : PERMITS.key())
               + " beside it: together they set an adaptive budget's ceiling");
     }
     if (hasPermits) {
-      int permits = config.integer(PERMITS.key, PERMITS.allowed);
-      Duration period = config.duration(PERIOD.key);
+      int permits = config.integer(PERMITS.key(), PERMITS.allowed());
+      Duration period = config.duration(PERIOD.key());
       // permits alone first (with a period known to be valid), so that each error names its key
       try {
         budget.withMaxRate(permits, Duration.ofSeconds(1));
       } catch (IllegalArgumentException e) {
-        throw config.invalid(PERMITS.key, e);
+        throw config.invalid(PERMITS.key(), e);
       }
-      budget = config.apply(budget, PERIOD.key, b -> b.withMaxRate(permits, period));
+      budget = config.apply(budget, PERIOD.key(), b -> b.withMaxRate(permits, period));
     }
     return budget;
-  }
-
-  @Override
-  public String toString() {
-    return key;
   }
 }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.slf4j.event.Level;
 
-/** Behaviour point 11 (validation) and the policy as a value: defaults, accessors, equality. */
+/** Validation and the policy as a value: defaults, accessors, equality. */
 final class BackoffPolicyTest {
 
   static final Duration MS100 = Duration.ofMillis(100);

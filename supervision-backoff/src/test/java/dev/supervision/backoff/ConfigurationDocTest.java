@@ -119,8 +119,10 @@ final class ConfigurationDocTest {
     rows.add("|---|---|---|---|");
     for (BudgetSetting s : BudgetSetting.ALL) {
       String dflt =
-          reference.hasPath(s.key) ? "`" + hocon(reference.getValue(s.key)) + "`" : s.noDefault;
-      rows.add("| `" + s.key + "` | " + dflt + " | " + s.allowed + " | " + s.meaning + " |");
+          reference.hasPath(s.key())
+              ? "`" + hocon(reference.getValue(s.key())) + "`"
+              : s.noDefault();
+      rows.add("| `" + s.key() + "` | " + dflt + " | " + s.allowed() + " | " + s.meaning() + " |");
     }
     return String.join("\n", rows);
   }
@@ -135,7 +137,7 @@ final class ConfigurationDocTest {
     Config reference =
         ConfigFactory.defaultReference().getConfig("supervision-backoff.default-budget");
     for (BudgetSetting s : BudgetSetting.ALL) {
-      assertTrue(reference.hasPath(s.key) != (s.noDefault != null), s.key);
+      assertTrue(reference.hasPath(s.key()) != (s.noDefault() != null), s.key());
     }
   }
 

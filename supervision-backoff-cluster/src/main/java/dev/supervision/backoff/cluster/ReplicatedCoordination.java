@@ -1,5 +1,6 @@
 package dev.supervision.backoff.cluster;
 
+import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.ClusterCoordinator;
 import dev.supervision.backoff.spi.ClusterCoordinator.Decision;
@@ -28,9 +29,9 @@ import org.apache.pekko.cluster.typed.Subscribe;
 
 /**
  * INTERNAL API: the coordination of one cluster-wide adaptive budget on one node, over Pekko
- * Distributed Data. A child of the budget's gate. Every round ({@link #ROUND}) it asks the gate for
+ * Distributed Data. A child of the budget's gate. Every round (see {@link #timing}) it asks the gate for
  * its status, turns it into a {@link Report} and, when the report changed (or, while it is not
- * {@link ClusterCoordinator#quiet quiet}, every {@link #HEARTBEAT}), writes it into this node's own
+ * {@link ClusterCoordinator#quiet quiet}, every heartbeat), writes it into this node's own
  * entry of one replicated {@code LWWMap} per budget with {@code WriteLocal}: the write never waits
  * for the network; delta propagation and gossip spread it. The one write that must be fast, the
  * resource's return found by this node's probe (a higher back epoch), is written with {@code
@@ -46,18 +47,26 @@ import org.apache.pekko.cluster.typed.Subscribe;
  */
 final class ReplicatedCoordination {
 
-  /** How often the gate is asked and a decision made. */
-  static final Duration ROUND = Duration.ofMillis(200);
-
-  /** How often a report that has not changed is written again while it is not quiet. */
-  static final Duration HEARTBEAT = Duration.ofSeconds(1);
-
   /**
-   * How old another node's report may be: a few heartbeats plus the time delta propagation needs
-   * to reach every node of a 100-node cluster (10 nodes per 400 ms, so 4 s) and the subscriber
-   * notification (500 ms).
+   * The coordination's timing on this actor system: derived ({@link ClusterCoordinator.Timing#of})
+   * from the controller's slice and Distributed Data's settings, {@code
+   * pekko.cluster.distributed-data.gossip-interval} (the replicator sends its deltas every fifth of
+   * it, at least every 200 ms) and {@code notify-subscribers-interval}. With Pekko's defaults: a
+   * round of 200 ms, a heartbeat of 1 s, a stale window of 4.9 s at 10 nodes and 7.7 s at 100.
    */
-  static final Duration STALE_AFTER = Duration.ofSeconds(8);
+  static ClusterCoordinator.Timing timing(org.apache.pekko.actor.typed.ActorSystem<?> system) {
+    com.typesafe.config.Config dd =
+        system.settings().config().getConfig("pekko.cluster.distributed-data");
+    Duration gossip = dd.getDuration("gossip-interval");
+    Duration delta = gossip.dividedBy(5);
+    if (delta.compareTo(Duration.ofMillis(200)) < 0) {
+      delta = Duration.ofMillis(200);
+    }
+    return ClusterCoordinator.Timing.of(
+        AdaptiveRateController.Parameters.defaults().slice(),
+        delta,
+        dd.getDuration("notify-subscribers-interval"));
+  }
 
   /** How long a write of the resource's return to every replica may take before it gives up. */
   static final Duration NEWS_TIMEOUT = Duration.ofSeconds(3);
@@ -93,26 +102,12 @@ final class ReplicatedCoordination {
                     (ReplicatorMessageAdapter<Msg, LWWMap<String, String>> replicator) ->
                         Behaviors.withTimers(
                             timers -> {
-                              timers.startTimerWithFixedDelay(Round.INSTANCE, ROUND);
-                              return new Running(ctx, budgetName, gate, replicator).behavior();
+                              ClusterCoordinator.Timing timing = timing(ctx.getSystem());
+                              timers.startTimerWithFixedDelay(Round.INSTANCE, timing.round());
+                              return new Running(ctx, budgetName, gate, replicator, timing)
+                                  .behavior();
                             })))
         .unsafeCast();
-  }
-
-  /**
-   * How long a line written with {@code WriteLocal} takes to reach every node of a cluster of
-   * {@code members} with Pekko's default settings: the delta ticks (every 400 ms) that cover the
-   * other nodes, round robin, a slice of {@code min(max(n / 5 + 1, 2), min(n, 10))} at a time,
-   * then the receiver's subscriber notification (500 ms) and one round of this coordination.
-   */
-  static long settleNanos(int members) {
-    int others = members - 1;
-    if (others <= 0) {
-      return 0;
-    }
-    int slice = Math.min(Math.max(members / 5 + 1, 2), Math.min(members, 10));
-    long ticks = (others + slice - 1) / slice;
-    return ticks * 400_000_000L + 500_000_000L + ROUND.toNanos();
   }
 
   /** Encodes a report as its entry. */
@@ -160,19 +155,16 @@ final class ReplicatedCoordination {
     private final ActorRef<GateProtocol.Status> statusAdapter;
     private final Map<Long, String> entries = new HashMap<>();
     private final Map<Long, Heard> heard = new HashMap<>();
-    private final long roundNanos = ROUND.toNanos();
-    private final long heartbeatRounds = Math.max(1, HEARTBEAT.toNanos() / ROUND.toNanos());
+    private final ClusterCoordinator.Timing timing;
+    private final long roundNanos;
+    private final long heartbeatRounds;
+    private final ClusterCoordinator.Local local;
     private long round;
     private long now;
     private String published;
     private long publishedAtRound = Long.MIN_VALUE;
     private long seq;
     private long publishedBack;
-    private long back;
-    private long heldAt;
-    private State lastState = State.STEADY;
-    private long heldSince;
-    private boolean resumeOrdered;
     private boolean lastCoordinated;
     private boolean lastProber;
 
@@ -180,8 +172,12 @@ final class ReplicatedCoordination {
         ActorContext<Msg> ctx,
         String budgetName,
         ActorRef<GateProtocol.Command> gate,
-        ReplicatorMessageAdapter<Msg, LWWMap<String, String>> replicator) {
+        ReplicatorMessageAdapter<Msg, LWWMap<String, String>> replicator,
+        ClusterCoordinator.Timing timing) {
       this.ctx = ctx;
+      this.timing = timing;
+      this.roundNanos = timing.round().toNanos();
+      this.heartbeatRounds = Math.max(1, timing.heartbeat().toNanos() / roundNanos);
       this.budgetName = budgetName;
       this.gate = gate;
       this.replicator = replicator;
@@ -190,6 +186,7 @@ final class ReplicatedCoordination {
       Cluster cluster = Cluster.get(ctx.getSystem());
       this.selfId = cluster.selfMember().uniqueAddress().longUid();
       this.selfKey = Long.toString(selfId);
+      this.local = new ClusterCoordinator.Local(selfId);
       this.membership = new Membership(cluster.selfMember().uniqueAddress());
       this.statusAdapter = ctx.messageAdapter(GateProtocol.Status.class, GateStatus::new);
       cluster
@@ -219,31 +216,21 @@ final class ReplicatedCoordination {
               m -> {
                 membership.update(
                     m.event().member().uniqueAddress(),
-                    m.event() instanceof ClusterEvent.MemberRemoved);
+                    m.event() instanceof ClusterEvent.MemberRemoved,
+                    now);
                 return Behaviors.same();
               })
           .build();
     }
 
     private Behavior<Msg> onStatus(GateProtocol.Status status) {
-      State state = status.state();
-      if (state == State.HOLDING && lastState != State.HOLDING) {
-        heldAt = back;
-        heldSince = now;
-        resumeOrdered = false;
-      } else if (lastState == State.HOLDING && state == State.RAMPING && !resumeOrdered) {
-        back = ClusterCoordinator.nextBackEpoch(back); // our own probe survived
-      }
-      lastState = state;
-      Report report = new Report(selfId, state, status.waiting(), Math.max(0, status.rate()), back);
+      Report report =
+          local.observe(status.state(), status.waiting(), status.rate(), status.goodput(), now);
       int members = membership.sharing();
-      ClusterCoordinator coordinator =
-          new ClusterCoordinator(STALE_AFTER.toNanos(), settleNanos(members));
-      Decision d = coordinator.decide(report, heldAt, now - heldSince, members, counted(), now);
-      back = Math.max(back, d.backEpoch());
-      if (d.resume()) {
-        resumeOrdered = true;
-      }
+      long grace = timing.staleAfterNanos(members);
+      java.util.List<Heard> others = counted();
+      int joining = membership.joining(heard::containsKey, now, grace);
+      Decision d = local.decide(timing.coordinator(members), report, members, joining, others, now);
       if (d.coordinated() != lastCoordinated || d.prober() != lastProber || d.resume()) {
         lastCoordinated = d.coordinated();
         lastProber = d.prober();
@@ -319,7 +306,7 @@ final class ReplicatedCoordination {
           Report r = decode(node, e.getValue());
           if (r != null) {
             heard.put(node, new Heard(r, now));
-            back = Math.max(back, r.backEpoch());
+            local.heard(r.backEpoch());
           }
         }
       }

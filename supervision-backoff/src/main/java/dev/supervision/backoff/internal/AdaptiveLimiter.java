@@ -105,12 +105,14 @@ final class AdaptiveLimiter implements Limiter {
 
   @Override
   public void coordinate(ClusterCoordinator.Decision decision, long now) {
-    controller.coordinate(decision.share(), decision.probeMembers(), decision.prober());
+    controller.coordinate(
+        decision.share(), decision.probeMembers(), decision.prober(), decision.stayRamping());
     if (decision.resume()) {
       controller.resume(now);
     }
-    // decision.rate() is not applied: rebalancing from reports a round old ratchets the rates down
-    // (measured in the herd's exact mode); shares follow demand through coordinate()
+    if (!Double.isNaN(decision.rate())) {
+      controller.rebalance(decision.rate(), now); // only ever raises, see ClusterCoordinator
+    }
   }
 
   @Override

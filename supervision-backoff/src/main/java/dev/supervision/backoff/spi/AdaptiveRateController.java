@@ -112,6 +112,11 @@ public final class AdaptiveRateController {
      * without a probe of this node's own (see {@link #resume}).
      */
     RESUMED,
+    /**
+     * The cluster's coordination raised this node's rate to its part of the ramping nodes' summed
+     * rate, because more of the cluster's waiting actors are here (see {@link #rebalance}).
+     */
+    REBALANCED,
     /** Every grant of a slice failed: back to holding. */
     ALL_FAILED,
     /** The group has recovered: back to steady. */
@@ -387,6 +392,7 @@ public final class AdaptiveRateController {
   private double members = 1;
   private int probeMembers = 1;
   private boolean mayProbe = true;
+  private boolean stayRamping;
 
   /**
    * The successes of the latest resolved slice whose failures stayed within the tolerance while
@@ -504,6 +510,23 @@ public final class AdaptiveRateController {
    *     probeMembers < 1} (the message names it)
    */
   public void coordinate(double share, int probeMembers, boolean mayProbe) {
+    coordinate(share, probeMembers, mayProbe, false);
+  }
+
+  /**
+   * As {@link #coordinate(double, int, boolean)}, and whether this controller, while ramping, stays
+   * ramping instead of returning to steady after a calm second (other nodes of the cluster still
+   * ramp with actors waiting; see {@link ClusterCoordinator.Decision#stayRamping()}).
+   *
+   * @param share the share, in {@code (0, 1]}
+   * @param probeMembers the factor of the probe intervals, {@code >= 1}
+   * @param mayProbe whether a probe may be granted while holding
+   * @param stayRamping whether to stay ramping while calm
+   * @throws IllegalArgumentException if {@code share} is not in {@code (0, 1]} or {@code
+   *     probeMembers < 1} (the message names it)
+   */
+  public void coordinate(double share, int probeMembers, boolean mayProbe, boolean stayRamping) {
+    this.stayRamping = stayRamping;
     Check.argument(share > 0 && share <= 1, "share", "in (0, 1]", share);
     Check.argument(probeMembers >= 1, "probeMembers", ">= 1", probeMembers);
     if (state == State.HOLDING
@@ -533,19 +556,43 @@ public final class AdaptiveRateController {
 
   /**
    * Starts ramping while holding, as if a probe of this controller had survived, because another
-   * controller sharing the resource found it back ({@link Reason#RESUMED}). Does nothing unless
-   * holding.
+   * controller sharing the resource found it back ({@link Reason#RESUMED}); or, while steady, joins
+   * the ramp of the others (the actors that will ask it for permits then restart at its share of
+   * the initial rate, not all at once). Does nothing while ramping.
    *
    * @param nowNanos the time now
    */
   public void resume(long nowNanos) {
     advance(nowNanos);
-    if (state != State.HOLDING) {
+    if (state == State.RAMPING) {
       return;
     }
     probeSlice = NONE;
     probeAt = NONE;
     startRamping(Reason.RESUMED, nowNanos);
+  }
+
+  /**
+   * Raises the rate while ramping to {@code target}, the part of the ramping nodes' summed rate that
+   * the cluster's coordination gives this node (see {@link ClusterCoordinator.Decision#rate()}),
+   * if it is above the current rate ({@link Reason#REBALANCED}); never lowers it, never above the
+   * ceiling. Does nothing unless ramping, in the slice of a cut or of the ramp's start (the cut
+   * holds for its slice, as when alone), or for a target that is not finite.
+   *
+   * @param target permits per second
+   * @param nowNanos the time now
+   */
+  public void rebalance(double target, long nowNanos) {
+    advance(nowNanos);
+    if (state != State.RAMPING
+        || holdUntil == slice // a cut, or the ramp's start, in this slice: it holds
+        || !(target > rate)
+        || Double.isInfinite(target)) {
+      return;
+    }
+    setRate(Math.min(maxRate(), target), Double.NaN, Reason.REBALANCED, nowNanos);
+    double perSlice = rate * sliceSeconds;
+    bucket.reshape(perSlice, Math.max(1.0, perSlice));
   }
 
   private double ceilingPerSlice() {
@@ -820,7 +867,7 @@ public final class AdaptiveRateController {
         setRate(grown, Double.NaN, slowStart ? Reason.SLOW_START : Reason.GROWTH, nowNanos);
       }
       if (waiting == 0 && f == 0) {
-        if (++calm >= calmSlices) {
+        if (++calm >= calmSlices && !stayRamping) {
           enter(State.STEADY, Reason.RECOVERED, nowNanos);
           startRate = initialRate();
           double ceiling = ceilingPerSlice();

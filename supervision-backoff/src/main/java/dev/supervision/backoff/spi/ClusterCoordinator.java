@@ -2,6 +2,7 @@ package dev.supervision.backoff.spi;
 
 import dev.supervision.backoff.internal.util.Check;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Objects;
 
@@ -44,15 +45,35 @@ import java.util.Objects;
  *       max(1, W / (10 n))} a small reserve that lets a node with no waiting actors start at once
  *       when some arrive. The shares of nodes with a common view sum to exactly 1; with no actor
  *       waiting anywhere they are {@code 1/n}.
- *   <li><b>Rates move, the sum does not grow.</b> For a node that is {@link State#RAMPING}, {@link
- *       Decision#rate()} is its part of the summed rates of the ramping nodes it knows of, by the
- *       same rule as the shares but among those nodes ({@code NaN} for a node that is not ramping,
- *       or not coordinated). Rebalancing moves rate to where the actors wait without raising the
- *       sum, so a sum that the measured goodputs supported still does; a node that has not heard of
- *       the others' ramp yet keeps its own rate. The library's gate does not apply it yet: with
- *       waiting counts a round old, the herd's exact mode measured the rates ratcheting down (10
- *       nodes: 84 % of the cells back after 30 s instead of all in 1.4 x N/C); the shares alone
- *       follow demand.
+ *   <li><b>Rates follow demand.</b> For a node that is {@link State#RAMPING}, its <em>part</em> of
+ *       the summed rates of the ramping nodes it knows of is given by the same rule as the shares,
+ *       among those nodes. If its own rate is below its part, {@link Decision#rate()} is that part,
+ *       and the node raises its rate to it ({@link AdaptiveRateController#rebalance}); a node above
+ *       its part keeps its rate until its own losses cut it. Rates are only ever raised this way,
+ *       never lowered: the reports are a replication round old, and while the rates grow, a part of
+ *       their stale sum is below what a node already grants (lowering to it ratcheted every rate
+ *       down). Capacity a node stops using (its actors are back) goes to the nodes whose actors
+ *       still wait, at once, instead of through their own growth of 20 % a second; a node that
+ *       started ramping a round after the others (the news reached it later) catches up with them.
+ *   <li><b>No raise after a loss.</b> For {@link #raiseAfterLossNanos()} after a node's own rate
+ *       was cut (its restarts failed: the resource is full) or it started ramping, it is not
+ *       raised, and later only the reports it received since count in the sum: the others'
+ *       reports from before still show their rates from before their own cuts (or, after the
+ *       resource fell over again, from before it fell). So after a loss every
+ *       node grants at most what its own measured goodput supports, as a node alone does, and the
+ *       parts of the ramping nodes that share a view sum to exactly their summed rate: raising moves
+ *       rate to the nodes whose actors wait, and adds at most that sum again.
+ *   <li><b>A steady node joins the ramp.</b> A node that is {@link State#STEADY} while others ramp
+ *       with actors waiting, and that has not ramped on the latest back epoch (a node that joined
+ *       the cluster during the ramp, or one with no actor failing during the outage), is told to
+ *       {@link Decision#resume()} as well, and every ramping node {@link Decision#stayRamping()
+ *       stays ramping} while others ramp with actors waiting: actors that sharding moves to it
+ *       then restart at its rate (raised to its part as above), not all at once. A node that
+ *       ramped on that epoch and recovered after the cluster's ramp stays steady.
+ *   <li><b>A member that is joining</b> (counted, with no report yet, for less than {@link
+ *       #staleAfterNanos()}) does not send the others to the fallback: it has not granted anything
+ *       the others need to know of, and it decides alone, with its fallback share, until it has
+ *       their reports.
  * </ul>
  *
  * <p>Thread-safe: immutable.
@@ -124,9 +145,14 @@ public final class ClusterCoordinator {
    *     prober for the cluster), {@code members} in the fallback (every node probes)
    * @param resume whether this holding node should start ramping now, because another node found
    *     the resource back
-   * @param rate the rate this ramping node should take, permits per second: its part of the ramping
-   *     nodes' summed rate; {@code NaN} when there is nothing to rebalance
+   * @param rate the rate this ramping node should raise its rate to, permits per second: its part
+   *     of the ramping nodes' summed rate, when that is above its own rate and its last loss is at
+   *     least {@link #raiseAfterLossNanos()} old; {@code NaN} otherwise (nothing to raise, not
+   *     ramping, or not coordinated)
    * @param backEpoch the highest back epoch known (the node's own or a report's)
+   * @param stayRamping whether another node it hears of ramps with actors waiting: a ramping node
+   *     then does not return to steady (where it would grant at once whatever sharding moves to it)
+   *     until the cluster's ramp is over
    */
   public record Decision(
       boolean coordinated,
@@ -135,13 +161,294 @@ public final class ClusterCoordinator {
       int probeMembers,
       boolean resume,
       double rate,
-      long backEpoch) {}
+      long backEpoch,
+      boolean stayRamping) {
+
+    /**
+     * A decision that does not keep a node ramping.
+     *
+     * @param coordinated see the record's description
+     * @param share see the record's description
+     * @param prober see the record's description
+     * @param probeMembers see the record's description
+     * @param resume see the record's description
+     * @param rate see the record's description
+     * @param backEpoch see the record's description
+     */
+    public Decision(
+        boolean coordinated,
+        double share,
+        boolean prober,
+        int probeMembers,
+        boolean resume,
+        double rate,
+        long backEpoch) {
+      this(coordinated, share, prober, probeMembers, resume, rate, backEpoch, false);
+    }
+  }
+
+  /**
+   * The coordination's timing, derived from the replication engine's settings (Pekko Distributed
+   * Data's {@code delta-crdt} propagation interval and {@code notify-subscribers-interval}) and the
+   * controller's slice, so that a cluster configured to replicate faster or slower gets a
+   * coordination that keeps up with it. Immutable.
+   *
+   * <ul>
+   *   <li>the <b>round</b>, how often a node decides and publishes: two control slices, but at most
+   *       one notification interval (a decision more often than news arrives changes nothing) and
+   *       at least one slice; 200 ms with the defaults;
+   *   <li>the <b>heartbeat</b>, how often a report that has not changed is written again while it
+   *       is not {@link #quiet quiet}: five rounds, 1 s;
+   *   <li>the <b>settle time</b> ({@link #settleNanos(int)}): the delta ticks that cover the other
+   *       nodes, round robin, a slice of {@link #sliceSize(int)} at a time, plus the receiver's
+   *       notification and one round: 1.9 s at 10 nodes, 4.7 s at 100;
+   *   <li>the <b>stale window</b> ({@link #staleAfterNanos(int)}): the settle time plus three
+   *       heartbeats (a node that is not quiet writes at least once a heartbeat, so three missed in a
+   *       row mean it is gone or cut off): 4.9 s at 10 nodes, 7.7 s at 100;
+   *   <li>the <b>hold-off after a loss</b> ({@link #raiseAfterLossNanos()}): one notification
+   *       interval, the soonest the others' reports can show their own cuts, 500 ms.
+   * </ul>
+   *
+   * @param round see above
+   * @param heartbeat see above
+   * @param deltaInterval the engine's delta propagation interval (Pekko: 400 ms, a fifth of the
+   *     gossip interval)
+   * @param notifyInterval the engine's subscriber notification interval (Pekko: 500 ms)
+   */
+  public record Timing(
+      Duration round, Duration heartbeat, Duration deltaInterval, Duration notifyInterval) {
+
+    /**
+     * Validates the value.
+     *
+     * @param round see the record's description
+     * @param heartbeat see the record's description
+     * @param deltaInterval see the record's description
+     * @param notifyInterval see the record's description
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a duration is not positive (the message names it)
+     */
+    public Timing {
+      positive(round, "round");
+      positive(heartbeat, "heartbeat");
+      positive(deltaInterval, "deltaInterval");
+      positive(notifyInterval, "notifyInterval");
+    }
+
+    /**
+     * The timing for a controller's slice and the engine's intervals, as described above.
+     *
+     * @param slice the controller's control slice (100 ms by default)
+     * @param deltaInterval the engine's delta propagation interval
+     * @param notifyInterval the engine's subscriber notification interval
+     * @return the timing
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a duration is not positive
+     */
+    public static Timing of(Duration slice, Duration deltaInterval, Duration notifyInterval) {
+      positive(slice, "slice");
+      positive(notifyInterval, "notifyInterval");
+      Duration round = slice.multipliedBy(2);
+      if (round.compareTo(notifyInterval) > 0) {
+        round = notifyInterval.compareTo(slice) > 0 ? notifyInterval : slice;
+      }
+      return new Timing(round, round.multipliedBy(5), deltaInterval, notifyInterval);
+    }
+
+    /**
+     * Pekko's defaults: a 100 ms slice, deltas every 400 ms, notification every 500 ms.
+     *
+     * @return the timing
+     */
+    public static Timing defaults() {
+      return of(Duration.ofMillis(100), Duration.ofMillis(400), Duration.ofMillis(500));
+    }
+
+    /**
+     * How many other nodes one delta tick reaches: Pekko Distributed Data's {@code min(max(n / 5 +
+     * 1, 2), min(n, 10))}.
+     *
+     * @param members the nodes, {@code >= 1}
+     * @return the slice size
+     */
+    public static int sliceSize(int members) {
+      return Math.min(Math.max(members / 5 + 1, 2), Math.min(members, 10));
+    }
+
+    /**
+     * How long a report written locally takes to reach every node and be decided on.
+     *
+     * @param members the nodes
+     * @return nanoseconds; 0 for one node
+     */
+    public long settleNanos(int members) {
+      int others = members - 1;
+      if (others <= 0) {
+        return 0;
+      }
+      int size = sliceSize(members);
+      long ticks = (others + size - 1) / size;
+      return ticks * deltaInterval.toNanos() + notifyInterval.toNanos() + round.toNanos();
+    }
+
+    /**
+     * How old a report that is not quiet may be and still count.
+     *
+     * @param members the nodes
+     * @return nanoseconds, {@code > 0}
+     */
+    public long staleAfterNanos(int members) {
+      return settleNanos(members) + 3 * heartbeat.toNanos();
+    }
+
+    /**
+     * How long after its own loss a node's rate is not raised.
+     *
+     * @return nanoseconds
+     */
+    public long raiseAfterLossNanos() {
+      return notifyInterval.toNanos();
+    }
+
+    /**
+     * The coordinator for a cluster of {@code members} nodes with this timing.
+     *
+     * @param members the nodes, {@code >= 1}
+     * @return the coordinator
+     */
+    public ClusterCoordinator coordinator(int members) {
+      return new ClusterCoordinator(
+          staleAfterNanos(members), settleNanos(members), raiseAfterLossNanos());
+    }
+
+    private static void positive(Duration d, String name) {
+      Objects.requireNonNull(d, () -> name + " must not be null");
+      Check.argument(!d.isNegative() && !d.isZero(), name, "> 0", d);
+    }
+  }
+
+  /**
+   * What one node keeps between its decisions: the back epoch it knows, when it started holding and
+   * which epoch it knew then, whether its last ramp was ordered by the others ({@link
+   * Decision#resume()}) or found by its own probe (which raises the back epoch), and when its rate
+   * was last cut. The cluster module's coordination and the herd's exact model both keep one per
+   * node and feed it the gate's state once a round. Not thread-safe: one owner.
+   */
+  public static final class Local {
+    private final long node;
+    private long back;
+    private long heldAt;
+    private long heldSince;
+    private long lastLoss = Long.MIN_VALUE;
+    private State last = State.STEADY;
+    private double lastRate = Double.NaN;
+    private double lastGoodput = Double.NaN;
+    private boolean resumed;
+
+    /**
+     * A node that knows nothing yet.
+     *
+     * @param node its id (see {@link Report#node()})
+     */
+    public Local(long node) {
+      this.node = node;
+    }
+
+    /**
+     * Takes the gate's state now and gives the report to publish.
+     *
+     * @param state the controller's state
+     * @param waiting the actors waiting
+     * @param rate the controller's rate (negative values count as 0)
+     * @param goodput the goodput the controller measured at its last loss ({@code NaN} if none): a
+     *     new value, or a rate that fell while ramping, is a loss
+     * @param nowNanos the time now
+     * @return the report
+     */
+    public Report observe(State state, int waiting, double rate, double goodput, long nowNanos) {
+      if (state == State.HOLDING && last != State.HOLDING) {
+        heldAt = back;
+        heldSince = nowNanos;
+        resumed = false;
+      } else if (last == State.HOLDING && state == State.RAMPING && !resumed) {
+        back = nextBackEpoch(back); // this node's own probe survived
+      }
+      if (state == State.RAMPING && last != State.RAMPING) {
+        heldAt = back; // the news this ramp acts on: a node that recovers is not resumed by it
+        resumed = false;
+      }
+      // a loss (the rate fell while ramping, a new goodput was measured, or every restart of a
+      // slice failed and the ramp fell back to holding), or a ramp that starts: the others'
+      // reports heard before it describe the resource as it was
+      boolean cut =
+          !Double.isNaN(goodput) && Double.compare(goodput, lastGoodput) != 0
+              || last == State.RAMPING && (state == State.HOLDING || rate < lastRate)
+              || last != State.RAMPING && state == State.RAMPING;
+      if (cut) {
+        lastLoss = nowNanos;
+      }
+      last = state;
+      lastRate = rate;
+      lastGoodput = goodput;
+      return new Report(node, state, Math.max(0, waiting), Math.max(0, rate), back);
+    }
+
+    /**
+     * Decides with the last observed report and remembers the outcome's epoch and resume order.
+     *
+     * @param coordinator the coordinator
+     * @param self the report {@link #observe} gave this round
+     * @param members the nodes counted, this one included
+     * @param joining the counted members that are joining (see {@link ClusterCoordinator#decide(
+     *     Report, long, long, long, int, int, Collection, long)})
+     * @param others the latest report of each other node
+     * @param nowNanos the time now
+     * @return the decision
+     */
+    public Decision decide(
+        ClusterCoordinator coordinator,
+        Report self,
+        int members,
+        int joining,
+        Collection<Heard> others,
+        long nowNanos) {
+      long sinceLoss = lastLoss == Long.MIN_VALUE ? Long.MAX_VALUE : nowNanos - lastLoss;
+      Decision d =
+          coordinator.decide(
+              self, heldAt, nowNanos - heldSince, sinceLoss, members, joining, others, nowNanos);
+      back = Math.max(back, d.backEpoch());
+      if (d.resume()) {
+        resumed = true;
+      }
+      return d;
+    }
+
+    /**
+     * Takes a back epoch heard from another node.
+     *
+     * @param epoch the epoch
+     */
+    public void heard(long epoch) {
+      back = Math.max(back, epoch);
+    }
+
+    /**
+     * The highest back epoch this node knows.
+     *
+     * @return the epoch
+     */
+    public long backEpoch() {
+      return back;
+    }
+  }
 
   private final long staleAfterNanos;
   private final long settleNanos;
+  private final long raiseAfterLossNanos;
 
   /**
-   * A coordinator.
+   * A coordinator that raises a node's rate to its part at any time after a loss (as {@link
+   * #ClusterCoordinator(long, long, long)} with {@code raiseAfterLossNanos = 0}).
    *
    * @param staleAfterNanos how old another node's report may be and still count, in nanoseconds;
    *     choose a few replication rounds
@@ -150,10 +457,37 @@ public final class ClusterCoordinator {
    * @throws IllegalArgumentException if {@code staleAfterNanos <= 0} or {@code settleNanos < 0}
    */
   public ClusterCoordinator(long staleAfterNanos, long settleNanos) {
+    this(staleAfterNanos, settleNanos, 0);
+  }
+
+  /**
+   * A coordinator.
+   *
+   * @param staleAfterNanos how old another node's report may be and still count, in nanoseconds;
+   *     choose a few replication rounds
+   * @param settleNanos how long a report takes to reach every node (one replication round), in
+   *     nanoseconds, {@code >= 0}
+   * @param raiseAfterLossNanos how long after a node's own loss its rate is not raised to its part,
+   *     in nanoseconds, {@code >= 0} (see {@link Timing#raiseAfterLossNanos()})
+   * @throws IllegalArgumentException if {@code staleAfterNanos <= 0}, or {@code settleNanos} or
+   *     {@code raiseAfterLossNanos} is negative
+   */
+  public ClusterCoordinator(long staleAfterNanos, long settleNanos, long raiseAfterLossNanos) {
     Check.argument(staleAfterNanos > 0, "staleAfterNanos", "> 0", staleAfterNanos);
     Check.argument(settleNanos >= 0, "settleNanos", ">= 0", settleNanos);
+    Check.argument(raiseAfterLossNanos >= 0, "raiseAfterLossNanos", ">= 0", raiseAfterLossNanos);
     this.staleAfterNanos = staleAfterNanos;
     this.settleNanos = settleNanos;
+    this.raiseAfterLossNanos = raiseAfterLossNanos;
+  }
+
+  /**
+   * How long after a node's own loss its rate is not raised.
+   *
+   * @return nanoseconds
+   */
+  public long raiseAfterLossNanos() {
+    return raiseAfterLossNanos;
   }
 
   /**
@@ -185,15 +519,16 @@ public final class ClusterCoordinator {
   }
 
   /**
-   * Decides for one node.
+   * Decides for one node that has not measured a loss lately and knows of no joining member (as
+   * {@link #decide(Report, long, long, long, int, int, Collection, long)} with {@code sinceLossNanos
+   * = Long.MAX_VALUE} and {@code joining = 0}).
    *
    * @param self this node's report, with its current state and waiting actors
    * @param heldAtEpoch the back epoch this node knew when it last started holding (ignored unless
    *     it is holding)
    * @param heldForNanos how long this node has been holding (ignored unless it is holding)
    * @param members how many nodes share the budget, this one included, {@code >= 1}
-   * @param others the latest report heard from each other node (at most one per node; a report of
-   *     this node, or of a node not counted, is ignored by the count but not by the epochs)
+   * @param others the latest report heard from each other node
    * @param nowNanos the time now, on the same line as the reports' receive times
    * @return the decision
    * @throws NullPointerException if {@code self} or {@code others} is null
@@ -206,16 +541,53 @@ public final class ClusterCoordinator {
       int members,
       Collection<Heard> others,
       long nowNanos) {
+    return decide(self, heldAtEpoch, heldForNanos, Long.MAX_VALUE, members, 0, others, nowNanos);
+  }
+
+  /**
+   * Decides for one node.
+   *
+   * @param self this node's report, with its current state and waiting actors
+   * @param heldAtEpoch the back epoch this node knew when it last started holding or ramping (the
+   *     news it has acted on)
+   * @param heldForNanos how long this node has been holding (ignored unless it is holding)
+   * @param sinceLossNanos how long ago this node's own rate was last cut by a loss, or it last
+   *     started ramping ({@code Long.MAX_VALUE} if never): only reports received since count in the
+   *     rates in use
+   * @param members how many nodes share the budget, this one included, {@code >= 1}
+   * @param joining how many of the other members are joining: counted, without a report in {@code
+   *     others}, and known for less than {@link #staleAfterNanos()}; {@code >= 0}
+   * @param others the latest report heard from each other node (at most one per node; a report of
+   *     this node, or of a node not counted, is ignored by the count but not by the epochs)
+   * @param nowNanos the time now, on the same line as the reports' receive times
+   * @return the decision
+   * @throws NullPointerException if {@code self} or {@code others} is null
+   * @throws IllegalArgumentException if {@code members < 1} or {@code joining < 0}
+   */
+  public Decision decide(
+      Report self,
+      long heldAtEpoch,
+      long heldForNanos,
+      long sinceLossNanos,
+      int members,
+      int joining,
+      Collection<Heard> others,
+      long nowNanos) {
     Objects.requireNonNull(self, "self must not be null");
     Objects.requireNonNull(others, "others must not be null");
     Check.argument(members >= 1, "members", ">= 1", members);
+    Check.argument(joining >= 0, "joining", ">= 0", joining);
     long back = self.backEpoch();
     int fresh = 0;
     long waitingSum = self.waiting();
     boolean ramping = self.state() == State.RAMPING;
-    double rampingRate = ramping ? self.rate() : 0;
-    long rampingWaiting = ramping ? self.waiting() : 0;
-    int rampingNodes = ramping ? 1 : 0;
+    // the rates in use: of the ramping nodes with actors waiting (an idle ramping node's rate,
+    // kept while the others ramp, grants nothing and was not measured lately)
+    boolean using = ramping && self.waiting() > 0;
+    double rampingRate = using ? self.rate() : 0;
+    long rampingWaiting = using ? self.waiting() : 0;
+    int rampingNodes = using ? 1 : 0;
+    boolean othersRamp = false;
     long prober =
         self.state() == State.HOLDING && self.waiting() > 0 ? self.node() : Long.MAX_VALUE;
     boolean proberFound = prober != Long.MAX_VALUE;
@@ -229,10 +601,14 @@ public final class ClusterCoordinator {
       }
       fresh++;
       waitingSum += r.waiting();
-      if (r.state() == State.RAMPING) {
-        rampingRate += r.rate();
-        rampingWaiting += r.waiting();
-        rampingNodes++;
+      if (r.state() == State.RAMPING && r.waiting() > 0) {
+        othersRamp = true;
+        if (h.receivedAtNanos() >= nowNanos - sinceLossNanos) {
+          // heard since this node's last loss or ramp start: a rate the resource took since
+          rampingRate += r.rate();
+          rampingWaiting += r.waiting();
+          rampingNodes++;
+        }
       }
       boolean candidate =
           settling ? r.state() != State.RAMPING : r.state() == State.HOLDING && r.waiting() > 0;
@@ -241,11 +617,14 @@ public final class ClusterCoordinator {
         proberFound = true;
       }
     }
-    boolean resume = self.state() == State.HOLDING && back > heldAtEpoch;
-    if (fresh < members - 1) {
+    boolean resume =
+        back > heldAtEpoch
+            && (self.state() == State.HOLDING || self.state() == State.STEADY && othersRamp);
+    if (fresh + joining < members - 1) {
       // the local fallback: a share of 1/members, every node probing at members x the
       // interval
-      return new Decision(false, 1.0 / members, true, members, resume, Double.NaN, back);
+      return new Decision(
+          false, 1.0 / members, true, members, resume, Double.NaN, back, othersRamp);
     }
     int n = Math.max(members, fresh + 1);
     double share;
@@ -257,13 +636,23 @@ public final class ClusterCoordinator {
     }
     boolean isProber = proberFound && prober == self.node();
     double rate = Double.NaN;
-    if (ramping && Double.isFinite(rampingRate)) {
-      // shared among the ramping nodes this node knows of, by the same rule as the shares: a node
-      // that has not heard of the others' ramp yet keeps its own rate
-      double reserve = Math.max(1.0, rampingWaiting / (10.0 * rampingNodes));
-      rate = rampingRate * (self.waiting() + reserve) / (rampingWaiting + rampingNodes * reserve);
+    if (using && Double.isFinite(rampingRate) && sinceLossNanos >= raiseAfterLossNanos) {
+      double part = part(rampingRate, self.waiting(), rampingWaiting, rampingNodes);
+      if (part > self.rate()) {
+        rate = part;
+      }
     }
-    return new Decision(true, share, isProber, 1, resume, rate, back);
+    return new Decision(true, share, isProber, 1, resume, rate, back, othersRamp);
+  }
+
+  /**
+   * A node's part of the ramping nodes' summed rate, by the rule of the shares: {@code sum (w + r)
+   * / (W + n r)}, {@code r = max(1, W / 10n)}. The parts of nodes with a common view sum to {@code
+   * sum}.
+   */
+  static double part(double sum, long waiting, long waitingSum, int nodes) {
+    double reserve = Math.max(1.0, waitingSum / (10.0 * nodes));
+    return sum * (waiting + reserve) / (waitingSum + nodes * reserve);
   }
 
   /**
@@ -279,6 +668,12 @@ public final class ClusterCoordinator {
 
   @Override
   public String toString() {
-    return "ClusterCoordinator{staleAfterNanos=" + staleAfterNanos + "}";
+    return "ClusterCoordinator{staleAfterNanos="
+        + staleAfterNanos
+        + ", settleNanos="
+        + settleNanos
+        + ", raiseAfterLossNanos="
+        + raiseAfterLossNanos
+        + "}";
   }
 }

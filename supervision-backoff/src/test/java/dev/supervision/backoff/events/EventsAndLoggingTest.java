@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.event.Level;
 
-/** Behaviour point 10: events to listeners and log lines; and reproducible delays for a seed. */
+/** Events to listeners and log lines; and reproducible delays for a seed. */
 final class EventsAndLoggingTest {
 
   // created per class run (not in a static initializer), so that a tool that runs the class again

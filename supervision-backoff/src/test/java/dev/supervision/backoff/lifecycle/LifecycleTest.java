@@ -27,7 +27,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Behaviour points 5 and 6: what a restart does to the failed incarnation, and the stash. */
+/** What a restart does to the failed incarnation, and the stash: messages and signals of a backoff. */
 final class LifecycleTest {
 
   // created per class run (not in a static initializer), so that a tool that runs the class again

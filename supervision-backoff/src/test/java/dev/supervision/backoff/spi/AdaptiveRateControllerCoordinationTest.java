@@ -69,4 +69,78 @@ final class AdaptiveRateControllerCoordinationTest {
         "probeMembers must be >= 1 but was 0",
         assertThrows(IllegalArgumentException.class, () -> c.coordinate(1, 0, true)).getMessage());
   }
+
+  private static AdaptiveRateController ramping(List<Reason> reasons) {
+    AdaptiveRateController c = holding(reasons);
+    c.coordinate(1, 1, false);
+    c.resume(SLICE);
+    assertEquals(State.RAMPING, c.state());
+    return c;
+  }
+
+  @Test
+  void rebalance_onlyRaisesTheRate_whileRamping() {
+    List<Reason> reasons = new ArrayList<>();
+    AdaptiveRateController steady = new AdaptiveRateController(Parameters.defaults());
+    steady.rebalance(500, 0);
+    assertEquals(Double.POSITIVE_INFINITY, steady.rate(), "steady: nothing");
+    AdaptiveRateController c = ramping(reasons);
+    assertEquals(100, c.rate(), 1e-9);
+    c.rebalance(40, 2 * SLICE);
+    assertEquals(100, c.rate(), 1e-9, "a lower part never lowers the rate");
+    c.rebalance(Double.NaN, 2 * SLICE);
+    assertEquals(100, c.rate(), 1e-9);
+    c.rebalance(250, 2 * SLICE);
+    assertEquals(250, c.rate(), 1e-9);
+    c.onSlice(3 * SLICE, 1000);
+    assertEquals(25, c.available(), "the bucket holds one slice of the raised rate");
+  }
+
+  @Test
+  void rebalance_neverRaisesAboveTheShareOfTheCeiling() {
+    AdaptiveRateController c = new AdaptiveRateController(Parameters.defaults().withMaxRate(400));
+    for (int i = 0; i < 10; i++) {
+      c.onFailure(0, AdaptiveRateController.NOT_GRANTED);
+    }
+    c.coordinate(0.5, 1, false);
+    c.resume(SLICE);
+    c.rebalance(1000, 2 * SLICE);
+    assertEquals(200, c.rate(), 1e-9);
+  }
+
+  @Test
+  void stayRamping_keepsACalmRampFromReturningToSteady() {
+    AdaptiveRateController c = ramping(new ArrayList<>());
+    c.coordinate(1, 1, false, true);
+    for (long k = 2; k <= 40; k++) {
+      c.onSlice(k * SLICE, 0);
+    }
+    assertEquals(State.RAMPING, c.state(), "while the cluster ramps");
+    c.coordinate(1, 1, false, false);
+    for (long k = 41; k <= 60; k++) {
+      c.onSlice(k * SLICE, 0);
+    }
+    assertEquals(State.STEADY, c.state(), "a calm second after the cluster's ramp ended");
+  }
+
+  @Test
+  void resume_whileSteady_joinsTheRampAtTheShareOfTheInitialRate() {
+    List<Reason> reasons = new ArrayList<>();
+    AdaptiveRateController c =
+        new AdaptiveRateController(
+            Parameters.defaults(),
+            new AdaptiveRateController.Listener() {
+              @Override
+              public void stateChanged(State from, State to, Reason reason, long nowNanos) {
+                reasons.add(reason);
+              }
+            });
+    c.coordinate(0.1, 1, false, true);
+    c.resume(SLICE);
+    assertEquals(State.RAMPING, c.state());
+    assertEquals(List.of(Reason.RESUMED), reasons);
+    assertEquals(10, c.rate(), 1e-9);
+    c.onSlice(2 * SLICE, 500);
+    assertEquals(1, c.available(), "a moved herd restarts at the rate, not at once");
+  }
 }

@@ -9,6 +9,7 @@ import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.ClusterCoordinator.Decision;
 import dev.supervision.backoff.spi.ClusterCoordinator.Heard;
 import dev.supervision.backoff.spi.ClusterCoordinator.Report;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -103,23 +104,89 @@ final class ClusterCoordinatorPropertyTest {
     return Math.abs(sum - 1) < 1e-9;
   }
 
+  private static boolean using(Report r) {
+    return r.state() == State.RAMPING && r.waiting() > 0;
+  }
+
   @Property(tries = 300)
-  boolean rebalancing_neverRaisesTheSumOfTheRampingNodesRates(
+  boolean raising_givesANodeItsPart_andThePartsOfACommonViewSumToTheRatesInUse(
       @ForAll("clusters") List<Report> cluster) {
-    double ramping =
-        cluster.stream().filter(r -> r.state() == State.RAMPING).mapToDouble(Report::rate).sum();
-    List<Decision> ds = decideAll(cluster, 0);
-    double sum = 0;
-    for (int i = 0; i < ds.size(); i++) {
-      boolean isRamping = cluster.get(i).state() == State.RAMPING;
-      if (isRamping == Double.isNaN(ds.get(i).rate())) {
-        return false;
-      }
-      if (isRamping) {
-        sum += ds.get(i).rate();
+    double inUse = 0;
+    long waiting = 0;
+    int nodes = 0;
+    for (Report r : cluster) {
+      if (using(r)) {
+        inUse += r.rate();
+        waiting += r.waiting();
+        nodes++;
       }
     }
-    return sum <= ramping * (1 + 1e-9) + 1e-9 && sum >= ramping * (1 - 1e-9) - 1e-9;
+    List<Decision> ds = decideAll(cluster, 0);
+    double parts = 0;
+    double after = 0;
+    for (int i = 0; i < ds.size(); i++) {
+      Report r = cluster.get(i);
+      double raise = ds.get(i).rate();
+      if (!using(r)) {
+        if (!Double.isNaN(raise)) {
+          return false; // only a node whose actors wait, and that ramps, is raised
+        }
+        continue;
+      }
+      double part = ClusterCoordinator.part(inUse, r.waiting(), waiting, nodes);
+      parts += part;
+      double eps = 1e-9 * Math.max(1, inUse);
+      if (Double.isNaN(raise)
+          ? part > r.rate() + eps
+          : !(raise > r.rate() && Math.abs(raise - part) <= eps)) {
+        return false;
+      }
+      after += Double.isNaN(raise) ? r.rate() : raise;
+    }
+    // the parts move the summed rate to where the actors wait; raising adds at most that sum
+    return Math.abs(parts - inUse) <= 1e-9 * Math.max(1, inUse) && after <= 2 * inUse + 1e-6;
+  }
+
+  @Property(tries = 300)
+  boolean afterALoss_noNodeIsRaised_untilTheHoldOffHasPassed(
+      @ForAll("clusters") List<Report> cluster,
+      @ForAll @IntRange(min = 0, max = 499) int sinceLossMillis) {
+    ClusterCoordinator c = new ClusterCoordinator(STALE, SETTLE, 500_000_000L);
+    for (Report self : cluster) {
+      List<Heard> others = new ArrayList<>();
+      for (Report r : cluster) {
+        if (r != self) {
+          others.add(new Heard(r, NOW));
+        }
+      }
+      Decision d =
+          c.decide(self, 0, SETTLED, sinceLossMillis * 1_000_000L, cluster.size(), 0, others, NOW);
+      if (!Double.isNaN(d.rate())) {
+        return false; // every node keeps the rate its own goodput cut it to
+      }
+    }
+    return true;
+  }
+
+  @Property(tries = 300)
+  boolean sharesFollowDemand_andTheRaisedRatesToo(
+      @ForAll @IntRange(min = 2, max = 100) int nodes,
+      @ForAll @IntRange(min = 1, max = 10_000) int busy,
+      @ForAll @IntRange(min = 0, max = 10_000) int other) {
+    // node 0 has `busy` actors waiting, the others `other` each; all ramp at the same rate
+    List<Report> cluster = new ArrayList<>();
+    for (int i = 0; i < nodes; i++) {
+      cluster.add(new Report(i, State.RAMPING, i == 0 ? busy : other, 50, 1));
+    }
+    List<Decision> ds = decideAll(cluster, 1);
+    Decision d0 = ds.get(0);
+    Decision d1 = ds.get(1);
+    if (busy > other) {
+      // with nobody else waiting, node 0's part is its own rate: nothing to raise
+      boolean raised = other == 0 ? Double.isNaN(d0.rate()) : d0.rate() > 50;
+      return d0.share() > d1.share() && raised && Double.isNaN(d1.rate());
+    }
+    return busy == other ? d0.share() == d1.share() : d0.share() < d1.share();
   }
 
   @Test
@@ -127,7 +194,7 @@ final class ClusterCoordinatorPropertyTest {
     Report self = new Report(1, State.RAMPING, 10, 40, 1);
     Report holding = new Report(2, State.HOLDING, 1000, 0, 0);
     Decision d = coordinator.decide(self, 0, SETTLED, 2, List.of(new Heard(holding, NOW)), NOW);
-    assertEquals(40, d.rate(), 1e-9);
+    assertTrue(Double.isNaN(d.rate()), "its part is its own rate: nothing to raise");
   }
 
   @Property(tries = 300)
@@ -249,9 +316,93 @@ final class ClusterCoordinatorPropertyTest {
     Report idle = new Report(1, State.RAMPING, 0, 10, 0);
     Report busy = new Report(2, State.RAMPING, 1000, 90, 0);
     Decision d = coordinator.decide(idle, 0, SETTLED, 2, List.of(new Heard(busy, NOW)), NOW);
-    // W = 1000, n = 2, reserve = 50: (0 + 50) / (1000 + 100), of the share and of the rates' sum
+    // W = 1000, n = 2, reserve = 50: (0 + 50) / (1000 + 100)
     assertEquals(50.0 / 1100, d.share(), 1e-12);
-    assertEquals(100 * 50.0 / 1100, d.rate(), 1e-9);
+    assertTrue(Double.isNaN(d.rate()), "a node with nothing waiting is not raised");
+    assertTrue(d.stayRamping(), "but stays ramping while the other node's actors wait");
+  }
+
+  @Test
+  void aNodeThatStartedLate_isRaisedToItsPartOfTheRatesInUse() {
+    Report late = new Report(1, State.RAMPING, 900, 10, 1);
+    Report early = new Report(2, State.RAMPING, 100, 90, 1);
+    Decision d = coordinator.decide(late, 1, SETTLED, 2, List.of(new Heard(early, NOW)), NOW);
+    // sum 100, W = 1000, n = 2, reserve = 50: 100 x (900 + 50) / 1100
+    assertEquals(100 * 950.0 / 1100, d.rate(), 1e-9);
+    Decision e = coordinator.decide(early, 1, SETTLED, 2, List.of(new Heard(late, NOW)), NOW);
+    assertTrue(Double.isNaN(e.rate()), "never lowered: 90 is above its part");
+  }
+
+  @Test
+  void aJoiningMemberWithoutALine_keepsTheOthersCoordinated() {
+    Report self = new Report(1, State.RAMPING, 100, 50, 1);
+    Heard other = new Heard(new Report(2, State.RAMPING, 100, 50, 1), NOW);
+    // three members: this node, node 2, and a node that joined and has not written its line yet
+    Decision joining = coordinator.decide(self, 1, SETTLED, 0, 3, 1, List.of(other), NOW);
+    assertTrue(joining.coordinated());
+    Decision missing = coordinator.decide(self, 1, SETTLED, 0, 3, 0, List.of(other), NOW);
+    assertFalse(missing.coordinated(), "a member without a line that is not joining: fallback");
+  }
+
+  @Test
+  void aSteadyNodeThatHasNotRampedOnTheNews_joinsTheRamp_andARecoveredOneDoesNot() {
+    Report steady = new Report(3, State.STEADY, 0, Double.POSITIVE_INFINITY, 0);
+    Heard ramping = new Heard(new Report(1, State.RAMPING, 500, 100, 1), NOW);
+    Decision joiner = coordinator.decide(steady, 0, 0, 2, List.of(ramping), NOW);
+    assertTrue(joiner.resume(), "the news is newer than anything it ramped on");
+    assertTrue(joiner.stayRamping());
+    Report recovered = new Report(3, State.STEADY, 0, Double.POSITIVE_INFINITY, 1);
+    assertFalse(coordinator.decide(recovered, 1, 0, 2, List.of(ramping), NOW).resume());
+    Heard idle = new Heard(new Report(1, State.RAMPING, 0, 100, 1), NOW);
+    assertFalse(
+        coordinator.decide(steady, 0, 0, 2, List.of(idle), NOW).resume(),
+        "nobody waits: nothing to join");
+  }
+
+  @Test
+  void theLocalState_raisesTheEpochOnItsOwnProbe_notOnAResume_andSeesItsLosses() {
+    ClusterCoordinator.Local own = new ClusterCoordinator.Local(1);
+    own.observe(State.HOLDING, 10, 0, Double.NaN, 0);
+    assertEquals(1, own.observe(State.RAMPING, 10, 100, Double.NaN, SETTLE).backEpoch());
+    ClusterCoordinator.Local told = new ClusterCoordinator.Local(2);
+    Report holding = told.observe(State.HOLDING, 10, 0, Double.NaN, 0);
+    Report finder = new Report(1, State.RAMPING, 10, 100, 1);
+    Decision d = told.decide(coordinator, holding, 2, 0, List.of(new Heard(finder, 1)), 1);
+    assertTrue(d.resume());
+    assertEquals(1, told.observe(State.RAMPING, 10, 50, Double.NaN, 2).backEpoch());
+    // a cut (the rate fell, a new goodput) starts the hold-off
+    ClusterCoordinator c = new ClusterCoordinator(STALE, SETTLE, 500);
+    Report cut = told.observe(State.RAMPING, 10, 20, 22.2, 100);
+    Report early = new Report(1, State.RAMPING, 10, 500, 1);
+    assertTrue(Double.isNaN(told.decide(c, cut, 2, 0, List.of(new Heard(early, 100)), 100).rate()));
+    Report later = told.observe(State.RAMPING, 10, 20, 22.2, 700);
+    assertEquals(
+        260, told.decide(c, later, 2, 0, List.of(new Heard(early, 700)), 700).rate(), 1e-9);
+  }
+
+  @Test
+  void theTiming_isDerivedFromTheEnginesIntervals() {
+    ClusterCoordinator.Timing t = ClusterCoordinator.Timing.defaults();
+    assertEquals(Duration.ofMillis(200), t.round());
+    assertEquals(Duration.ofSeconds(1), t.heartbeat());
+    assertEquals(0, t.settleNanos(1));
+    assertEquals(1_900_000_000L, t.settleNanos(10)); // 3 delta ticks + 500 ms + 200 ms
+    assertEquals(4_700_000_000L, t.settleNanos(100)); // 10 ticks
+    assertEquals(4_900_000_000L, t.staleAfterNanos(10));
+    assertEquals(7_700_000_000L, t.staleAfterNanos(100));
+    assertEquals(500_000_000L, t.raiseAfterLossNanos());
+    ClusterCoordinator.Timing fast =
+        ClusterCoordinator.Timing.of(
+            Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofMillis(150));
+    assertEquals(Duration.ofMillis(150), fast.round(), "at most one notification");
+    assertEquals(
+        "notifyInterval must be > 0 but was PT0S",
+        assertThrows(
+                IllegalArgumentException.class,
+                () ->
+                    ClusterCoordinator.Timing.of(
+                        Duration.ofMillis(100), Duration.ofMillis(400), Duration.ZERO))
+            .getMessage());
   }
 
   @Test
