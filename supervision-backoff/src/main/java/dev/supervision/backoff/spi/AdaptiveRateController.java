@@ -44,10 +44,10 @@ import java.util.Objects;
  *   <li>{@link State#RAMPING}: a token bucket at the current rate (refilled every slice, holding at
  *       most one slice of tokens). It starts at {@link Parameters#initialRate()} in slow start, which
  *       doubles the rate every round trip (probation plus one slice) while actors wait. When more than
- *       {@link Parameters#tolerance()} of a slice's grants fail, and more than one, the rate is cut
+ *       {@link Parameters#tolerance()} of a slice's grants fail (and more than one, alone), the rate is cut
  *       to {@link Parameters#decrease()} times the goodput measured in that slice (its successes per
  *       second; at once, from the failures already reported, and again when the slice's probation
- *       has ended), but not below 0.85 times the most successes a slice of the last second got
+ *       has ended), but (alone, without a share) not below 0.85 times the most successes a slice of the last second got
  *       through while it stayed within the tolerance: rejections that are not the resource's
  *       capacity (a driver whose late ticks catch up at once sends a few grants together, which a
  *       limiter without burst rejects) do not make it forget the rate it just sustained. What slow
@@ -855,7 +855,7 @@ public final class AdaptiveRateController {
           hold(Reason.ALL_FAILED, nowNanos);
           return;
         }
-        if (f >= MIN_LOSS) {
+        if (f >= MIN_LOSS || members > 1) {
           cut(successes, nowNanos);
         }
       } else if ((g > 0 || members > 1 && f == 0) && lim && resolved >= holdUntil) {
@@ -899,11 +899,12 @@ public final class AdaptiveRateController {
   }
 
   /**
-   * Whether a slice's failures call for a cut: more than the tolerance, and more than one (one
-   * rejection in a slice of a few grants is noise, not the resource's capacity).
+   * Whether a slice's failures call for a cut: more than the tolerance, and more than one for a
+   * controller alone (one rejection in a slice of a few grants is noise, not the resource's
+   * capacity); for one with a share of the resource, any (the others' load counts too).
    */
   private boolean lossy(int grants, int failures) {
-    return failures > p.tolerance() * grants && failures >= MIN_LOSS;
+    return failures > p.tolerance() * grants && (failures >= MIN_LOSS || members > 1);
   }
 
   /** Forgets the sustained successes of the slices before {@code before}. */
@@ -913,6 +914,15 @@ public final class AdaptiveRateController {
         cleanSlice[i] = NONE;
       }
     }
+  }
+
+  /**
+   * The least rate a cut keeps: {@link #RECALL} times what a clean slice of the last second
+   * sustained, for a controller alone. One with a share of the resource (a node of a cluster) keeps
+   * none: its losses come from the others' load as well, and what it sustained alone says nothing.
+   */
+  private double floorOfACut() {
+    return members > 1 ? 0 : RECALL * sustained() / sliceSeconds;
   }
 
   /**
@@ -938,10 +948,7 @@ public final class AdaptiveRateController {
       forgetSustained(slowStartEnded);
     }
     double next =
-        Math.min(
-            maxRate(),
-            Math.max(
-                minRate(), Math.max(p.decrease() * goodput, RECALL * sustained() / sliceSeconds)));
+        Math.min(maxRate(), Math.max(minRate(), Math.max(p.decrease() * goodput, floorOfACut())));
     if (slowStart) {
       slowStartEnded = slice;
     }
