@@ -79,6 +79,12 @@ final class FixedLimiter implements Limiter {
 
   @Override
   public boolean mayStopTicking(long now) {
+    if (pacer.isFull(now)) {
+      return true;
+    }
+    if (pacer.rate() > 10) {
+      return false; // a permit more within 100 ms: checked without walking the schedule
+    }
     long change = pacer.nextChangeAt(now);
     return change == Long.MAX_VALUE || change - now >= 100_000_000L;
   }
