@@ -10,8 +10,9 @@ import java.util.Optional;
  * immutable, validated value, safe to share between threads.
  *
  * <p>A restart whose actor fails again within the probation ({@link #withProbation(Duration)},
- * default 100 ms) is a failure, one that survives it a success; failures that the policy calls
- * permanent are not counted. While the group keeps failing it holds restarts back, letting one probe through now and then; when a probe
+ * default 100 ms, counted from the moment the restarted actor has started) is a failure, one that
+ * survives it a success; a restart whose actor has not started yet is neither. Failures that the
+ * policy calls permanent are not counted. While the group keeps failing it holds restarts back, letting one probe through now and then; when a probe
  * survives it opens with slow start, cuts its rate to the measured goodput when restarts fail again,
  * and grows carefully after. {@link #withMaxRate(int, Duration)} sets an optional ceiling. See
  * {@link dev.supervision.backoff.spi.AdaptiveRateController} for the state machine.
@@ -79,7 +80,8 @@ public final class AdaptiveRestartBudget implements RestartBudget {
 
   /**
    * Sets how long a restarted actor must run without failing for its restart to count as a success.
-   * It is counted in slices of 100 ms, rounded up.
+   * It is counted from the moment the restarted actor has started (its behavior is set up and has
+   * handled the messages stashed during its backoff), in slices of 100 ms, rounded up.
    *
    * @param probation {@code >= 1 ms} and {@code <= 1 min}; default 100 ms
    * @return a new budget

@@ -91,7 +91,9 @@ public final class RestartBudgets implements Extension {
 
   /**
    * The named budget's state: for an adaptive budget whether it is steady, holding or ramping, the
-   * rate it allows and the goodput it measured; for any budget how many actors wait.
+   * rate it allows and the goodput it measured; for any budget how many actors wait; for an
+   * adaptive cluster-wide budget where this node stands in the cluster's coordination ({@link
+   * GateProtocol.Status#coordination()}).
    *
    * @param budgetName the budget's name
    * @return its status; empty if no actor uses the budget

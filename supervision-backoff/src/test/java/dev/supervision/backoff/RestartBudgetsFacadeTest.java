@@ -100,7 +100,8 @@ final class RestartBudgetsFacadeTest {
     assertEquals(3, await(budgets.waiting(name)));
     // 2 per 100 s: 2 slices of 50 s, one token each: 0.02 per second
     assertEquals(
-        Optional.of(new GateProtocol.Status(name, State.STEADY, 0.02, Double.NaN, 3)),
+        Optional.of(
+            new GateProtocol.Status(name, State.STEADY, 0.02, Double.NaN, 3, Optional.empty())),
         await(budgets.status(name)));
   }
 }

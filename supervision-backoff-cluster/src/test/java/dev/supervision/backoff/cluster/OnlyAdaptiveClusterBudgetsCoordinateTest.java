@@ -8,9 +8,12 @@ import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.RestartBudgets;
 import dev.supervision.backoff.spi.GateProtocol;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.ActorNotFound;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -64,6 +67,40 @@ final class OnlyAdaptiveClusterBudgetsCoordinateTest {
   void anAdaptiveClusterWideBudgetCoordinates() throws Exception {
     ActorRef<?> child = coordination(RestartBudget.adaptive("coordinated-adaptive").clusterWide());
     assertEquals("coordination", child.path().name());
+  }
+
+  @Test
+  void theStatusOfAnAdaptiveClusterWideBudgetShowsItsCoordination_aFixedOnesNone()
+      throws Exception {
+    RestartBudget adaptive = RestartBudget.adaptive("status-adaptive").clusterWide();
+    RestartBudget fixed = RestartBudget.of("status-fixed", 10, Duration.ofSeconds(1)).clusterWide();
+    RestartBudgets budgets = RestartBudgets.get(testKit.system());
+    budgets.gate(adaptive);
+    budgets.gate(fixed);
+    TestProbe<Object> probe = testKit.createTestProbe();
+    // the coordination decides every 200 ms; alone in its cluster, a node sees every report; it
+    // is not the prober, since it does not hold with actors waiting
+    probe.awaitAssert(
+        Duration.ofSeconds(10),
+        () -> {
+          assertEquals(
+              Optional.of(new GateProtocol.Coordination(true, 1.0, false)),
+              budgets
+                  .status("status-adaptive")
+                  .toCompletableFuture()
+                  .get(5, TimeUnit.SECONDS)
+                  .orElseThrow()
+                  .coordination());
+          return null;
+        });
+    assertEquals(
+        Optional.empty(),
+        budgets
+            .status("status-fixed")
+            .toCompletableFuture()
+            .get(5, TimeUnit.SECONDS)
+            .orElseThrow()
+            .coordination());
   }
 
   @Test

@@ -5,7 +5,9 @@ import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.ClusterCoordinator;
+import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.spi.Pacer;
+import java.util.Optional;
 
 /**
  * INTERNAL API: an adaptive budget's limiter: its {@link AdaptiveRateController}, started at the
@@ -18,8 +20,10 @@ final class AdaptiveLimiter implements Limiter {
   private final Pacer pacer;
   private final long tickNanos;
   private final long sliceNanos;
-  private final long keepGrantsNanos;
+  private final long keepStartedNanos;
+  private final long keepUnstartedNanos;
   private long slice;
+  private Optional<GateProtocol.Coordination> coordination = Optional.empty();
 
   AdaptiveLimiter(
       AdaptiveRestartBudget budget,
@@ -30,8 +34,9 @@ final class AdaptiveLimiter implements Limiter {
     controller.setShare(members);
     this.tickNanos = tickNanos;
     this.sliceNanos = controller.parameters().slice().toNanos();
-    this.keepGrantsNanos =
+    this.keepStartedNanos =
         Math.max(2 * sliceNanos, controller.parameters().probation().toNanos() + sliceNanos);
+    this.keepUnstartedNanos = AdaptiveRateController.PROBE_START_TIMEOUT.toNanos() + sliceNanos;
     this.pacer = Pacer.of(Double.POSITIVE_INFINITY, 1, tickNanos);
     pace();
   }
@@ -64,8 +69,18 @@ final class AdaptiveLimiter implements Limiter {
   }
 
   @Override
-  public long keepGrantsNanos() {
-    return keepGrantsNanos;
+  public long keepUnstartedNanos() {
+    return keepUnstartedNanos;
+  }
+
+  @Override
+  public long keepStartedNanos() {
+    return keepStartedNanos;
+  }
+
+  @Override
+  public void onStarted(long now, long grantedAt) {
+    controller.onStarted(now, grantedAt);
   }
 
   @Override
@@ -80,7 +95,7 @@ final class AdaptiveLimiter implements Limiter {
   @Override
   public boolean tryAcquire(long now) {
     pace();
-    if (!pacer.available(now) || !controller.tryAcquire(now)) {
+    if (!pacer.available(now) || !controller.tryGrant(now)) {
       return false;
     }
     pacer.tryAcquire(now);
@@ -94,8 +109,8 @@ final class AdaptiveLimiter implements Limiter {
   }
 
   @Override
-  public void onFailure(long now, long grantedAt) {
-    controller.onFailure(now, grantedAt);
+  public void onFailure(long now, long startedAt) {
+    controller.onFailure(now, startedAt);
   }
 
   @Override
@@ -107,6 +122,10 @@ final class AdaptiveLimiter implements Limiter {
   public void coordinate(ClusterCoordinator.Decision decision, long now) {
     controller.coordinate(
         decision.share(), decision.probeMembers(), decision.prober(), decision.stayRamping());
+    coordination =
+        Optional.of(
+            new GateProtocol.Coordination(
+                decision.coordinated(), decision.share(), decision.prober()));
     if (decision.resume()) {
       controller.resume(now);
     }
@@ -121,11 +140,6 @@ final class AdaptiveLimiter implements Limiter {
   }
 
   @Override
-  public boolean mayStopTicking(long now) {
-    return pacer.isFull(now); // then only the start of a slice changes anything
-  }
-
-  @Override
   public State state() {
     return controller.state();
   }
@@ -133,6 +147,11 @@ final class AdaptiveLimiter implements Limiter {
   @Override
   public double rate() {
     return controller.rate();
+  }
+
+  @Override
+  public Optional<GateProtocol.Coordination> coordination() {
+    return coordination;
   }
 
   @Override

@@ -819,7 +819,15 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
           new BackoffEvent.PermitGranted(
               jctx.getSelf(), restarts, policy.getBudget().get().getName()));
     }
-    return restart(ctx);
+    Behavior<T> next = restart(ctx);
+    if (!inBackoff
+        && Behavior.isAlive(next)
+        && policy.getBudget().get() instanceof AdaptiveRestartBudget) {
+      // the restarted behavior is set up and has handled its stash: its probation starts now
+      ActorContext<T> jctx = ctx.asJava();
+      gate(jctx).tell(new GateProtocol.Started(self(jctx)));
+    }
+    return next;
   }
 
   /** The budget's gate: the one looked up at the start, unless it stopped since. */

@@ -13,6 +13,7 @@ import dev.supervision.backoff.spi.GateProtocol.Failed;
 import dev.supervision.backoff.spi.GateProtocol.Query;
 import dev.supervision.backoff.spi.GateProtocol.Retire;
 import dev.supervision.backoff.spi.GateProtocol.SetShare;
+import dev.supervision.backoff.spi.GateProtocol.Started;
 import dev.supervision.backoff.spi.GateProtocol.Status;
 import dev.supervision.backoff.spi.GateProtocol.Waiting;
 import java.time.Duration;
@@ -40,14 +41,7 @@ import org.slf4j.Logger;
  * scheduler's own resolution, {@code pekko.scheduler.tick-duration}, at least 1 ms), and the gate
  * counts time as ticks times the tick. A fixed-rate timer follows the scheduler's clock: Pekko runs
  * a late tick's successors sooner (and under {@code ManualTime} every due tick runs, in order), so
- * rates hold against the clock instead of drifting slow as a fixed-delay timer does. The ticks run
- * only while actors wait. A second fixed-rate timer, every 100 ms (whole ticks) from the moment the
- * gate stops being idle, keeps the clock while nobody waits (a bucket refilling, grants remembered,
- * an adaptive controller's slices): the gate then wakes 10 times a second rather than at every tick.
- * It is never restarted while the gate is not idle, so its count is the clock: when ticks start
- * again from the time of its last firing and lag behind it by more than a tick, its next firing
- * moves the clock on. So a permit that became due while nobody waited goes out at most 100 ms late,
- * never early, and {@code ManualTime} steps of any size still give the same grants.
+ * rates hold against the clock instead of drifting slow as a fixed-delay timer does.
  *
  * <p><b>Pacing.</b> When a permit may go is the {@link Limiter}'s decision, one per kind of budget:
  * a fixed budget's {@link FixedLimiter} is its token bucket's pacer (rate {@code permits / period},
@@ -58,8 +52,10 @@ import org.slf4j.Logger;
  * back to back, so that the rate holds, and the permits of the stall (at most {@code rate * stall})
  * go out together.
  *
- * <p>An adaptive budget's supervised actors tell the gate each failure ({@link Failed}); the gate
- * knows which of them it granted a restart recently.
+ * <p>An adaptive budget's supervised actors tell the gate each failure ({@link Failed}) and, after a
+ * permit restarted them, that the restarted behavior has started ({@link Started}); the gate knows
+ * which of them it granted a restart recently, and counts a restart's probation from its start, so
+ * that the outcome of a grant does not depend on how many ticks the gate ran before the actor did.
  *
  * <p>Robustness: a permit granted to an actor that stopped before it arrived comes back with the
  * actor's {@link Cancel} and goes to the next waiter (or back into the pacer). When the gate stops
@@ -90,14 +86,6 @@ public final class BudgetGate {
   private enum Tick implements Command {
     INSTANCE
   }
-
-  /** The gate's coarse timer: every {@link #COARSE_NANOS} while it is not idle. */
-  private enum Coarse implements Command {
-    INSTANCE
-  }
-
-  /** The period of the coarse timer, rounded up to whole ticks. */
-  private static final long COARSE_NANOS = 100_000_000L;
 
   /**
    * The gate's behavior.
@@ -155,27 +143,30 @@ public final class BudgetGate {
 
     private final Map<ActorRef<Object>, Acquire> byRequester = new HashMap<>();
 
-    /** Recent grants, oldest first, for refunds and outcomes. */
-    private final ArrayDeque<Granted> grants = new ArrayDeque<>();
+    /**
+     * Recent grants whose actors have not reported their start, oldest first, for refunds and
+     * starts; and recent grants whose actors have started, by start, for failures.
+     */
+    private final ArrayDeque<Granted> unstarted = new ArrayDeque<>();
+
+    private final ArrayDeque<Granted> started = new ArrayDeque<>();
 
     private final Map<ActorRef<Object>, Granted> grantedTo = new HashMap<>();
     private final long tickNanos;
     private final Limiter limiter;
     private long now;
-    private final long coarseNanos;
-
-    /** Whether the ticks run (while actors wait), and the coarse timer (while not idle). */
-    private boolean ticking;
-
-    private boolean coarse;
-    private long coarseStart;
-    private long coarseCount;
-
     private ActorRef<Orphans> keeper;
     private boolean retiring;
     private double lastPublishedRate = Double.NaN;
 
-    private record Granted(ActorRef<Object> requester, long at) {}
+    /** A grant at {@code at}; its actor started at {@code startedAt}, or not yet ({@link #NOT_STARTED}). */
+    private record Granted(ActorRef<Object> requester, long at, long startedAt) {
+      boolean hasStarted() {
+        return startedAt != NOT_STARTED;
+      }
+    }
+
+    private static final long NOT_STARTED = Long.MIN_VALUE;
 
     Gate(
         RestartBudget budget,
@@ -188,7 +179,6 @@ public final class BudgetGate {
       this.log = ctx.getLog();
       this.tickNanos = tickNanos(ctx.getSystem().settings().config());
       this.limiter = Limiter.of(budget, members, tickNanos, this);
-      this.coarseNanos = -Math.floorDiv(-COARSE_NANOS, tickNanos) * tickNanos;
     }
 
     Behavior<Command> behavior() {
@@ -196,6 +186,7 @@ public final class BudgetGate {
           .onMessage(Acquire.class, this::onAcquire)
           .onMessage(Cancel.class, this::onCancel)
           .onMessage(Failed.class, this::onFailed)
+          .onMessage(Started.class, this::onStarted)
           .onMessage(
               Waiting.class,
               w -> {
@@ -208,8 +199,7 @@ public final class BudgetGate {
                 q.replyTo().tell(status());
                 return Behaviors.same();
               })
-          .onMessageEquals(Tick.INSTANCE, () -> advanceTo(now + tickNanos))
-          .onMessageEquals(Coarse.INSTANCE, this::onCoarse)
+          .onMessageEquals(Tick.INSTANCE, this::onTick)
           .onMessage(SetShare.class, this::onSetShare)
           .onMessage(Coordinate.class, this::onCoordinate)
           .onMessage(
@@ -230,7 +220,12 @@ public final class BudgetGate {
 
     private Status status() {
       return new Status(
-          budget.getName(), limiter.state(), limiter.rate(), limiter.goodput(), queue.size());
+          budget.getName(),
+          limiter.state(),
+          limiter.rate(),
+          limiter.goodput(),
+          queue.size(),
+          limiter.coordination());
     }
 
     private Behavior<Command> onSetShare(SetShare setShare) {
@@ -257,7 +252,8 @@ public final class BudgetGate {
       Acquire waiting = byRequester.remove(cancel.requester());
       if (waiting == null || queue.remove(waiting) == null) {
         Granted granted = grantedTo.remove(cancel.requester());
-        if (granted != null) { // the permit reached an actor that had stopped: pass it on
+        if (granted != null && !granted.hasStarted()) {
+          // the permit reached an actor that had stopped: pass it on
           Acquire next = poll();
           if (next != null) {
             grant(next, granted.at());
@@ -271,27 +267,41 @@ public final class BudgetGate {
 
     private Behavior<Command> onFailed(Failed failed) {
       Granted granted = grantedTo.remove(failed.requester());
-      limiter.onFailure(now, granted == null ? AdaptiveRateController.NOT_GRANTED : granted.at());
+      if (granted == null) {
+        limiter.onFailure(now, AdaptiveRateController.NOT_GRANTED);
+      } else if (granted.hasStarted()) {
+        limiter.onFailure(now, granted.startedAt());
+      } else { // failed while it started: a restart whose outcome is known
+        limiter.onStarted(now, granted.at());
+        limiter.onFailure(now, now);
+      }
       grantWhilePossible();
       return Behaviors.same();
     }
 
-    /**
-     * The coarse timer tells the time: it runs at a fixed rate, never restarted while the gate is
-     * not idle, so its count is the clock. The ticks stop while nobody waits and start again from
-     * the time of the last coarse tick when someone comes; if they lag behind it by more than a tick,
-     * the clock moves on (a tick due at the same instant may come before or after it).
-     */
-    private Behavior<Command> onCoarse() {
-      coarseCount++;
-      long at = coarseStart + coarseCount * coarseNanos;
-      return advanceTo(ticking && at - now <= tickNanos ? now : at);
+    /** The restarted actor of a grant has started: its probation starts now. */
+    private Behavior<Command> onStarted(Started started) {
+      Granted granted = grantedTo.get(started.requester());
+      if (granted != null && !granted.hasStarted()) {
+        Granted running = new Granted(granted.requester(), granted.at(), now);
+        grantedTo.put(running.requester(), running);
+        this.started.addLast(running);
+        limiter.onStarted(now, granted.at());
+        grantWhilePossible();
+      }
+      return Behaviors.same();
     }
 
-    private Behavior<Command> advanceTo(long to) {
-      now = Math.max(now, to);
-      while (!grants.isEmpty() && now - grants.peekFirst().at() > limiter.keepGrantsNanos()) {
-        Granted old = grants.pollFirst();
+    private Behavior<Command> onTick() {
+      now += tickNanos;
+      while (!unstarted.isEmpty()
+          && now - unstarted.peekFirst().at() > limiter.keepUnstartedNanos()) {
+        Granted old = unstarted.pollFirst();
+        grantedTo.remove(old.requester(), old);
+      }
+      while (!started.isEmpty()
+          && now - started.peekFirst().startedAt() > limiter.keepStartedNanos()) {
+        Granted old = started.pollFirst();
         grantedTo.remove(old.requester(), old);
       }
       limiter.onTick(now, queue.size());
@@ -314,46 +324,27 @@ public final class BudgetGate {
       while (!queue.isEmpty() && limiter.tryAcquire(now)) {
         grant(poll(), now);
       }
-      boolean idle = queue.isEmpty() && grants.isEmpty() && limiter.isIdle(now);
+      boolean idle = queue.isEmpty() && noGrants() && limiter.isIdle(now);
       if (idle) {
-        if (ticking) {
-          timers.cancel(Tick.INSTANCE);
-          ticking = false;
-        }
-        if (coarse) {
-          timers.cancel(Coarse.INSTANCE);
-          coarse = false;
-        }
-        return;
-      }
-      if (!coarse) {
-        timers.startTimerAtFixedRate(
-            Coarse.INSTANCE, Coarse.INSTANCE, Duration.ofNanos(coarseNanos));
-        coarse = true;
-        coarseStart = now;
-        coarseCount = 0;
-      }
-      if (!queue.isEmpty() && !ticking) {
-        // actors wait: tick at a fixed rate, so that the rate holds against the scheduler's clock
-        timers.startTimerAtFixedRate(Tick.INSTANCE, Tick.INSTANCE, Duration.ofNanos(tickNanos));
-        ticking = true;
-      } else if (queue.isEmpty() && ticking && limiter.mayStopTicking(now)) {
-        // nobody waits and nothing changes within 100 ms for one who comes: the coarse timer keeps
-        // the clock, a wake-up per 100 ms instead of per tick
         timers.cancel(Tick.INSTANCE);
-        ticking = false;
+      } else if (!timers.isTimerActive(Tick.INSTANCE)) {
+        timers.startTimerAtFixedRate(Tick.INSTANCE, Tick.INSTANCE, Duration.ofNanos(tickNanos));
       }
     }
 
     private void grant(Acquire acquire, long at) {
-      Granted granted = new Granted(acquire.requester(), at);
-      grants.addLast(granted);
+      Granted granted = new Granted(acquire.requester(), at, NOT_STARTED);
+      unstarted.addLast(granted);
       grantedTo.put(acquire.requester(), granted);
       acquire.requester().tell(acquire.grant());
     }
 
+    private boolean noGrants() {
+      return unstarted.isEmpty() && started.isEmpty();
+    }
+
     private Behavior<Command> stopIfRetired() {
-      if (retiring && queue.isEmpty() && grants.isEmpty()) {
+      if (retiring && queue.isEmpty() && noGrants()) {
         return Behaviors.stopped();
       }
       return Behaviors.same();

@@ -3,8 +3,10 @@ package dev.supervision.backoff.internal;
 import dev.supervision.backoff.FixedRestartBudget;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.ClusterCoordinator;
+import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.spi.Pacer;
 import dev.supervision.backoff.spi.TokenBucket;
+import java.util.Optional;
 
 /**
  * INTERNAL API: a fixed budget's limiter: a {@link Pacer} at {@code permits / period / members}
@@ -37,8 +39,18 @@ final class FixedLimiter implements Limiter {
   }
 
   @Override
-  public long keepGrantsNanos() {
+  public long keepUnstartedNanos() {
     return keepGrantsNanos;
+  }
+
+  @Override
+  public long keepStartedNanos() {
+    return keepGrantsNanos;
+  }
+
+  @Override
+  public void onStarted(long now, long grantedAt) {
+    // a fixed budget does not learn from outcomes
   }
 
   @Override
@@ -57,7 +69,7 @@ final class FixedLimiter implements Limiter {
   }
 
   @Override
-  public void onFailure(long now, long grantedAt) {
+  public void onFailure(long now, long startedAt) {
     // a fixed budget does not learn from outcomes
   }
 
@@ -78,18 +90,6 @@ final class FixedLimiter implements Limiter {
   }
 
   @Override
-  public boolean mayStopTicking(long now) {
-    if (pacer.isFull(now)) {
-      return true;
-    }
-    if (pacer.rate() > 10) {
-      return false; // a permit more within 100 ms: checked without walking the schedule
-    }
-    long change = pacer.nextChangeAt(now);
-    return change == Long.MAX_VALUE || change - now >= 100_000_000L;
-  }
-
-  @Override
   public State state() {
     return State.STEADY;
   }
@@ -97,6 +97,11 @@ final class FixedLimiter implements Limiter {
   @Override
   public double rate() {
     return pacer.rate();
+  }
+
+  @Override
+  public Optional<GateProtocol.Coordination> coordination() {
+    return Optional.empty(); // a fixed budget's gates follow the membership alone
   }
 
   @Override

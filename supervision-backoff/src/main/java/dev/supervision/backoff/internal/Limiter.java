@@ -6,6 +6,8 @@ import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.ClusterCoordinator;
+import dev.supervision.backoff.spi.GateProtocol;
+import java.util.Optional;
 
 /**
  * INTERNAL API: what decides, for a {@link BudgetGate}, when a permit may go: one implementation per
@@ -34,12 +36,20 @@ interface Limiter {
   }
 
   /**
-   * How long the gate remembers a grant: a permit may come back unused within it, and an adaptive
-   * budget's failure report counts against its grant within it.
+   * How long the gate remembers a grant whose actor has not reported its start: a permit may come
+   * back unused within it, and a start reported within it counts.
    *
    * @return nanoseconds
    */
-  long keepGrantsNanos();
+  long keepUnstartedNanos();
+
+  /**
+   * How long the gate remembers a grant after its actor started: a failure reported within it
+   * counts against the restart.
+   *
+   * @return nanoseconds
+   */
+  long keepStartedNanos();
 
   /**
    * A tick of the gate's clock.
@@ -58,6 +68,15 @@ interface Limiter {
   boolean tryAcquire(long now);
 
   /**
+   * The actor of a permit granted at {@code grantedAt} has started (adaptive budgets only: a fixed
+   * budget's supervisors do not report starts).
+   *
+   * @param now the time now
+   * @param grantedAt when the permit was granted
+   */
+  void onStarted(long now, long grantedAt);
+
+  /**
    * A permit it let through came back unused (its actor had stopped) and no actor waits for it.
    *
    * @param now the time now
@@ -68,10 +87,10 @@ interface Limiter {
    * A supervised actor of the budget failed (not permanently).
    *
    * @param now the time now
-   * @param grantedAt when its last permit was granted, or {@link
+   * @param startedAt when its last granted restart started, or {@link
    *     AdaptiveRateController#NOT_GRANTED}
    */
-  void onFailure(long now, long grantedAt);
+  void onFailure(long now, long startedAt);
 
   /**
    * The budget is shared by {@code members} nodes.
@@ -98,16 +117,6 @@ interface Limiter {
   boolean isIdle(long now);
 
   /**
-   * With no actor waiting, whether the gate may stop ticking (and keep its clock with its coarse
-   * timer): nothing changes for an actor that comes within 100 ms but a slice start, so that the
-   * coarse timer sees every change in time and a budget's rate is not lost to stopping and starting.
-   *
-   * @param now the time now
-   * @return {@code true} if it may stop ticking
-   */
-  boolean mayStopTicking(long now);
-
-  /**
    * The state ({@link State#STEADY} for a fixed budget).
    *
    * @return the state
@@ -120,6 +129,13 @@ interface Limiter {
    * @return the rate
    */
   double rate();
+
+  /**
+   * What the cluster's coordination last decided for this node.
+   *
+   * @return the decision's gist; empty for a fixed budget, and before the first decision
+   */
+  Optional<GateProtocol.Coordination> coordination();
 
   /**
    * The goodput measured at the last loss, per second; {@code NaN} if none (always for a fixed

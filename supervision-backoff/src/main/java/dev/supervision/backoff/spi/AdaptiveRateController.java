@@ -18,14 +18,17 @@ import java.util.Objects;
  * // at the start of every slice (Parameters.slice, 100 ms by default):
  * c.onSlice(now, waiting.size());
  * // whenever an actor waits (at a slice start, or when it arrives):
- * while (!waiting.isEmpty() && c.tryAcquire(now)) { grantedAt.put(a = waiting.poll(), now); restart(a); }
+ * while (!waiting.isEmpty() && c.tryAcquire(now)) { startedAt.put(a = waiting.poll(), now); restart(a); }
  * // whenever a member of the group fails (including at its first failure):
- * c.onFailure(now, grantedAt.getOrDefault(actor, AdaptiveRateController.NOT_GRANTED));
+ * c.onFailure(now, startedAt.getOrDefault(actor, AdaptiveRateController.NOT_GRANTED));
  * }</pre>
  *
- * <p>A granted restart that fails within the probation ({@link Parameters#probation()}, counted in
- * whole slices, rounded up) is a <em>failure</em>; one with no failure reported within it is a
- * <em>success</em>: successes are inferred, not reported. Report every failure of a member, granted
+ * <p>{@link #tryAcquire} is for restarts that start when they are granted. A driver whose restarts
+ * take time to start grants with {@link #tryGrant} and reports {@link #onStarted} when the restarted
+ * actor has started: the grant's outcome is counted from its start, and until then it is neither a
+ * success nor a failure. A started restart that fails within the probation ({@link
+ * Parameters#probation()}, counted in whole slices, rounded up) is a <em>failure</em>; one with no
+ * failure reported within it is a <em>success</em>. Report every failure of a member, granted
  * or not: failures of members that were not just granted tell the controller that the group is in
  * trouble. Failures that are not about the resource (permanent ones) should not be reported.
  *
@@ -71,6 +74,12 @@ public final class AdaptiveRateController {
 
   /** The grant time to pass to {@link #onFailure} for a member that was not granted a restart. */
   public static final long NOT_GRANTED = Long.MIN_VALUE;
+
+  /**
+   * How long a probe granted by {@link #tryGrant} may go without starting or failing before it is
+   * given up (neither success nor failure) and the next probe follows: 1 second.
+   */
+  public static final Duration PROBE_START_TIMEOUT = Duration.ofSeconds(1);
 
   private static final long SECOND = 1_000_000_000L;
   private static final long NONE = Long.MIN_VALUE;
@@ -171,8 +180,9 @@ public final class AdaptiveRateController {
    * @param tolerance the share of a slice's grants that may fail without a cut; default 0.1
    * @param growth how much the rate grows per second after slow start while actors wait; default 0.2
    * @param firstProbe the first probe's delay after holding starts; default 100 ms
-   * @param maxProbeInterval the longest wait for the next probe after the slice that saw a probe
-   *     fail; default 300 ms
+   * @param maxProbeInterval the longest wait for the next probe, counted from the slice after the one
+   *     in which a probe's failure was reported; default 300 ms, so that probes that fail at once
+   *     come every 400 ms
    * @param holdAfter failures within one second that make a steady group hold; default 10
    */
   public record Parameters(
@@ -385,6 +395,11 @@ public final class AdaptiveRateController {
   private long holdUntil;
   private long probeAt = NONE;
   private long probeSlice = NONE;
+
+  /** The slice of a probe granted by {@link #tryGrant} whose actor has not started yet, or NONE. */
+  private long probeGranted = NONE;
+
+  private final long probeStartTimeoutSlices;
   private int probes;
   private int calm;
   private int waiting;
@@ -444,6 +459,8 @@ public final class AdaptiveRateController {
     this.failed = new int[ring];
     this.limited = new boolean[ring];
     this.windowSlices = (int) Math.max(1, Math.round(SECOND / (double) sliceNanos));
+    this.probeStartTimeoutSlices =
+        Math.max(1, -Math.floorDiv(-PROBE_START_TIMEOUT.toNanos(), sliceNanos));
     this.windowFailures = new int[windowSlices];
     this.calmSlices = windowSlices;
     this.cleanSuccesses = new int[windowSlices];
@@ -568,6 +585,7 @@ public final class AdaptiveRateController {
       return;
     }
     probeSlice = NONE;
+    probeGranted = NONE;
     probeAt = NONE;
     startRamping(Reason.RESUMED, nowNanos);
   }
@@ -637,13 +655,35 @@ public final class AdaptiveRateController {
   }
 
   /**
-   * Takes a permit for one restart now, if the controller allows one; the grant is recorded for the
-   * outcome accounting.
+   * Takes a permit for one restart now, if the controller allows one, for a restart that starts at
+   * once: the same as {@link #tryGrant} followed, if it granted, by {@link #onStarted
+   * onStarted(nowNanos, nowNanos)}. For drivers (simulations) in which a granted restart starts
+   * when it is granted.
    *
    * @param nowNanos the time now
    * @return whether the restart may go
    */
   public boolean tryAcquire(long nowNanos) {
+    if (!tryGrant(nowNanos)) {
+      return false;
+    }
+    onStarted(nowNanos, nowNanos);
+    return true;
+  }
+
+  /**
+   * Takes a permit for one restart now, if the controller allows one. Its outcome is counted from
+   * the moment its restarted actor has started ({@link #onStarted}): until then it is neither a
+   * success nor a failure, however much time passes, so that a restart whose actor is slow to run
+   * (a stalled machine, a clock that runs ahead of the actors) is never taken for one that survived.
+   * A probe (the one restart let through while holding) whose actor has neither started nor failed
+   * within {@link #PROBE_START_TIMEOUT} is given up, neither success nor failure, and the next probe
+   * follows as after a failed one.
+   *
+   * @param nowNanos the time now
+   * @return whether the restart may go
+   */
+  public boolean tryGrant(long nowNanos) {
     advance(nowNanos);
     switch (state) {
       case STEADY -> {
@@ -655,7 +695,7 @@ public final class AdaptiveRateController {
         if (!mayProbe || probeSlice != NONE || probeAt == NONE || slice < probeAt) {
           return false;
         }
-        probeSlice = slice;
+        probeGranted = slice;
         probeAt = NONE;
         probes++;
         listener.probe(probes, nowNanos);
@@ -666,21 +706,41 @@ public final class AdaptiveRateController {
         }
       }
     }
-    granted[slot(slice)]++;
     return true;
+  }
+
+  /**
+   * The actor of a restart granted by {@link #tryGrant} at {@code grantedAtNanos} has started: its
+   * probation starts now. Report it once per grant; a restart whose actor failed while starting is
+   * reported as started and then failed at the same time. A start reported for a probe that was
+   * given up counts as an ordinary grant.
+   *
+   * @param nowNanos the time now
+   * @param grantedAtNanos when {@link #tryGrant} granted the restart
+   */
+  public void onStarted(long nowNanos, long grantedAtNanos) {
+    advance(nowNanos);
+    granted[slot(slice)]++;
+    if (state == State.HOLDING
+        && probeGranted != NONE
+        && Math.floorDiv(grantedAtNanos, sliceNanos) == probeGranted) {
+      probeSlice = slice;
+      probeGranted = NONE;
+    }
   }
 
   /**
    * A member of the group failed.
    *
    * @param nowNanos the time now
-   * @param grantedAtNanos when this member's last restart was granted by {@link #tryAcquire}, or
-   *     {@link #NOT_GRANTED}; a failure within the probation of the grant counts against it
+   * @param startedAtNanos when this member's last granted restart started ({@link #onStarted}; for
+   *     {@link #tryAcquire}, its grant), or {@link #NOT_GRANTED}; a failure within the probation
+   *     after the start counts against the restart
    */
-  public void onFailure(long nowNanos, long grantedAtNanos) {
+  public void onFailure(long nowNanos, long startedAtNanos) {
     advance(nowNanos);
-    if (grantedAtNanos != NOT_GRANTED) {
-      long g = Math.floorDiv(grantedAtNanos, sliceNanos);
+    if (startedAtNanos != NOT_GRANTED) {
+      long g = Math.floorDiv(startedAtNanos, sliceNanos);
       if (g <= slice && slice - g <= probationSlices) {
         failed[slot(g)]++;
       }
@@ -807,6 +867,10 @@ public final class AdaptiveRateController {
     int f = failed[ir];
     boolean lim = limited[ir];
     if (state == State.HOLDING) {
+      if (probeGranted != NONE && k - probeGranted > probeStartTimeoutSlices) {
+        probeGranted = NONE; // its actor never started: neither success nor failure
+        nextProbe(k);
+      }
       if (probeSlice != NONE) {
         boolean probeFailed = failed[slot(probeSlice)] > 0;
         if (probeFailed || resolved >= probeSlice) {
@@ -814,14 +878,7 @@ public final class AdaptiveRateController {
           if (!probeFailed) {
             startRamping(Reason.PROBE_SURVIVED, nowNanos);
           } else {
-            long interval =
-                probeMembers
-                    * Math.min(
-                        p.maxProbeInterval().toNanos(),
-                        p.firstProbe().toNanos() << Math.min(30, probes));
-            // counted from the slice that sees the failure: a probe that fails at once is followed
-            // one slice plus the interval later (300 ms, then 400 ms with the defaults)
-            probeAt = k + Math.max(1, Math.round(interval / (double) sliceNanos));
+            nextProbe(k);
           }
         }
       }
@@ -887,6 +944,21 @@ public final class AdaptiveRateController {
       bucket.refill();
       bucket.settle();
     }
+  }
+
+  /**
+   * Sets the next probe after a failed (or given up) one, seen at the start of slice {@code k}: the
+   * wait, {@code min(maxProbeInterval, firstProbe * 2^probes)} times the probe factor, is counted
+   * from slice {@code k}, the slice after the one in which the failure was reported. So a probe that
+   * fails at once is followed one slice plus the wait later: with the defaults 300 ms after the
+   * first probe, then every 400 ms.
+   */
+  private void nextProbe(long k) {
+    long interval =
+        probeMembers
+            * Math.min(
+                p.maxProbeInterval().toNanos(), p.firstProbe().toNanos() << Math.min(30, probes));
+    probeAt = k + Math.max(1, Math.round(interval / (double) sliceNanos));
   }
 
   private void startRamping(Reason reason, long nowNanos) {
@@ -978,6 +1050,7 @@ public final class AdaptiveRateController {
             + Math.max(
                 1, Math.round(probeMembers * p.firstProbe().toNanos() / (double) sliceNanos));
     probeSlice = NONE;
+    probeGranted = NONE;
   }
 
   private void enter(State to, Reason reason, long nowNanos) {

@@ -1,6 +1,8 @@
 package dev.supervision.backoff.spi;
 
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import java.util.Objects;
+import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Signal;
 
@@ -46,6 +48,16 @@ public final class GateProtocol {
   public record Failed(ActorRef<Object> requester) implements Command {}
 
   /**
+   * The supervised actor of an adaptive budget that a permit restarted has started: its restarted
+   * behavior was set up and handled the messages stashed during its backoff. An adaptive budget
+   * counts the restart's probation from the moment this reaches the gate; a restart whose actor
+   * has not started yet is neither a success nor a failure. Ignored by a fixed budget.
+   *
+   * @param requester the supervised actor
+   */
+  public record Started(ActorRef<Object> requester) implements Command {}
+
+  /**
    * Asks how many actors wait.
    *
    * @param replyTo gets the count
@@ -71,8 +83,48 @@ public final class GateProtocol {
    * @param goodput the goodput measured at its last loss, restarts per second; {@code NaN} if none
    *     (always for a fixed budget)
    * @param waiting how many actors wait for a permit
+   * @param coordination for an adaptive cluster-wide budget, what the cluster's coordination last
+   *     decided for this node; empty for a local or fixed budget, and until the first decision
    */
-  public record Status(String name, State state, double rate, double goodput, int waiting) {}
+  public record Status(
+      String name,
+      State state,
+      double rate,
+      double goodput,
+      int waiting,
+      Optional<Coordination> coordination) {
+
+    /**
+     * Checks the value.
+     *
+     * @param name see the record's description
+     * @param state see the record's description
+     * @param rate see the record's description
+     * @param goodput see the record's description
+     * @param waiting see the record's description
+     * @param coordination see the record's description
+     * @throws NullPointerException if {@code name}, {@code state} or {@code coordination} is null
+     */
+    public Status {
+      Objects.requireNonNull(name, "name must not be null");
+      Objects.requireNonNull(state, "state must not be null");
+      Objects.requireNonNull(coordination, "coordination must not be null");
+    }
+  }
+
+  /**
+   * Where a node of an adaptive cluster-wide budget stands in the cluster's coordination (see
+   * {@link ClusterCoordinator.Decision}).
+   *
+   * @param coordinated {@code true} if the node sees every member's fresh report and acts as part
+   *     of one budget; {@code false} on its local fallback ({@code 1/N} of the budget, probing
+   *     {@code N} times less often) because a member's report is missing or stale
+   * @param share the node's share of the budget's initial rate and ceiling, in {@code (0, 1]}
+   * @param prober whether this node may probe while it holds: when coordinated, true only for the
+   *     one node that probes for the cluster (among the nodes that hold with actors waiting, the
+   *     one with the smallest id; none while no node holds); on the fallback, every node probes
+   */
+  public record Coordination(boolean coordinated, double share, boolean prober) {}
 
   /**
    * Sets the share of the budget this gate enforces: {@code 1/members} of the permits and of the

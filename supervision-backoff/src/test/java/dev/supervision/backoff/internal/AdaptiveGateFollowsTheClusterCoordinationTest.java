@@ -12,6 +12,7 @@ import dev.supervision.backoff.spi.GateProtocol.Acquire;
 import dev.supervision.backoff.spi.GateProtocol.Coordinate;
 import dev.supervision.backoff.spi.GateProtocol.Failed;
 import java.time.Duration;
+import java.util.Optional;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -68,7 +69,15 @@ final class AdaptiveGateFollowsTheClusterCoordinationTest {
                 .build());
     ActorRef<GateProtocol.Command> gate =
         kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(2)));
+    TestProbe<GateProtocol.Status> status = kit.createTestProbe();
+    gate.tell(new GateProtocol.Query(status.ref()));
+    assertEquals(Optional.empty(), status.receiveMessage().coordination(), "no decision yet");
     gate.tell(new Coordinate(new Decision(true, 0.5, false, 1, false, Double.NaN, 0)));
+    gate.tell(new GateProtocol.Query(status.ref()));
+    assertEquals(
+        Optional.of(new GateProtocol.Coordination(true, 0.5, false)),
+        status.receiveMessage().coordination(),
+        "coordinated, half of the budget, another node probes");
     gate.tell(new Failed(requester));
     gate.tell(new Failed(requester));
     assertEquals(
@@ -85,10 +94,15 @@ final class AdaptiveGateFollowsTheClusterCoordinationTest {
     assertEquals(
         new BudgetEvent.StateChanged(name, State.HOLDING, State.RAMPING, Reason.RESUMED),
         events.receiveMessage());
-    TestProbe<GateProtocol.Status> status = kit.createTestProbe();
     gate.tell(new GateProtocol.Query(status.ref()));
     assertEquals(50, status.receiveMessage().rate(), 1e-9, "half of the initial 100/s");
     time.timePasses(Duration.ofMillis(200));
     assertEquals("waiting", granted.receiveMessage());
+    // the coordination is lost: on its local fallback, a third of the budget, probing itself
+    gate.tell(new Coordinate(new Decision(false, 1.0 / 3, true, 3, false, Double.NaN, 1)));
+    gate.tell(new GateProtocol.Query(status.ref()));
+    assertEquals(
+        Optional.of(new GateProtocol.Coordination(false, 1.0 / 3, true)),
+        status.receiveMessage().coordination());
   }
 }

@@ -11,6 +11,7 @@ import dev.supervision.backoff.spi.GateProtocol.Cancel;
 import dev.supervision.backoff.spi.GateProtocol.Status;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
@@ -268,7 +269,8 @@ final class BudgetGateGrantsExactlyTest {
     r.granted.expectNoMessage(QUIET);
     Status status = status(gate);
     assertTrue(status.name().startsWith("exact-"), status.name());
-    assertEquals(new Status(status.name(), State.STEADY, 1.0, Double.NaN, 1), status);
+    assertEquals(
+        new Status(status.name(), State.STEADY, 1.0, Double.NaN, 1, Optional.empty()), status);
     time.timePasses(Duration.ofSeconds(1));
     r.granted.expectMessage("b");
   }

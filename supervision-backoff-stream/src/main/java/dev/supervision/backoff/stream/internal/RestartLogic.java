@@ -441,6 +441,10 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
         emit(new BackoffEvent.PermitGranted(self(), restarts, policy.getBudget().get().getName()));
       }
       restart();
+      if (!inBackoff && policy.getBudget().get() instanceof AdaptiveRestartBudget) {
+        // the inner stream is materialized: an adaptive budget counts its probation from now
+        gate().tell(new GateProtocol.Started(self()));
+      }
     }
   }
 

@@ -1,0 +1,203 @@
+package dev.supervision.backoff;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.spi.GateProtocol;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An adaptive budget counts a restart's probation from the moment its actor has started, so the
+ * outcome of a grant does not depend on how far the gate's clock ran ahead of the actors: under
+ * {@code ManualTime} in steps of 100 ms, 1 s or 10 s, a budget in front of a resource that never
+ * comes back holds and grants only probes, never more than the documented probe interval allows,
+ * and never ramps; a probe whose actor is stalled while it starts is not a survivor; and the probes
+ * of a resource that stays down come 100 ms after holding starts, then 300 ms later, then every
+ * 400 ms.
+ */
+final class AnAdaptiveBudgetJudgesARestartByWhatItsActorDidTest {
+
+  private static final ActorTestKit kit = ActorTestKit.create(ManualTime.config());
+  private static final ManualTime time = ManualTime.get(kit.system());
+  private static final AtomicInteger names = new AtomicInteger();
+
+  @AfterAll
+  static void shutdown() {
+    kit.shutdownTestKit();
+  }
+
+  /** A herd of actors that call a resource that is down in their setup, and fail. */
+  private static final class Herd {
+    final String budget = "judged-" + names.incrementAndGet();
+    final AtomicInteger calls = new AtomicInteger();
+    final AtomicBoolean stallNext = new AtomicBoolean();
+    final CountDownLatch stalled = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+    final List<BudgetEvent> events = new CopyOnWriteArrayList<>();
+    final TestProbe<BudgetEvent> holding = kit.createTestProbe();
+
+    Herd(int actors) {
+      ActorRef<BudgetEvent> collector =
+          kit.spawn(
+              Behaviors.receive(BudgetEvent.class)
+                  .onAnyMessage(
+                      e -> {
+                        if (e.budget().equals(budget)) {
+                          events.add(e);
+                          if (e instanceof BudgetEvent.StateChanged s && s.to() == State.HOLDING) {
+                            holding.ref().tell(e);
+                          }
+                        }
+                        return Behaviors.same();
+                      })
+                  .build());
+      kit.system().eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, collector));
+      BackoffPolicy policy =
+          BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2))
+              .withRandomSeed(11)
+              .withLoggingEnabled(false)
+              .withBudget(RestartBudget.adaptive(budget));
+      Behavior<String> cell =
+          Behaviors.setup(
+              ctx -> {
+                if (stallNext.compareAndSet(true, false)) {
+                  stalled.countDown();
+                  release.await(30, TimeUnit.SECONDS); // the test holds the latch
+                }
+                calls.incrementAndGet();
+                throw new IllegalStateException("resource down");
+              });
+      for (int i = 0; i < actors; i++) {
+        kit.spawn(BackoffSupervisor.wrap(cell, policy));
+      }
+      holding.receiveMessage(Duration.ofSeconds(10));
+      // every actor failed once at its start before time passes
+      holding.awaitAssert(
+          Duration.ofSeconds(10),
+          () -> {
+            assertEquals(actors, calls.get());
+            return null;
+          });
+    }
+
+    long probes() {
+      return events.stream().filter(e -> e instanceof BudgetEvent.Probe).count();
+    }
+
+    boolean ramped() {
+      return events.stream()
+          .anyMatch(e -> e instanceof BudgetEvent.StateChanged s && s.to() == State.RAMPING);
+    }
+
+    State state() throws Exception {
+      return RestartBudgets.get(kit.system())
+          .status(budget)
+          .toCompletableFuture()
+          .get(5, TimeUnit.SECONDS)
+          .map(GateProtocol.Status::state)
+          .orElseThrow();
+    }
+
+    /** Waits until the calls stop changing: every granted probe has called the resource. */
+    int settledCalls() {
+      int last = -1;
+      while (calls.get() != last) {
+        last = calls.get();
+        holding.expectNoMessage(Duration.ofMillis(300));
+      }
+      return last;
+    }
+  }
+
+  /**
+   * The most probes a budget may grant in {@code d} of holding: 100 ms after holding starts, then
+   * 300 ms later, then one every 400 ms.
+   */
+  private static long maxProbes(Duration d) {
+    long ms = d.toMillis();
+    return ms < 100 ? 0 : ms < 400 ? 1 : 2 + (ms - 400) / 400;
+  }
+
+  private static void holdsAndGrantsOnlyProbes(Duration step, Duration total) throws Exception {
+    Herd herd = new Herd(50);
+    int initial = herd.calls.get();
+    for (long t = 0; t < total.toMillis(); t += step.toMillis()) {
+      time.timePasses(step);
+    }
+    int calls = herd.settledCalls();
+    long probes = herd.probes();
+    assertFalse(herd.ramped(), step + ": a resource that never came back made it ramp");
+    assertEquals(State.HOLDING, herd.state(), step.toString());
+    assertEquals(probes, calls - initial, step + ": every restart granted was a probe");
+    assertTrue(probes >= 1, step + ": it probed");
+    assertTrue(probes <= maxProbes(total), step + ": " + probes + " probes in " + total);
+  }
+
+  @Test
+  void inStepsOf100ms_itHoldsAndGrantsOnlyProbes() throws Exception {
+    // 120 steps: each costs 100 ms of real time
+    holdsAndGrantsOnlyProbes(Duration.ofMillis(100), Duration.ofSeconds(12));
+  }
+
+  @Test
+  void inStepsOf1s_itHoldsAndGrantsOnlyProbes() throws Exception {
+    holdsAndGrantsOnlyProbes(Duration.ofSeconds(1), Duration.ofSeconds(60));
+  }
+
+  @Test
+  void inStepsOf10s_itHoldsAndGrantsOnlyProbes() throws Exception {
+    holdsAndGrantsOnlyProbes(Duration.ofSeconds(10), Duration.ofSeconds(60));
+  }
+
+  @Test
+  void aProbeWhoseActorIsStalledWhileItStartsDoesNotSurvive() throws Exception {
+    Herd herd = new Herd(20);
+    herd.stallNext.set(true); // the next restart, the first probe, blocks in its setup
+    time.timePasses(Duration.ofMillis(100));
+    assertTrue(herd.stalled.await(10, TimeUnit.SECONDS), "the probe's actor is stalled");
+    for (int i = 0; i < 3; i++) {
+      time.timePasses(Duration.ofSeconds(10));
+    }
+    herd.settledCalls();
+    assertFalse(herd.ramped(), "a stalled probe counted as a survivor");
+    assertEquals(State.HOLDING, herd.state());
+    herd.release.countDown(); // it starts at last, and fails: still holding
+    time.timePasses(Duration.ofSeconds(1));
+    herd.settledCalls();
+    assertFalse(herd.ramped());
+    assertEquals(State.HOLDING, herd.state());
+  }
+
+  @Test
+  void probesOfAResourceThatStaysDownCome100msAfterHolding_then300msLater_thenEvery400ms()
+      throws Exception {
+    Herd herd = new Herd(20);
+    List<Integer> probedAt = new CopyOnWriteArrayList<>();
+    for (int step = 1; step <= 20; step++) {
+      long before = herd.probes();
+      time.timePasses(Duration.ofMillis(100));
+      herd.settledCalls(); // the probe's failure has reached the gate before the next step
+      if (herd.probes() > before) {
+        probedAt.add(step * 100);
+      }
+    }
+    assertEquals(List.of(100, 400, 800, 1200, 1600, 2000), probedAt);
+  }
+}
