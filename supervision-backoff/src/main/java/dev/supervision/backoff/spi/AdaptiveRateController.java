@@ -47,11 +47,17 @@ import java.util.Objects;
  *   <li>{@link State#RAMPING}: a token bucket at the current rate (refilled every slice, holding at
  *       most one slice of tokens). It starts at {@link Parameters#initialRate()} in slow start, which
  *       doubles the rate every round trip (probation plus one slice) while actors wait. When more than
- *       {@link Parameters#tolerance()} of a slice's grants fail, the rate is cut to {@link
- *       Parameters#decrease()} times the goodput measured in that slice (its successes per second;
- *       at once, from the failures already reported, and again when the slice's probation has ended)
- *       and slow start ends: from then on the rate grows by {@link Parameters#growth()} per second
- *       while actors wait. A cut holds for the slice it is made in; if the goodput it measured is
+ *       {@link Parameters#tolerance()} of a slice's grants fail (and more than one, alone), the rate is cut
+ *       to {@link Parameters#decrease()} times the goodput measured in that slice (its successes per
+ *       second; at once, from the failures already reported, and again when the slice's probation
+ *       has ended), but (alone, without a share) not below 0.85 times the most successes a slice of the last second got
+ *       through while it stayed within the tolerance: rejections that are not the resource's
+ *       capacity (a driver whose late ticks catch up at once sends a few grants together, which a
+ *       limiter without burst rejects) do not make it forget the rate it just sustained. What slow
+ *       start's slices got through is forgotten when the loss goes on within two slices of the cut
+ *       that ended it (a limiter's burst, not its rate). Slow start ends at the first cut: from then
+ *       on the rate grows by {@link Parameters#growth()} per second while actors wait. A cut holds
+ *       for the slice it is made in; if the goodput it measured is
  *       below the successes of the last slice that stayed within the tolerance, the next slice
  *       restores {@link Parameters#decrease()} times those ({@link Reason#RESTORED}; once per cut):
  *       a limiter that rejects any request too close to the last one it accepted (nginx's {@code
@@ -77,6 +83,12 @@ public final class AdaptiveRateController {
 
   private static final long SECOND = 1_000_000_000L;
   private static final long NONE = Long.MIN_VALUE;
+
+  /** The fewest failures in a slice that make a cut. */
+  private static final int MIN_LOSS = 2;
+
+  /** A cut keeps at least this share of the successes a slice of the last second sustained. */
+  private static final double RECALL = 0.85;
 
   /** The controller's state. */
   public enum State {
@@ -409,6 +421,18 @@ public final class AdaptiveRateController {
   private long restoreSlice = NONE;
 
   /**
+   * The successes of the resolved slices that stayed within the tolerance while actors waited, by
+   * slice number modulo {@link #windowSlices} ({@link #cleanSlice} says which slice): the rates
+   * recently sustained, so that a cut does not forget them.
+   */
+  private final int[] cleanSuccesses;
+
+  private final long[] cleanSlice;
+
+  /** The slice whose cut ended slow start, or {@link #NONE}. */
+  private long slowStartEnded = NONE;
+
+  /**
    * A controller with no listener.
    *
    * @param parameters its parameters
@@ -439,6 +463,9 @@ public final class AdaptiveRateController {
         Math.max(1, -Math.floorDiv(-PROBE_START_TIMEOUT.toNanos(), sliceNanos));
     this.windowFailures = new int[windowSlices];
     this.calmSlices = windowSlices;
+    this.cleanSuccesses = new int[windowSlices];
+    this.cleanSlice = new long[windowSlices];
+    forgetSustained(Long.MAX_VALUE);
     this.slowStartFactor =
         Math.pow(2, sliceNanos / (double) (p.probation().toNanos() + sliceNanos));
     this.rate = p.maxRate();
@@ -862,12 +889,15 @@ public final class AdaptiveRateController {
     if (state == State.RAMPING) {
       if (g > f && f <= p.tolerance() * g && lim) {
         clean = g - f;
+        int w = (int) Math.floorMod(resolved, (long) windowSlices);
+        cleanSuccesses[w] = g - f;
+        cleanSlice[w] = resolved;
       }
       int gj = granted[slot(k - 1)];
       int fj = failed[slot(k - 1)];
       // no check against holdUntil: a cut or a ramp start sets it to the slice it runs in, so a
       // slice k - 1 that granted anything is never before it; gj == 0 fails gj - fj > 0
-      if (fj > p.tolerance() * gj && gj - fj > 0) {
+      if (lossy(gj, fj) && gj - fj > 0) {
         cut(gj - fj, nowNanos); // early: the failures of the last slice are already known
       }
       if (restoreSlice == k && restoreTo > rate) {
@@ -882,7 +912,9 @@ public final class AdaptiveRateController {
           hold(Reason.ALL_FAILED, nowNanos);
           return;
         }
-        cut(successes, nowNanos);
+        if (f >= MIN_LOSS || members > 1) {
+          cut(successes, nowNanos);
+        }
       } else if ((g > 0 || members > 1 && f == 0) && lim && resolved >= holdUntil) {
         // a controller with a share of the budget may grant less than one restart per slice: a
         // slice that waited, granted nothing and saw nothing fail still lets it grow
@@ -933,13 +965,65 @@ public final class AdaptiveRateController {
     enter(State.RAMPING, reason, nowNanos);
     setRate(startRate, Double.NaN, reason, nowNanos);
     slowStart = true;
+    slowStartEnded = NONE;
     holdUntil = slice;
     bucket.setTokens(0);
   }
 
+  /**
+   * Whether a slice's failures call for a cut: more than the tolerance, and more than one for a
+   * controller alone (one rejection in a slice of a few grants is noise, not the resource's
+   * capacity); for one with a share of the resource, any (the others' load counts too).
+   */
+  private boolean lossy(int grants, int failures) {
+    return failures > p.tolerance() * grants && (failures >= MIN_LOSS || members > 1);
+  }
+
+  /** Forgets the sustained successes of the slices before {@code before}. */
+  private void forgetSustained(long before) {
+    for (int i = 0; i < windowSlices; i++) {
+      if (cleanSlice[i] < before) {
+        cleanSlice[i] = NONE;
+      }
+    }
+  }
+
+  /**
+   * The least rate a cut keeps: {@link #RECALL} times what a clean slice of the last second
+   * sustained, for a controller alone. One with a share of the resource (a node of a cluster) keeps
+   * none: its losses come from the others' load as well, and what it sustained alone says nothing.
+   */
+  private double floorOfACut() {
+    return members > 1 ? 0 : RECALL * sustained() / sliceSeconds;
+  }
+
+  /**
+   * The most successes a resolved slice of the last second got through while it stayed within the
+   * tolerance, 0 if none.
+   */
+  private int sustained() {
+    long from = slice - 1 - probationSlices - windowSlices;
+    int best = 0;
+    for (int i = 0; i < windowSlices; i++) {
+      if (cleanSlice[i] != NONE && cleanSlice[i] > from) {
+        best = Math.max(best, cleanSuccesses[i]);
+      }
+    }
+    return best;
+  }
+
   private void cut(int successes, long nowNanos) {
     goodput = successes / sliceSeconds;
-    double next = Math.min(maxRate(), Math.max(minRate(), p.decrease() * goodput));
+    if (!slowStart && slowStartEnded != NONE && slice - slowStartEnded <= 2) {
+      // the loss went on right after slow start ended: what its slices got through may have been a
+      // limiter's burst, not its rate
+      forgetSustained(slowStartEnded);
+    }
+    double next =
+        Math.min(maxRate(), Math.max(minRate(), Math.max(p.decrease() * goodput, floorOfACut())));
+    if (slowStart) {
+      slowStartEnded = slice;
+    }
     slowStart = false;
     holdUntil = slice;
     setRate(Math.min(rate, next), goodput, Reason.LOSS, nowNanos);
@@ -959,6 +1043,7 @@ public final class AdaptiveRateController {
 
   private void hold(Reason reason, long nowNanos) {
     enter(State.HOLDING, reason, nowNanos);
+    forgetSustained(Long.MAX_VALUE);
     probes = 0;
     probeAt =
         slice

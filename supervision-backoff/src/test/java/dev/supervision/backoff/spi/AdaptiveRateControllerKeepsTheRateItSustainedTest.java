@@ -1,0 +1,127 @@
+package dev.supervision.backoff.spi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
+import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rejections that are not the resource's capacity (a late tick whose caught-up permits reach a
+ * limiter without burst together) do not make the controller forget the rate it just sustained: a
+ * single failure in a slice is no loss, and a cut keeps 0.85 x the most a clean slice of the last
+ * second got through. What slow start got through is forgotten when the loss goes on right after it
+ * ended: that may have been a limiter's burst, not its rate.
+ */
+final class AdaptiveRateControllerKeepsTheRateItSustainedTest {
+
+  private static final long S = Drive.SLICE;
+
+  /** What the resource takes of a slice's grants. */
+  private interface Resource {
+    int accepts(long slice, int offered);
+  }
+
+  private record Cut(long slice, double from, double to, double goodput) {}
+
+  private final List<Cut> cuts = new ArrayList<>();
+
+  private AdaptiveRateController controller() {
+    return new AdaptiveRateController(
+        Parameters.defaults(),
+        new AdaptiveRateController.Listener() {
+          @Override
+          public void rateChanged(
+              double from, double to, double goodput, Reason reason, long nowNanos) {
+            if (reason == Reason.LOSS) {
+              cuts.add(new Cut(nowNanos / S, from, to, goodput));
+            }
+          }
+        });
+  }
+
+  /** Slices of grants to 5,000 waiting actors; the rejected ones fail at once and wait again. */
+  private static List<Integer> run(AdaptiveRateController c, Resource r, long from, long to) {
+    int waiting = 5_000;
+    if (from == 1) {
+      for (int i = 0; i < waiting; i++) {
+        c.onFailure(0, AdaptiveRateController.NOT_GRANTED);
+      }
+    }
+    List<Integer> grants = new ArrayList<>();
+    for (long k = from; k <= to; k++) {
+      long now = k * S;
+      c.onSlice(now, waiting);
+      int g = 0;
+      while (g < 100_000 && c.tryAcquire(now)) {
+        g++;
+      }
+      int ok = Math.max(0, Math.min(g, r.accepts(k, g)));
+      for (int i = ok; i < g; i++) {
+        c.onFailure(now, now);
+      }
+      grants.add(g);
+    }
+    return grants;
+  }
+
+  /** A limiter without burst at 50 per second: takes 5 a slice, every other one above that. */
+  private static int limiter(int offered, int perSlice) {
+    return offered <= perSlice ? offered : offered / 2;
+  }
+
+  @Test
+  void oneRejectionInASliceOfAFewGrants_isNoLoss() {
+    AdaptiveRateController c = controller();
+    run(c, (k, g) -> limiter(g, 5), 1, 60);
+    cuts.clear();
+    double before = c.rate();
+    // every third slice, one of its few grants is rejected: 20 % or more of them, but one
+    run(c, (k, g) -> k % 3 == 0 ? Math.min(g, 5) - 1 : limiter(g, 5), 61, 90);
+    assertTrue(
+        cuts.stream().allMatch(cut -> cut.goodput() * S / 1e9 >= 4),
+        "cut for a single rejection: " + cuts);
+    assertTrue(c.rate() >= before * 0.9, c.rate() + " after " + before);
+  }
+
+  @Test
+  void aClumpOfRejections_cutsToMostOfTheSustainedRate_notToTheSlicesGoodput() {
+    AdaptiveRateController c = controller();
+    run(c, (k, g) -> limiter(g, 20), 1, 60);
+    cuts.clear();
+    // one slice's grants reach the limiter partly together: 8 of them are rejected
+    run(c, (k, g) -> k == 61 ? Math.min(g, 20) - 8 : limiter(g, 20), 61, 64);
+    Cut cut = cuts.stream().filter(x -> x.goodput() <= 140).findFirst().orElseThrow();
+    assertTrue(cut.to() >= 0.85 * 170, "cut to " + cut + ", all: " + cuts);
+    assertTrue(cut.to() > 0.9 * cut.goodput() + 1, cut.toString());
+  }
+
+  @Test
+  void aLimitersBurstTakenInSlowStart_isForgottenWhenTheLossGoesOn() {
+    AdaptiveRateController c = controller();
+    // a token bucket: 20 a slice, and a burst of 100 that slow start drains
+    double[] tokens = {100};
+    Resource bucket =
+        (k, g) -> {
+          tokens[0] = Math.min(120, tokens[0] + 20);
+          int ok = (int) Math.min(g, tokens[0]);
+          tokens[0] -= ok;
+          return ok;
+        };
+    List<Integer> grants = run(c, bucket, 1, 40);
+    Cut first = cuts.get(0);
+    assertTrue(first.goodput() > 300, "slow start took the burst: " + cuts);
+    // within three slices of the first cut, the rate is back to what the bucket serves, not its
+    // burst
+    assertTrue(
+        cuts.stream().anyMatch(x -> x.slice() <= first.slice() + 3 && x.to() <= 0.9 * 200 + 1e-6),
+        cuts.toString());
+    assertEquals(
+        0,
+        grants.subList((int) first.slice() + 4, 40).stream().filter(g -> g > 24).count(),
+        grants.toString());
+  }
+}
