@@ -7,7 +7,6 @@ import dev.supervision.backoff.BackoffHandler;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
-import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.testkit.BackoffProbe;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
@@ -125,121 +124,25 @@ final class TheHandlerIsToldTheTimeLeftUntilTheRestartTest {
     events.expectRestarted();
   }
 
-  private static int scheduledTimers() {
+  /** The tasks on the ManualTime scheduler of {@code kit}'s actor system. */
+  static int scheduledTimers(BackoffTestKit kit) {
     ExplicitlyTriggeredScheduler scheduler =
         (ExplicitlyTriggeredScheduler) Adapter.toClassic(kit.system()).scheduler();
     // Scala's name for the private[testkit] map of scheduled items; public in the bytecode
     return scheduler.org$apache$pekko$testkit$ExplicitlyTriggeredScheduler$$scheduled().size();
   }
 
-  /** Waits (up to 3 s) until the scheduler holds {@code expected} timers (asks have some too). */
-  private static void awaitTimers(int expected) {
+  /**
+   * Waits (up to 3 s) until the scheduler of {@code kit} holds {@code expected} timers (asks have
+   * some too).
+   */
+  static void awaitTimers(BackoffTestKit kit, int expected) {
     kit.createTestProbe()
         .awaitAssert(
             Duration.ofSeconds(3),
             () -> {
-              assertEquals(expected, scheduledTimers(), "timers on the scheduler");
+              assertEquals(expected, scheduledTimers(kit), "timers on the scheduler");
               return null;
             });
-  }
-
-  @Test
-  void onlyAPolicyWithAHandlerCountsTheTicksAndOnlyWhileItsBackoffIsPending() {
-    TestProbe<Duration> seen = kit.createTestProbe();
-    BackoffProbe events = kit.createProbe();
-    Duration delay = Duration.ofMillis(500);
-    int before = scheduledTimers();
-    ActorRef<String> plain = kit.spawn(BackoffSupervisor.wrap(child(), policy(delay, events)));
-    awaitTimers(before);
-    plain.tell("fail");
-    events.expectRestartScheduled(plain);
-    awaitTimers(before + 1); // the restart tick only
-    kit.time().timePasses(delay);
-    events.expectRestarted(plain);
-    awaitTimers(before + 1); // the reset tick
-
-    int running = scheduledTimers();
-    ActorRef<String> answering =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                child(), policy(delay, events).withHandlerWhileBackingOff(telling(seen))));
-    awaitTimers(running);
-    answering.tell("fail");
-    events.expectRestartScheduled(answering);
-    awaitTimers(running + 2); // the restart tick and the countdown
-    kit.time().timePasses(delay);
-    events.expectRestarted(answering);
-    awaitTimers(running + 1); // the reset tick: the countdown is cancelled
-
-    // a policy that needs the classic supervisor for another option, but has no handler
-    int now = scheduledTimers();
-    ActorRef<String> finalStop =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                child(),
-                policy(delay, events)
-                    .withRestartOnStop(true)
-                    .withFinalStopMessage(m -> m.equals("bye"))));
-    awaitTimers(now);
-    finalStop.tell("fail");
-    events.expectRestartScheduled(finalStop);
-    awaitTimers(now + 1); // the restart tick only
-    kit.time().timePasses(delay);
-    events.expectRestarted(finalStop);
-    kit.testKit().stop(finalStop);
-    kit.testKit().stop(answering);
-    kit.testKit().stop(plain);
-    awaitTimers(before);
-  }
-
-  /**
-   * Fails {@code actor} twice under a budget of one permit per hour, so that the second restart
-   * waits for a permit once its delay has passed; returns how many timers the scheduler holds then
-   * more than before the second failure (the budget's gate has a timer of its own).
-   */
-  private static int timersAddedWhileWaitingForAPermit(
-      ActorRef<String> actor, BackoffProbe events, Duration delay) {
-    actor.tell("fail");
-    events.expectRestartScheduled(actor);
-    kit.time().timePasses(delay);
-    events.expectWaitingForPermit(actor);
-    events.expectPermitGranted(actor);
-    events.expectRestarted(actor);
-    kit.createTestProbe().expectNoMessage(Duration.ofMillis(200)); // the gate settles
-    int before = scheduledTimers();
-    actor.tell("fail");
-    assertEquals(delay.multipliedBy(2), events.expectRestartScheduled(actor).delay());
-    kit.time().timePasses(delay.multipliedBy(2));
-    events.expectWaitingForPermit(actor);
-    kit.createTestProbe().expectNoMessage(Duration.ofMillis(200)); // the gate settles
-    return scheduledTimers() - before;
-  }
-
-  @Test
-  void onceTheDelayHasPassedAndTheRestartWaitsForAPermitNoCountdownRuns() {
-    TestProbe<Duration> seen = kit.createTestProbe();
-    BackoffProbe events = kit.createProbe();
-    Duration delay = Duration.ofMillis(300);
-    ActorRef<String> plain =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                child(),
-                policy(delay, events)
-                    .withBudget(RestartBudget.of("countdown-plain", 1, Duration.ofHours(1)))
-                    .withAggregatedLogging(false))); // no herd-log window timer
-    int withoutHandler = timersAddedWhileWaitingForAPermit(plain, events, delay);
-    ActorRef<String> answering =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                child(),
-                policy(delay, events)
-                    .withHandlerWhileBackingOff(telling(seen))
-                    .withBudget(RestartBudget.of("countdown-handler", 1, Duration.ofHours(1)))
-                    .withAggregatedLogging(false))); // no herd-log window timer
-    int withHandler = timersAddedWhileWaitingForAPermit(answering, events, delay);
-    assertEquals(withoutHandler, withHandler, "no countdown once the delay has passed");
-    assertEquals(delay, ask(answering, seen), "minBackoff while it waits for the permit");
-    kit.testKit().stop(answering);
-    kit.testKit().stop(plain);
   }
 }

@@ -1,0 +1,73 @@
+package dev.supervision.backoff.stash;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.testkit.BackoffProbe;
+import dev.supervision.backoff.testkit.BackoffTestKit;
+import java.time.Duration;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Once the delay has passed and the restart waits for a budget's permit, no countdown runs: the
+ * handler is told the minimum backoff (counted on the ManualTime scheduler of a system of its own).
+ */
+final class NoCountdownRunsWhileARestartWaitsForAPermitTest {
+
+  // its own actor system: the timers of other tests' actors must not be counted
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
+
+  private static int timersAddedWhileWaitingForAPermit(
+      ActorRef<String> actor, BackoffProbe events, Duration delay) {
+    actor.tell("fail");
+    events.expectRestartScheduled(actor);
+    kit.time().timePasses(delay);
+    events.expectWaitingForPermit(actor);
+    events.expectPermitGranted(actor);
+    events.expectRestarted(actor);
+    kit.createTestProbe().expectNoMessage(Duration.ofMillis(200)); // the gate settles
+    int before = TheHandlerIsToldTheTimeLeftUntilTheRestartTest.scheduledTimers(kit);
+    actor.tell("fail");
+    assertEquals(delay.multipliedBy(2), events.expectRestartScheduled(actor).delay());
+    kit.time().timePasses(delay.multipliedBy(2));
+    events.expectWaitingForPermit(actor);
+    kit.createTestProbe().expectNoMessage(Duration.ofMillis(200)); // the gate settles
+    return TheHandlerIsToldTheTimeLeftUntilTheRestartTest.scheduledTimers(kit) - before;
+  }
+
+  @Test
+  void onceTheDelayHasPassedAndTheRestartWaitsForAPermitNoCountdownRuns() {
+    TestProbe<Duration> seen = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    Duration delay = Duration.ofMillis(300);
+    ActorRef<String> plain =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                TheHandlerIsToldTheTimeLeftUntilTheRestartTest.child(),
+                TheHandlerIsToldTheTimeLeftUntilTheRestartTest.policy(delay, events)
+                    .withBudget(RestartBudget.of("countdown-plain", 1, Duration.ofHours(1)))
+                    .withAggregatedLogging(false))); // no herd-log window timer
+    int withoutHandler = timersAddedWhileWaitingForAPermit(plain, events, delay);
+    ActorRef<String> answering =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                TheHandlerIsToldTheTimeLeftUntilTheRestartTest.child(),
+                TheHandlerIsToldTheTimeLeftUntilTheRestartTest.policy(delay, events)
+                    .withHandlerWhileBackingOff(
+                        TheHandlerIsToldTheTimeLeftUntilTheRestartTest.telling(seen))
+                    .withBudget(RestartBudget.of("countdown-handler", 1, Duration.ofHours(1)))
+                    .withAggregatedLogging(false))); // no herd-log window timer
+    int withHandler = timersAddedWhileWaitingForAPermit(answering, events, delay);
+    assertEquals(withoutHandler, withHandler, "no countdown once the delay has passed");
+    assertEquals(
+        delay,
+        TheHandlerIsToldTheTimeLeftUntilTheRestartTest.ask(answering, seen),
+        "minBackoff while it waits for the permit");
+    kit.testKit().stop(answering);
+    kit.testKit().stop(plain);
+  }
+}
