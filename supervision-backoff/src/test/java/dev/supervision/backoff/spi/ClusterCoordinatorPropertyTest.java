@@ -668,4 +668,11 @@ final class ClusterCoordinatorPropertyTest {
                 () -> ClusterCoordinator.Timing.of(Duration.ZERO, one, one))
             .getMessage());
   }
+
+  @Test
+  void aSettledHolder_probes_whenTheSmallerIdHoldsWithNoActorWaiting() {
+    Report self = new Report(5, State.HOLDING, 10, 0, 0);
+    Heard idle = new Heard(new Report(1, State.HOLDING, 0, 0, 0), NOW);
+    assertTrue(coordinator.decide(self, 0, SETTLED, 2, List.of(idle), NOW).prober());
+  }
 }
