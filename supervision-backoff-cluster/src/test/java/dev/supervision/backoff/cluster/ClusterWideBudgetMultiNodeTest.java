@@ -21,7 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -30,7 +29,6 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.sharding.ShardRegion;
 import org.apache.pekko.cluster.sharding.typed.GetClusterShardingStats;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
@@ -109,10 +107,7 @@ final class ClusterWideBudgetMultiNodeTest {
     return ConfigFactory.parseString(
             String.join(
                 "\n",
-                "pekko.actor.provider = cluster",
-                "pekko.remote.artery.canonical.hostname = 127.0.0.1",
-                "pekko.remote.artery.canonical.port = 0",
-                "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
+                TestNodes.NODE,
                 "pekko.cluster.gossip-interval = 200ms",
                 "pekko.cluster.leader-actions-interval = 200ms",
                 "pekko.cluster.periodic-tasks-initial-delay = 100ms",
@@ -187,7 +182,7 @@ final class ClusterWideBudgetMultiNodeTest {
     Cluster.get(nodes.get(0))
         .manager()
         .tell(Join.create(first)); // the first node forms the cluster
-    await(Duration.ofSeconds(30), () -> upMembers(nodes.get(0)) == 1);
+    TestNodes.await(Duration.ofSeconds(30), () -> TestNodes.upMembers(nodes.get(0)) == 1);
     phase("first node up");
     // node 0 uses the budget while it is alone: its gate starts with the whole budget and must
     // lower
@@ -216,7 +211,9 @@ final class ClusterWideBudgetMultiNodeTest {
     for (ActorSystem<Void> node : nodes.subList(1, NODES)) {
       Cluster.get(node).manager().tell(Join.create(first));
     }
-    await(Duration.ofSeconds(30), () -> nodes.stream().allMatch(n -> upMembers(n) == NODES));
+    TestNodes.await(
+        Duration.ofSeconds(30),
+        () -> nodes.stream().allMatch(n -> TestNodes.upMembers(n) == NODES));
     phase("all nodes up");
     for (int i = 0; i < NODES; i++) {
       int node = i;
@@ -228,7 +225,7 @@ final class ClusterWideBudgetMultiNodeTest {
                   ctx ->
                       BackoffSupervisor.wrap(account(ctx.getEntityId(), nodeName), policy(node))));
     }
-    await(Duration.ofSeconds(30), () -> shardRegions(nodes.get(0)) == NODES);
+    TestNodes.await(Duration.ofSeconds(30), () -> shardRegions(nodes.get(0)) == NODES);
     phase("sharding on every node");
     placementBefore = pingUntilAllAnswer(nodes, Duration.ofSeconds(30));
     phase("first answer of every entity");
@@ -251,7 +248,8 @@ final class ClusterWideBudgetMultiNodeTest {
     victim.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
     Cluster.get(nodes.get(0)).manager().tell(new Down(victimAddress));
     List<ActorSystem<Void>> survivors = nodes.stream().filter(n -> n != victim).toList();
-    await(Duration.ofSeconds(30), () -> survivors.stream().allMatch(n -> members(n) == NODES - 1));
+    TestNodes.await(
+        Duration.ofSeconds(30), () -> survivors.stream().allMatch(n -> members(n) == NODES - 1));
     removedAt = System.nanoTime();
     phase("outage until the crashed node is removed");
 
@@ -324,12 +322,7 @@ final class ClusterWideBudgetMultiNodeTest {
 
   @AfterAll
   static void shutdown() throws Exception {
-    for (ActorSystem<Void> node : nodes) {
-      node.terminate();
-    }
-    for (ActorSystem<Void> node : nodes) {
-      node.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
-    }
+    TestNodes.terminate(nodes);
   }
 
   // ------------------------------------------------------------------ the rules
@@ -523,13 +516,6 @@ final class ClusterWideBudgetMultiNodeTest {
         .count();
   }
 
-  static long upMembers(ActorSystem<?> node) {
-    return java.util.stream.StreamSupport.stream(
-            Cluster.get(node).state().getMembers().spliterator(), false)
-        .filter(m -> m.status() == MemberStatus.up())
-        .count();
-  }
-
   static int shardRegions(ActorSystem<Void> node) {
     try {
       ShardRegion.ClusterShardingStats stats =
@@ -547,16 +533,6 @@ final class ClusterWideBudgetMultiNodeTest {
       return stats.getRegions().size();
     } catch (Exception notYet) {
       return 0;
-    }
-  }
-
-  static void await(Duration max, BooleanSupplier condition) throws InterruptedException {
-    long until = System.nanoTime() + max.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > until) {
-        throw new AssertionError("condition not met within " + max);
-      }
-      Thread.sleep(50);
     }
   }
 }

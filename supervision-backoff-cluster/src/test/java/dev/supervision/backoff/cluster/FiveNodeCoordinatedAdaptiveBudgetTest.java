@@ -123,12 +123,9 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
     for (ActorSystem<Void> node : nodes) {
       Cluster.get(node).manager().tell(Join.create(first));
     }
-    AdaptiveClusterBudgetMultiNodeTest.await(
+    TestNodes.await(
         Duration.ofSeconds(60),
-        () ->
-            nodes.stream()
-                .allMatch(
-                    n -> AdaptiveClusterBudgetMultiNodeTest.upMembers(n) == PLACEMENT.length));
+        () -> nodes.stream().allMatch(n -> TestNodes.upMembers(n) == PLACEMENT.length));
     for (int i = 0; i < nodes.size(); i++) {
       int index = i;
       ActorSystem<Void> node = nodes.get(i);
@@ -151,7 +148,7 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
     }
     // every node has every node's first line before the outage
     for (ActorSystem<Void> node : nodes) {
-      AdaptiveClusterBudgetMultiNodeTest.await(
+      TestNodes.await(
           Duration.ofSeconds(30),
           () -> {
             try {
@@ -174,7 +171,7 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
       }
     }
     // the calls that count start when every node holds: before, a steady gate lets restarts through
-    AdaptiveClusterBudgetMultiNodeTest.await(
+    TestNodes.await(
         Duration.ofSeconds(30),
         () ->
             nodes.stream()
@@ -198,7 +195,7 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
     outageEndAt = System.nanoTime();
     up.set(true);
     // the ramp has begun: kill the node that probes for the cluster (the smallest uid)
-    AdaptiveClusterBudgetMultiNodeTest.await(
+    TestNodes.await(
         Duration.ofSeconds(30),
         () -> java.util.Arrays.stream(recovered).mapToInt(AtomicInteger::get).sum() >= 5);
     killed = 0;
@@ -213,7 +210,7 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
     nodes.get(killed).getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
     int survivor = killed == 0 ? 1 : 0;
     Cluster.get(nodes.get(survivor)).manager().tell(new Down(gone));
-    AdaptiveClusterBudgetMultiNodeTest.await(
+    TestNodes.await(
         Duration.ofSeconds(60),
         () -> {
           for (int i = 0; i < PLACEMENT.length; i++) {
@@ -228,12 +225,7 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
 
   @AfterAll
   static void shutdown() throws Exception {
-    for (ActorSystem<Void> node : nodes) {
-      node.terminate();
-    }
-    for (ActorSystem<Void> node : nodes) {
-      node.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
-    }
+    TestNodes.terminate(nodes);
   }
 
   /**
