@@ -15,21 +15,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -62,16 +58,7 @@ final class AdaptiveClusterBudgetMultiNodeTest {
   static long recoveredAt;
 
   static Config config() {
-    return ConfigFactory.parseString(
-            String.join(
-                "\n",
-                TestNodes.NODE,
-                "pekko.cluster.gossip-interval = 200ms",
-                "pekko.cluster.leader-actions-interval = 200ms",
-                "pekko.cluster.periodic-tasks-initial-delay = 100ms",
-                "pekko.coordinated-shutdown.run-by-actor-system-terminate = off",
-                "pekko.log-dead-letters = off"))
-        .withFallback(ConfigFactory.load());
+    return ConfigFactory.parseString(TestNodes.MANY).withFallback(ConfigFactory.load());
   }
 
   /** The database: down, or up with a capacity per 100 ms window of real time. */
@@ -104,22 +91,8 @@ final class AdaptiveClusterBudgetMultiNodeTest {
 
   @BeforeAll
   static void runScenario() throws Exception {
-    List<CompletableFuture<ActorSystem<Void>>> starting = new ArrayList<>();
-    for (int i = 0; i < NODES; i++) {
-      starting.add(
-          CompletableFuture.supplyAsync(
-              () -> ActorSystem.create(Behaviors.<Void>empty(), "adaptive-cluster", config())));
-    }
-    for (CompletableFuture<ActorSystem<Void>> node : starting) {
-      nodes.add(node.get(60, TimeUnit.SECONDS));
-    }
-    Address first = Cluster.get(nodes.get(0)).selfMember().address();
-    for (ActorSystem<Void> node : nodes) {
-      Cluster.get(node).manager().tell(Join.create(first));
-    }
-    TestNodes.await(
-        Duration.ofSeconds(30),
-        () -> nodes.stream().allMatch(n -> TestNodes.upMembers(n) == NODES));
+    nodes.addAll(TestNodes.start(NODES, "adaptive-cluster", config()));
+    TestNodes.joinTheFirst(nodes, Duration.ofSeconds(30));
     for (ActorSystem<Void> node : nodes) {
       ActorRef<BudgetEvent> collector =
           node.systemActorOf(

@@ -107,10 +107,7 @@ final class ClusterWideBudgetMultiNodeTest {
     return ConfigFactory.parseString(
             String.join(
                 "\n",
-                TestNodes.NODE,
-                "pekko.cluster.gossip-interval = 200ms",
-                "pekko.cluster.leader-actions-interval = 200ms",
-                "pekko.cluster.periodic-tasks-initial-delay = 100ms",
+                TestNodes.MANY,
                 "pekko.cluster.retry-unsuccessful-join-after = 1s",
                 // the crashed node is found unreachable sooner (convergence, and so its removal,
                 // waits for it)
@@ -118,9 +115,6 @@ final class ClusterWideBudgetMultiNodeTest {
                 "pekko.cluster.failure-detector.acceptable-heartbeat-pause = 1500ms",
                 "pekko.cluster.sharding.number-of-shards = 30",
                 "pekko.cluster.sharding.retry-interval = 200ms",
-                // terminate() stops a node at once, without leaving: a crash, and a quick @AfterAll
-                "pekko.coordinated-shutdown.run-by-actor-system-terminate = off",
-                "pekko.log-dead-letters = off",
                 "pekko.actor.serialization-bindings {",
                 "  \"dev.supervision.backoff.cluster.CborSerializable\" = jackson-cbor",
                 "}"))
@@ -166,17 +160,7 @@ final class ClusterWideBudgetMultiNodeTest {
 
   @BeforeAll
   static void runScenario() throws Exception {
-    List<CompletableFuture<ActorSystem<Void>>> starting = new ArrayList<>();
-    for (int i = 0;
-        i < NODES;
-        i++) { // in parallel: a node takes seconds to start on a busy machine
-      starting.add(
-          CompletableFuture.supplyAsync(
-              () -> ActorSystem.create(Behaviors.<Void>empty(), "budget-cluster", config())));
-    }
-    for (CompletableFuture<ActorSystem<Void>> node : starting) {
-      nodes.add(node.get(60, TimeUnit.SECONDS));
-    }
+    nodes.addAll(TestNodes.start(NODES, "budget-cluster", config()));
     phase("start");
     Address first = Cluster.get(nodes.get(0)).selfMember().address();
     Cluster.get(nodes.get(0))

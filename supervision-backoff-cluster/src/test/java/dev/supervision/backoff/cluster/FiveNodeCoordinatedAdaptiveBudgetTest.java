@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,7 +32,6 @@ import org.apache.pekko.cluster.ddata.typed.javadsl.DistributedData;
 import org.apache.pekko.cluster.ddata.typed.javadsl.Replicator;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Down;
-import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -105,27 +103,13 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
 
   @BeforeAll
   static void runScenario() throws Exception {
-    List<CompletableFuture<ActorSystem<Void>>> starting = new ArrayList<>();
     for (int i = 0; i < PLACEMENT.length; i++) {
       recovered[i] = new AtomicInteger();
-      starting.add(
-          CompletableFuture.supplyAsync(
-              () ->
-                  ActorSystem.create(
-                      Behaviors.<Void>empty(),
-                      "five-nodes",
-                      AdaptiveClusterBudgetMultiNodeTest.config())));
     }
-    for (CompletableFuture<ActorSystem<Void>> node : starting) {
-      nodes.add(node.get(60, TimeUnit.SECONDS));
-    }
-    Address first = Cluster.get(nodes.get(0)).selfMember().address();
-    for (ActorSystem<Void> node : nodes) {
-      Cluster.get(node).manager().tell(Join.create(first));
-    }
-    TestNodes.await(
-        Duration.ofSeconds(60),
-        () -> nodes.stream().allMatch(n -> TestNodes.upMembers(n) == PLACEMENT.length));
+    nodes.addAll(
+        TestNodes.start(
+            PLACEMENT.length, "five-nodes", AdaptiveClusterBudgetMultiNodeTest.config()));
+    TestNodes.joinTheFirst(nodes, Duration.ofSeconds(60));
     for (int i = 0; i < nodes.size(); i++) {
       int index = i;
       ActorSystem<Void> node = nodes.get(i);
