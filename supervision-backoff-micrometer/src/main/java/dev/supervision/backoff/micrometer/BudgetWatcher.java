@@ -22,6 +22,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -58,8 +59,11 @@ final class BudgetWatcher {
     INSTANCE
   }
 
-  /** A gate's status, or none (the budget has no gate on this node now). */
-  private record Polled(String budget, Optional<GateProtocol.Status> status) {}
+  /**
+   * A gate's status, or none (the budget has no gate on this node now), answering the watcher's
+   * {@code asked}-th question.
+   */
+  private record Polled(String budget, long asked, Optional<GateProtocol.Status> status) {}
 
   private final Tags commonTags;
   private final Set<Meter> tracked;
@@ -84,26 +88,34 @@ final class BudgetWatcher {
                     Behaviors.withTimers(
                         timers -> {
                           timers.startTimerWithFixedDelay(Poll.INSTANCE, POLL);
+                          // the gate answers in the order it is asked, but the answers of two
+                          // questions in flight can reach the watcher in either order: only an
+                          // answer to a later question than the last one shown is shown
+                          long[] asked = {0};
+                          Map<String, Long> shown = new HashMap<>();
                           return Behaviors.receive(Object.class)
                               .onMessage(
                                   BudgetEvent.class,
                                   e -> {
                                     gauges(e.budget(), registry).onEvent(e);
                                     if (e instanceof BudgetEvent.CoordinationChanged) {
-                                      poll(ctx, e.budget());
+                                      poll(ctx, e.budget(), ++asked[0]);
                                     }
                                     return Behaviors.same();
                                   })
                               .onMessageEquals(
                                   Poll.INSTANCE,
                                   () -> {
-                                    budgetGauges.keySet().forEach(b -> poll(ctx, b));
+                                    budgetGauges.keySet().forEach(b -> poll(ctx, b, ++asked[0]));
                                     return Behaviors.same();
                                   })
                               .onMessage(
                                   Polled.class,
                                   p -> {
-                                    gauges(p.budget(), registry).onStatus(p.status());
+                                    if (p.asked() > shown.getOrDefault(p.budget(), 0L)) {
+                                      shown.put(p.budget(), p.asked());
+                                      gauges(p.budget(), registry).onStatus(p.status());
+                                    }
                                     return Behaviors.same();
                                   })
                               .onMessage(
@@ -134,10 +146,10 @@ final class BudgetWatcher {
   }
 
   /** Asks the budget's gate, if it has one now, for its status; the answer comes as a {@link Polled}. */
-  private static void poll(ActorContext<Object> ctx, String budget) {
+  private static void poll(ActorContext<Object> ctx, String budget, long asked) {
     ctx.pipeToSelf(
         RestartBudgets.get(ctx.getSystem()).status(budget),
-        (status, failure) -> new Polled(budget, failure == null ? status : null));
+        (status, failure) -> new Polled(budget, asked, failure == null ? status : null));
   }
 
   /** Stops every watcher and forgets the gauges (their meters are removed by the caller). */
