@@ -329,7 +329,8 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
     System.out.printf(
         "join during the ramp: joined %.2f s after the outage, coordinated %.2f s after its gate"
             + " started, in every view %.2f s after, %d actors moved, every actor back %.2f s"
-            + " after the outage, busiest window %d (capacity %d), alone spells (ms) %s%n",
+            + " after the outage, busiest window %d (capacity %d), alone spells (ms) %s, nodes"
+            + " whose own probe raised the back epoch to 1: %s%n",
         (joinAt - outageEndAt) / 1e9,
         (joinerCoordinatedAt - joinerGateAt) / 1e9,
         (everyViewHasFiveAt - joinerGateAt) / 1e9,
@@ -337,7 +338,11 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
         (backAt - outageEndAt) / 1e9,
         busiest,
         WINDOW_CAPACITY,
-        spellsByNode());
+        spellsByNode(),
+        changes.stream()
+            .filter(c -> c.event().raisedHere() && c.event().backEpoch() == 1)
+            .map(Change::node)
+            .toList());
     assertEquals(ACTORS, back.size());
     assertTrue(moved > 0, "no actor was left to move: the node joined after the ramp");
     assertEquals(0, knockedOver.get(), "busiest window after the outage offered " + busiest);
@@ -379,6 +384,40 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
             .reduce((a, b) -> b)
             .orElseThrow();
     assertTrue(last.event().coordinated(), "the joined node ends alone: " + last);
+  }
+
+  /**
+   * The news of the return: the one prober's probe raised the back epoch to 1, no other node's
+   * (the member that joins as the ramp begins does not make the holding nodes probe), and every
+   * node, the one that joined after it included, learnt it.
+   */
+  @Test
+  void oneNodeRaisedTheBackEpoch_andEveryNodeLearntIt() {
+    List<Integer> raisers =
+        changes.stream()
+            .filter(c -> c.event().raisedHere() && c.event().backEpoch() == 1)
+            .map(Change::node)
+            .toList();
+    assertEquals(1, raisers.size(), "nodes that raised epoch 1: " + raisers + history());
+    for (int i = 0; i < nodes.size(); i++) {
+      int node = i;
+      assertTrue(
+          changes.stream().anyMatch(c -> c.node() == node && c.event().backEpoch() >= 1),
+          "node " + i + " never learnt the return: " + history());
+    }
+  }
+
+  /** Every change after the outage began, with its time after the outage's end in ms. */
+  static String history() {
+    StringBuilder b = new StringBuilder();
+    for (Change c : changes) {
+      if (c.at() >= t0) {
+        b.append(
+            String.format(
+                "%n  %+6d ms node %d %s", (c.at() - outageEndAt) / 1_000_000, c.node(), c.event()));
+      }
+    }
+    return b.toString();
   }
 
   static String spellsByNode() {
