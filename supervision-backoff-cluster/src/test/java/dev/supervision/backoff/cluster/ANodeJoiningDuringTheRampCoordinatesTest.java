@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -174,10 +173,6 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
         .isPresent();
   }
 
-  static void await(Duration max, java.util.function.BooleanSupplier condition) throws Exception {
-    AdaptiveClusterBudgetMultiNodeTest.await(max, condition);
-  }
-
   static void collectChanges(int index, ActorSystem<Void> node) {
     ActorRef<BudgetEvent> collector =
         node.systemActorOf(
@@ -198,29 +193,20 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
 
   @BeforeAll
   static void runScenario() throws Exception {
-    List<CompletableFuture<ActorSystem<Void>>> starting = new ArrayList<>();
-    for (int i = 0; i <= PLACEMENT.length; i++) { // the last one joins later
-      starting.add(
-          CompletableFuture.supplyAsync(
-              () ->
-                  ActorSystem.create(
-                      Behaviors.<Void>empty(),
-                      "join-during-ramp",
-                      AdaptiveClusterBudgetMultiNodeTest.config())));
-    }
-    for (CompletableFuture<ActorSystem<Void>> node : starting) {
-      nodes.add(node.get(60, TimeUnit.SECONDS));
-    }
+    // the last one joins later
+    nodes.addAll(
+        TestNodes.start(
+            PLACEMENT.length + 1, "join-during-ramp", AdaptiveClusterBudgetMultiNodeTest.config()));
     timing = ReplicatedCoordination.timing(nodes.get(0));
     Address first = Cluster.get(nodes.get(0)).selfMember().address();
     for (int i = 0; i < PLACEMENT.length; i++) {
       Cluster.get(nodes.get(i)).manager().tell(Join.create(first));
     }
-    await(
+    TestNodes.await(
         Duration.ofSeconds(60),
         () -> {
           for (int i = 0; i < PLACEMENT.length; i++) {
-            if (AdaptiveClusterBudgetMultiNodeTest.upMembers(nodes.get(i)) != PLACEMENT.length) {
+            if (TestNodes.upMembers(nodes.get(i)) != PLACEMENT.length) {
               return false;
             }
           }
@@ -238,7 +224,7 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
       RestartBudgets.get(nodes.get(i)).gate(BUDGET); // the gate and its coordination start
     }
     // every node has every node's line before the outage
-    await(
+    TestNodes.await(
         Duration.ofSeconds(30),
         () ->
             nodes.subList(0, PLACEMENT.length).stream().allMatch(n -> inView(n, PLACEMENT.length)));
@@ -249,7 +235,7 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
         hosts.get(i).tell(new Start(id++));
       }
     }
-    await(
+    TestNodes.await(
         Duration.ofSeconds(30),
         () ->
             nodes.subList(0, PLACEMENT.length).stream()
@@ -258,18 +244,17 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
     outageEndAt = System.nanoTime();
     up.set(true);
     // the ramp has begun: the fifth node joins
-    await(Duration.ofSeconds(30), () -> !back.isEmpty());
+    TestNodes.await(Duration.ofSeconds(30), () -> !back.isEmpty());
     ActorSystem<Void> joiner = nodes.get(PLACEMENT.length);
     joinAt = System.nanoTime();
     Cluster.get(joiner).manager().tell(Join.create(first));
-    await(
-        Duration.ofSeconds(30),
-        () -> AdaptiveClusterBudgetMultiNodeTest.upMembers(joiner) == PLACEMENT.length + 1);
+    TestNodes.await(
+        Duration.ofSeconds(30), () -> TestNodes.upMembers(joiner) == PLACEMENT.length + 1);
     RestartBudgets.get(joiner).gate(BUDGET); // as the first entity sharding gives it would
     joinerGateAt = System.nanoTime();
     // once it is coordinated, the biggest node's actors that are not back move to it
     long joinBound = timing.staleAfterNanos(PLACEMENT.length + 1) + ALLOWANCE_NANOS;
-    await(
+    TestNodes.await(
         Duration.ofNanos(joinBound),
         () ->
             changes.stream()
@@ -283,22 +268,17 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
       }
     }
     // its line reaches the others: every node's view has five nodes
-    await(
+    TestNodes.await(
         Duration.ofNanos(joinBound),
         () -> nodes.stream().allMatch(n -> inView(n, PLACEMENT.length + 1)));
     everyViewHasFiveAt = System.nanoTime();
-    await(Duration.ofSeconds(60), () -> back.size() == ACTORS);
+    TestNodes.await(Duration.ofSeconds(60), () -> back.size() == ACTORS);
     backAt = System.nanoTime();
   }
 
   @AfterAll
   static void shutdown() throws Exception {
-    for (ActorSystem<Void> node : nodes) {
-      node.terminate();
-    }
-    for (ActorSystem<Void> node : nodes) {
-      node.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
-    }
+    TestNodes.terminate(nodes);
   }
 
   /** The time each node spent alone after the outage began: from each loss to its regain. */

@@ -14,6 +14,7 @@ import dev.supervision.backoff.RestartBudgets;
 import dev.supervision.backoff.spi.ClusterCoordinator;
 import dev.supervision.backoff.spi.GateProtocol;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.Address;
@@ -65,10 +66,7 @@ final class ANodeThatLosesALineDecidesAloneAndPicksTheCoordinationUpAgainTest {
 
   @AfterAll
   static void shutdown() throws Exception {
-    first.terminate();
-    second.terminate();
-    first.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
-    second.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    TestNodes.terminate(List.of(first, second));
   }
 
   static Optional<GateProtocol.Coordination> coordination(ActorSystem<?> node) {
@@ -89,11 +87,9 @@ final class ANodeThatLosesALineDecidesAloneAndPicksTheCoordinationUpAgainTest {
     Address address = Cluster.get(first).selfMember().address();
     Cluster.get(first).manager().tell(Join.create(address));
     Cluster.get(second).manager().tell(Join.create(address));
-    AdaptiveClusterBudgetMultiNodeTest.await(
+    TestNodes.await(
         Duration.ofSeconds(30),
-        () ->
-            AdaptiveClusterBudgetMultiNodeTest.upMembers(first) == 2
-                && AdaptiveClusterBudgetMultiNodeTest.upMembers(second) == 2);
+        () -> TestNodes.upMembers(first) == 2 && TestNodes.upMembers(second) == 2);
     ClusterCoordinator.Timing timing = ReplicatedCoordination.timing(first);
     long stale = timing.staleAfterNanos(2);
     assertEquals(1_900_000_000L, stale, "settle 0.4 s + three heartbeats of 0.5 s");
@@ -133,7 +129,7 @@ final class ANodeThatLosesALineDecidesAloneAndPicksTheCoordinationUpAgainTest {
           Props.empty());
     }
     // the first node sees the second's line: coordinated, two nodes in view, its actors waiting
-    AdaptiveClusterBudgetMultiNodeTest.await(
+    TestNodes.await(
         Duration.ofSeconds(30),
         () ->
             coordination(first)
