@@ -199,10 +199,7 @@ public final class CoordinationCost {
    * @param beforeHolding after every node holds: the writes of the changes of state
    */
   record Pauses(Duration beforeIdle, Duration beforeHolding) {
-    /**
-     * The pauses of the measured runs (BENCHMARKS.md): 5 s before idle (two and a half Distributed
-     * Data gossip intervals of 2 s), 3 s before holding (three coordination heartbeats of 1 s).
-     */
+    /** The pauses of the measured runs (BENCHMARKS.md): 5 s before idle, 3 s before holding. */
     static final Pauses MEASURED = new Pauses(Duration.ofSeconds(5), Duration.ofSeconds(3));
   }
 
