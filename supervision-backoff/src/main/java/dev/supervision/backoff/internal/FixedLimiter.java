@@ -18,10 +18,12 @@ final class FixedLimiter implements Limiter {
   private final FixedRestartBudget budget;
   private final Pacer pacer;
   private final long keepGrantsNanos;
+  private final long tickNanos;
 
   FixedLimiter(FixedRestartBudget budget, int members, long tickNanos) {
     this.budget = budget;
     this.pacer = Pacer.of(rate(members), burst(members), tickNanos);
+    this.tickNanos = tickNanos;
     // the bucket's slices only say how long a permit may come back; the pacer grants
     this.keepGrantsNanos =
         2
@@ -61,6 +63,16 @@ final class FixedLimiter implements Limiter {
   @Override
   public boolean tryAcquire(long now) {
     return pacer.tryAcquire(now);
+  }
+
+  @Override
+  public long perRelease() {
+    return pacer.maxIn(2 * tickNanos);
+  }
+
+  @Override
+  public void drop(long now) {
+    pacer.drop(now);
   }
 
   @Override
