@@ -62,11 +62,12 @@ import org.slf4j.Logger;
  * Limiter#perRelease} permits go, what its pacer may give in any two ticks of the clock ({@code
  * burst + rate * 3 ticks}); while the timers run on time (and always under {@code ManualTime}, whose
  * steps run every timer's firings in order) there are at most two ticks between two firings, and
- * the limit never binds. After a stall it does: what the pacer offers beyond it is dropped ({@link
- * Limiter#drop}), the pacer as if just drained, so that the next permit goes one interval ({@code 1
- * / rate}) later. Hence, in real time, at most {@code perRelease} permits in the first tick after a
- * stall, and the rate after it; the permits of a stall beyond {@code perRelease} are lost (a budget
- * saves at most its burst, as when it is idle). A stall of
+ * the limit never binds. After a stall it does: an adaptive budget drops what its pacer offers
+ * beyond it ({@link Limiter#drop}, the pacer as if just drained), so that its next permit goes one
+ * interval ({@code 1 / rate}) later; a fixed budget's pacer, asked late at the next release, starts
+ * its schedule again with its burst, as after an idle period. Hence, in real time, at most {@code
+ * perRelease} permits between two releases after a stall, and the rate after it; the permits of a
+ * stall beyond the burst are not owed. A stall of
  * the gate's own actor (its mailbox filling with ticks and releases alike) is not seen this way.
  *
  * <p>An adaptive budget's supervised actors tell the gate each failure ({@link Failed}) and, after a

@@ -70,9 +70,13 @@ final class FixedLimiter implements Limiter {
     return pacer.maxIn(2 * tickNanos);
   }
 
+  /**
+   * Nothing: a fixed budget's rate is a promise over time, so the permits of a stall are not
+   * drained; the pacer, asked late, starts its schedule again and saves its burst, as when idle.
+   */
   @Override
   public void drop(long now) {
-    pacer.drop(now);
+    // the pacer's own rule keeps at most its burst of the lost time
   }
 
   @Override

@@ -79,8 +79,10 @@ interface Limiter {
   long perRelease();
 
   /**
-   * Drops the permits available now: the gate could not pass them on (it has let {@link
-   * #perRelease} go since its last release), so they are lost time's, not to go out later.
+   * The gate could not pass on the permits available now (it has let {@link #perRelease} go since
+   * its last release): an adaptive budget drops them (they are lost time's; its rate is learnt, not
+   * owed), so that its next permit goes one interval later; a fixed budget keeps to its pacer's rule
+   * (asked late, it starts its schedule again with its burst, as after an idle period).
    *
    * @param now the time now
    */
