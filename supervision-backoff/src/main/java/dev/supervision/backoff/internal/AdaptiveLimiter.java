@@ -122,10 +122,7 @@ final class AdaptiveLimiter implements Limiter {
   public void coordinate(ClusterCoordinator.Decision decision, long now) {
     controller.coordinate(
         decision.share(), decision.probeMembers(), decision.prober(), decision.stayRamping());
-    coordination =
-        Optional.of(
-            new GateProtocol.Coordination(
-                decision.coordinated(), decision.share(), decision.prober()));
+    coordination = Optional.of(GateProtocol.Coordination.of(decision));
     if (decision.resume()) {
       controller.resume(now);
     }
