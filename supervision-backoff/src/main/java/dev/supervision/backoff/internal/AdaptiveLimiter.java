@@ -104,6 +104,18 @@ final class AdaptiveLimiter implements Limiter {
   }
 
   @Override
+  public long perRelease() {
+    pace();
+    return pacer.maxIn(2 * tickNanos);
+  }
+
+  @Override
+  public void drop(long now) {
+    pace();
+    pacer.drop(now);
+  }
+
+  @Override
   public void giveBack(long now) {
     // the controller counted the grant; a permit it let through is not taken back
   }
