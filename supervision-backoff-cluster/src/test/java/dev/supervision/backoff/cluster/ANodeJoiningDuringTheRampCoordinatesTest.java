@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -82,6 +83,7 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
   static final List<ActorRef<Host>> hosts = new ArrayList<>();
   static final AtomicBoolean up = new AtomicBoolean(false);
   static final Map<Long, AtomicInteger> offered = new ConcurrentHashMap<>();
+  static final Map<Long, AtomicIntegerArray> byNode = new ConcurrentHashMap<>();
   static final Set<Integer> back = ConcurrentHashMap.newKeySet();
   static final ConcurrentLinkedQueue<Change> changes = new ConcurrentLinkedQueue<>();
   static final AtomicInteger knockedOver = new AtomicInteger();
@@ -107,10 +109,13 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
   record StopCell(int id) implements Host {}
 
   /** The database: down, fallen over, or up with a capacity per 100 ms window of real time. */
-  static boolean call() {
+  static boolean call(int node) {
     long now = System.nanoTime();
     long window = (now - t0) / WINDOW_NANOS;
     int n = offered.computeIfAbsent(window, w -> new AtomicInteger()).incrementAndGet();
+    byNode
+        .computeIfAbsent(window, w -> new AtomicIntegerArray(PLACEMENT.length + 1))
+        .incrementAndGet(node);
     if (!up.get()) {
       return false;
     }
@@ -121,10 +126,10 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
     return now > fallenUntil && n <= WINDOW_CAPACITY;
   }
 
-  static Behavior<Void> cell(int id) {
+  static Behavior<Void> cell(int id, int node) {
     return Behaviors.setup(
         ctx -> {
-          if (!call()) {
+          if (!call(node)) {
             throw new IllegalStateException("database unavailable");
           }
           back.add(id);
@@ -132,7 +137,7 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
         });
   }
 
-  static Behavior<Host> host(BackoffPolicy policy) {
+  static Behavior<Host> host(int node, BackoffPolicy policy) {
     return Behaviors.setup(
         ctx -> {
           Map<Integer, ActorRef<Void>> cells = new ConcurrentHashMap<>();
@@ -142,7 +147,8 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
                   s -> {
                     cells.put(
                         s.id(),
-                        ctx.spawn(BackoffSupervisor.wrap(cell(s.id()), policy), "cell-" + s.id()));
+                        ctx.spawn(
+                            BackoffSupervisor.wrap(cell(s.id(), node), policy), "cell-" + s.id()));
                     return Behaviors.same();
                   })
               .onMessage(
@@ -218,7 +224,7 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
             .withLoggingEnabled(false);
     for (int i = 0; i < nodes.size(); i++) {
       collectChanges(i, nodes.get(i));
-      hosts.add(nodes.get(i).systemActorOf(host(policy), "cells", Props.empty()));
+      hosts.add(nodes.get(i).systemActorOf(host(i, policy), "cells", Props.empty()));
     }
     for (int i = 0; i < PLACEMENT.length; i++) {
       RestartBudgets.get(nodes.get(i)).gate(BUDGET); // the gate and its coordination start
@@ -336,7 +342,9 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
                 e ->
                     (e.getKey() * WINDOW_NANOS - (outageEndAt - t0)) / 1_000_000
                         + ":"
-                        + e.getValue())
+                        + e.getValue()
+                        + " by node "
+                        + byNode.get(e.getKey()))
             .toList(),
         (joinerCoordinatedAt - outageEndAt) / 1_000_000);
     assertEquals(ACTORS, back.size());

@@ -230,20 +230,6 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   }
 
   /**
-   * Whether a started behavior from the child holds a newer layer with an equal policy; if it does,
-   * this layer has handed over to it and retired, and the caller returns the child's behavior in
-   * place of this one.
-   */
-  private boolean replacedBy(Behavior<?> started) {
-    ReWrap.Layer heir = ReWrap.heirIn(this, started);
-    if (heir == null) {
-      return false;
-    }
-    handOverTo(heir);
-    return true;
-  }
-
-  /**
    * A re-wrap with an equal policy returned by the child ({@code wrap(b, policy)} returned as is):
    * this layer adopts {@code b} as its child and as the behavior it restarts, instead of nesting a
    * second supervisor. Any other behavior is returned as is (one type test).
@@ -285,7 +271,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
           ? this
           : next; // the child stopped at once; so does the actor
     }
-    if (replacedBy(started)) {
+    if (ReWrap.replacedBy(this, started)) {
       return started; // setup(ctx -> wrap(b, p)) wrapped in p: the inner layer is the actor's
     }
     current = started;
@@ -374,7 +360,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
           ? onFailure(ctx, failureOf(result), child)
           : stoppedOrFailed(ctx, result, child, trigger);
     }
-    if (replacedBy(result)) {
+    if (ReWrap.replacedBy(this, result)) {
       return result; // a newer layer with an equal policy took over; this one leaves the stack
     }
     current = result; // already started by Behavior.interpretMessage
@@ -526,13 +512,11 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   /** Handles a message that arrived during a backoff: a final stop, the handler, or the stash. */
   private Behavior<T> messageDuringBackoff(TypedActorContext<T> ctx, T msg) {
     if (matchesFinalStop(ctx, msg)) {
-      ActorContext<T> jctx = ctx.asJava();
       log(
-          jctx,
+          ctx,
           Level.DEBUG,
           null,
-          "Supervised actor [{}] got a final stop message during its backoff; it stops",
-          jctx.getSelf().path());
+          "Supervised actor [{}] got a final stop message during its backoff; it stops");
       return Behaviors.stopped(); // PostStop follows: the stash is published as Dropped
     }
     BackoffHandler handler = policy().getHandlerWhileBackingOff().orElse(null);
@@ -614,13 +598,14 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
    * no stop rule, hint or adaptive budget applies, and reaching {@code maxRestarts} stops the actor
    * cleanly instead of failing it.
    */
+  @SuppressWarnings("unchecked")
   private Behavior<T> onFailure(
       TypedActorContext<T> ctx, Throwable thrown, Behavior<T> failed, boolean stop) {
     Throwable failure = thrown;
     Behavior<T> failedBehavior = failed;
     if (thrown instanceof UnstashException<?> unstash) {
       failure = unstash.cause();
-      failedBehavior = narrowBehavior(unstash.behavior());
+      failedBehavior = (Behavior<T>) unstash.behavior();
     }
     Causes.rethrowIfFatal(failure);
     ActorContext<T> jctx = ctx.asJava();
@@ -657,7 +642,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
       stopChildren(jctx, r); // the restart waits for their Terminated
     }
     r.restarts++;
-    long delayNanos = stop ? nextDelay(jctx, r) : withRetryAfter(jctx, nextDelay(jctx, r), failure);
+    long delayNanos = stop ? nextDelay(ctx, r) : withRetryAfter(ctx, nextDelay(ctx, r), failure);
     Duration delay = Duration.ofNanos(delayNanos);
     r.inBackoff = true;
     r.restartDue = false;
@@ -689,7 +674,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   }
 
   /** The next delay of the schedule; a broken user jitter gets one WARN line (see DelaySchedule). */
-  private long nextDelay(ActorContext<T> jctx, Recovery r) {
+  private long nextDelay(TypedActorContext<T> ctx, Recovery r) {
     BackoffPolicy policy = policy();
     if (r.schedule == null) {
       r.schedule =
@@ -699,15 +684,14 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
               policy.getMultiplier(),
               policy.getJitter());
     }
-    long delayNanos = r.schedule.nextDelayNanos(r.random(policy, jctx));
+    long delayNanos = r.schedule.nextDelayNanos(r.random(policy, ctx.asJava()));
     DelaySchedule.BrokenJitter broken = r.schedule.takeBrokenJitter();
     if (broken != null) {
       log(
-          jctx,
+          ctx,
           Level.WARN,
           broken.threw(),
           "Supervised actor [{}]: jitter [{}] {} for attempt {}; full jitter used for this attempt",
-          jctx.getSelf().path(),
           broken.jitter(),
           broken.problem(),
           broken.attempt());
@@ -720,7 +704,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
    * A hint that throws is skipped (one WARN line names it), as are null, zero and negative hints:
    * a broken hint never costs the restart.
    */
-  private long withRetryAfter(ActorContext<T> jctx, long delayNanos, Throwable failure) {
+  private long withRetryAfter(TypedActorContext<T> ctx, long delayNanos, Throwable failure) {
     Duration max = policy().getMaxRetryAfter();
     for (Throwable t : Causes.chain(failure)) {
       if (!(t instanceof RetryAfter)) {
@@ -732,11 +716,10 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
       } catch (Throwable broken) {
         Causes.rethrowIfFatal(broken);
         log(
-            jctx,
+            ctx,
             Level.WARN,
             broken,
             "Supervised actor [{}]: the RetryAfter hint of {} threw {}; ignored, the policy's delay applies",
-            jctx.getSelf().path(),
             t.getClass().getName(),
             Causes.describe(broken));
         continue;
@@ -878,7 +861,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     ArrayDeque<Object> pending = recovery.stash;
     recovery.stash = null; // released: an actor that stays healthy keeps no stash
     Behavior<T> live = started;
-    replacedBy(started);
+    ReWrap.replacedBy(this, started);
     while (pending != null && !pending.isEmpty()) {
       Object item = pending.poll();
       Signal signal = item instanceof StashedSignal s ? s.signal() : null;
@@ -923,7 +906,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
         return result;
       }
       if (result != Behaviors.<T>same() && !Behavior.isUnhandled(result)) {
-        replacedBy(result);
+        ReWrap.replacedBy(this, result);
       }
       live = Behavior.canonicalize(result, live, ctx);
     }
@@ -983,9 +966,6 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
 
   /** Publishes the stash as {@link Dropped} and releases it; returns how many were dropped. */
   private int dropStash(TypedActorContext<T> ctx, String reason) {
-    if (recovery == null) {
-      return 0;
-    }
     ArrayDeque<Object> pending = recovery.stash;
     recovery.stash = null;
     return drop(ctx, pending, reason);
@@ -1035,14 +1015,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
    */
   private void signalHandlerThrew(TypedActorContext<T> ctx, Throwable t, String where) {
     Causes.rethrowIfFatal(t);
-    ActorContext<T> jctx = ctx.asJava();
-    log(
-        jctx,
-        Level.ERROR,
-        t,
-        "Supervised actor [{}] failed in {}; the restart goes on",
-        jctx.getSelf().path(),
-        where);
+    log(ctx, Level.ERROR, t, "Supervised actor [{}] failed in {}; the restart goes on", where);
   }
 
   /**
@@ -1057,33 +1030,27 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
       Object msg,
       String instead) {
     Causes.rethrowIfFatal(t);
-    ActorContext<T> jctx = ctx.asJava();
     log(
-        jctx,
+        ctx,
         Level.WARN,
         t,
         "Supervised actor [{}]: {} [{}] threw on a message of {}; {}",
-        jctx.getSelf().path(),
         what,
         callback,
         msg == null ? "null" : msg.getClass().getName(),
         instead);
   }
 
+  /** One line of this actor's supervisor: the format's first argument is the actor's path. */
   private void log(
-      ActorContext<T> jctx, Level level, Throwable cause, String format, Object... args) {
-    SupervisorReports.log(policy(), jctx, level, cause, format, args);
+      TypedActorContext<T> ctx, Level level, Throwable cause, String format, Object... args) {
+    SupervisorReports.log(policy(), ctx.asJava(), level, cause, format, args);
   }
 
   /** The actor's own ref, for the ticks and permits (signals, delivered as such by the actor). */
   @SuppressWarnings("unchecked")
   private static ActorRef<Object> self(ActorContext<?> jctx) {
     return (ActorRef<Object>) (ActorRef<?>) jctx.getSelf();
-  }
-
-  @SuppressWarnings("unchecked")
-  private static <T> Behavior<T> narrowBehavior(Behavior<?> behavior) {
-    return (Behavior<T>) behavior;
   }
 
   @Override

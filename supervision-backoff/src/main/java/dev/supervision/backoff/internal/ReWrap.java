@@ -12,7 +12,7 @@ import org.apache.pekko.actor.typed.internal.InterceptorImpl;
  * policy returned by the child is adopted (its behavior becomes the child and the behavior
  * restarted from now on); a layer with an equal policy started elsewhere (inside a {@code setup},
  * an interceptor or a layer with another policy) takes over from this one, which leaves the stack
- * ({@link #heirIn}, {@link Layer#handOverTo}). Either way the surviving layer restarts the behavior
+ * ({@link #replacedBy}, {@link Layer#handOverTo}). Either way the surviving layer restarts the behavior
  * of the latest re-wrap (as Pekko's, whose newest duplicate survives) and keeps the restart count,
  * the delay schedule, the random sequence and the pending reset of the layer it replaces (unlike
  * Pekko's, which starts counting afresh). Both checks run only on results that are not {@code
@@ -57,16 +57,26 @@ final class ReWrap {
   }
 
   /**
-   * The newer layer with an equal policy that a started behavior from the child holds (a re-wrap
+   * Whether a started behavior from the child holds a newer layer with an equal policy (a re-wrap
    * started elsewhere: inside a {@code Behaviors.setup}, an interceptor, or a layer with a
-   * different policy): the outermost in its stack of layers, or null. Only supervisors and
+   * different policy). If it does, {@code layer} hands its state over to the outermost such layer
+   * and retires: the caller returns the child's behavior in place of it. Only supervisors and
    * interceptors are looked into, so a plain behavior costs two type tests.
    *
    * @param layer the layer that asks
    * @param started the child's started behavior
-   * @return the heir, or null
+   * @return whether {@code layer} was replaced
    */
-  static Layer heirIn(Layer layer, Behavior<?> started) {
+  static boolean replacedBy(Layer layer, Behavior<?> started) {
+    Layer heir = heirIn(layer, started);
+    if (heir != null) {
+      layer.handOverTo(heir);
+    }
+    return heir != null;
+  }
+
+  /** The outermost layer with {@code layer}'s policy in {@code started}'s stack, or null. */
+  private static Layer heirIn(Layer layer, Behavior<?> started) {
     Object next = started;
     while (next instanceof Layer || next instanceof InterceptorImpl) {
       if (next instanceof Layer supervisor) {

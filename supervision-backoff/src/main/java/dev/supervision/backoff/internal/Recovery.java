@@ -27,13 +27,10 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
  */
 final class Recovery {
 
-  /** What a {@link Due} signal is due for. */
+  /** What a {@link Due} signal is due for: the restart, the reset, or a budget's permit. */
   enum Kind {
-    /** The backoff's delay has passed. */
     RESTART,
-    /** The restarted child ran {@code resetAfter} without failing. */
     RESET,
-    /** The budget granted a permit. */
     PERMIT
   }
 
@@ -61,40 +58,21 @@ final class Recovery {
    */
   record StashedSignal(Signal signal) {}
 
-  /** The restarts since the last reset. */
-  int restarts;
+  int restarts; // since the last reset
 
   /** Moves on with every timer scheduled or cancelled, which makes every older {@link Due} stale. */
   private long generation;
 
-  /** Whether the child is down: messages and signals are stashed. */
-  boolean inBackoff;
-
-  /** Whether the delay has passed: the restart waits for stopped children or a permit. */
-  boolean restartDue;
-
-  /** Whether the actor waits in its budget's queue. */
-  boolean permitRequested;
-
-  /** The delays of this episode, drawn in order; null until the first delay. */
-  DelaySchedule schedule;
-
+  boolean inBackoff; // the child is down: messages and signals are stashed
+  boolean restartDue; // the delay has passed: the restart waits for stopped children or a permit
+  boolean permitRequested; // the actor waits in its budget's queue
+  DelaySchedule schedule; // the delays of this episode; null until the first
   private SplittableRandom random;
-
-  /** The messages and signals kept for the restarted child; null when none are kept. */
-  ArrayDeque<Object> stash;
-
-  /** The children stopped at the failure whose {@code Terminated} the restart waits for. */
-  Set<ActorRef<Void>> stoppingChildren;
-
-  /** The pending restart tick (during a backoff) or reset tick (after a restart): never both. */
-  Cancellable timer;
-
-  /** The budget's gate, once needed; looked up again if the registry forgot it. */
-  GateRegistry.Handle gate;
-
-  /** The time left of the backoff, for a policy with a handler while backing off; else null. */
-  Countdown countdown;
+  ArrayDeque<Object> stash; // kept for the restarted child; null when nothing is kept
+  Set<ActorRef<Void>> stoppingChildren; // whose Terminated the restart waits for
+  Cancellable timer; // the pending restart tick (in a backoff) or reset tick (after it): never both
+  GateRegistry.Handle gate; // the budget's gate, once needed; again if the registry forgot it
+  Countdown countdown; // the time left, for a policy with a handler while backing off; else null
 
   /**
    * The signal of a timer or request: a restart or reset tick makes every older one stale; a

@@ -45,7 +45,6 @@ final class SupervisorReports {
             toHerd(policy, jctx, level, HerdLog.Kind.STOPPED, "stop", "", null),
             null,
             "Supervised actor [{}] stopped itself (attempt {}), restarting in {} ms",
-            jctx.getSelf().path(),
             restarts,
             delay.toMillis());
       } else {
@@ -63,7 +62,6 @@ final class SupervisorReports {
                 failure),
             failure,
             "Supervised actor [{}] failed (attempt {}), restarting in {} ms: {}",
-            jctx.getSelf().path(),
             restarts,
             delay.toMillis(),
             described);
@@ -124,7 +122,6 @@ final class SupervisorReports {
               trace),
           trace,
           "Supervised actor [{}] stopped after {} restarts ({}): {}",
-          jctx.getSelf().path(),
           restarts,
           reason,
           described);
@@ -144,7 +141,6 @@ final class SupervisorReports {
                 jctx.getSelf(), restarts, cause, BackoffEvent.Reason.INNER_STOP)
             : null,
         "Supervised actor [{}] stopped by a supervisor inside it (not restarted): {}",
-        jctx.getSelf().path(),
         Causes.describe(cause));
   }
 
@@ -158,7 +154,6 @@ final class SupervisorReports {
             ? new BackoffEvent.WaitingForPermit(jctx.getSelf(), restarts, budget)
             : null,
         "Supervised actor [{}] waits for a permit of restart budget [{}] (attempt {})",
-        jctx.getSelf().path(),
         budget,
         restarts);
   }
@@ -178,7 +173,6 @@ final class SupervisorReports {
         jctx,
         listening(policy) ? new BackoffEvent.Restarted(jctx.getSelf(), restarts) : null,
         "Supervised actor [{}] restarted (attempt {})",
-        jctx.getSelf().path(),
         restarts);
   }
 
@@ -188,19 +182,13 @@ final class SupervisorReports {
         listening(policy) ? new BackoffEvent.BackoffReset(jctx.getSelf(), before) : null;
     if (byChild) {
       debugAndEmit(
-          policy,
-          jctx,
-          event,
-          "Supervised actor [{}] reset its backoff after {} restarts",
-          jctx.getSelf().path(),
-          before);
+          policy, jctx, event, "Supervised actor [{}] reset its backoff after {} restarts", before);
     } else {
       debugAndEmit(
           policy,
           jctx,
           event,
           "Supervised actor [{}] ran {} without failing: backoff reset after {} restarts",
-          jctx.getSelf().path(),
           policy.getResetAfter(),
           before);
     }
@@ -216,7 +204,6 @@ final class SupervisorReports {
             ? new BackoffEvent.StoppedDuringBackoff(jctx.getSelf(), restarts, dropped)
             : null,
         "Supervised actor [{}] stopped during its backoff; {} stashed messages dropped",
-        jctx.getSelf().path(),
         dropped);
   }
 
@@ -236,6 +223,7 @@ final class SupervisorReports {
   /**
    * Every line of the supervisor goes through here, so that {@code withLoggingEnabled(false)}
    * silences all of them (written by {@link SupervisorLog}: a log call that throws is ignored).
+   * The format's first argument is the actor's path, given here: {@code args} are the others.
    */
   static void log(
       BackoffPolicy policy,
@@ -245,7 +233,10 @@ final class SupervisorReports {
       String format,
       Object... args) {
     if (policy.isLoggingEnabled() && SupervisorLog.LOG.isEnabledForLevel(level)) {
-      SupervisorLog.write(level, cause, jctx.getSelf().path().toString(), format, args);
+      Object[] withPath = new Object[args.length + 1];
+      withPath[0] = jctx.getSelf().path();
+      System.arraycopy(args, 0, withPath, 1, args.length);
+      SupervisorLog.write(level, cause, withPath[0].toString(), format, withPath);
     }
   }
 
@@ -259,14 +250,15 @@ final class SupervisorReports {
         listener.onEvent(event);
       } catch (Throwable t) {
         Causes.rethrowIfFatal(t);
-        log(
-            policy,
-            jctx,
-            Level.WARN,
-            t,
-            "BackoffListener [{}] threw on {}; ignored",
-            listener,
-            event);
+        if (policy.isLoggingEnabled()) {
+          SupervisorLog.write(
+              Level.WARN,
+              t,
+              jctx.getSelf().path().toString(),
+              "BackoffListener [{}] threw on {}; ignored",
+              listener,
+              event);
+        }
       }
     }
     if (policy.isEventStreamPublishing()) {

@@ -143,4 +143,44 @@ final class AdaptiveRateControllerCoordinationTest {
     c.onSlice(2 * SLICE, 500);
     assertEquals(1, c.available(), "a moved herd restarts at the rate, not at once");
   }
+
+  /** Holds at slice 0 as one of ten members: its first probe is ten slices away. */
+  private static AdaptiveRateController holdingAsOneOfTen() {
+    AdaptiveRateController c = new AdaptiveRateController(Parameters.defaults());
+    c.setShare(10);
+    for (int i = 0; i < 10; i++) {
+      c.onFailure(0, AdaptiveRateController.NOT_GRANTED);
+    }
+    assertEquals(State.HOLDING, c.state());
+    return c;
+  }
+
+  @Test
+  void aLowerProbeFactorWhileHolding_bringsTheNextProbeForwardInProportion() {
+    AdaptiveRateController c = holdingAsOneOfTen();
+    c.onSlice(2 * SLICE, 10);
+    // 8 slices left at factor 10; at factor 5 half of them: the probe is due at slice 6
+    c.coordinate(0.1, 5, true);
+    c.onSlice(5 * SLICE, 10);
+    assertEquals(0, c.available());
+    c.onSlice(6 * SLICE, 10);
+    assertEquals(1, c.available());
+    assertEquals(true, c.tryAcquire(6 * SLICE));
+  }
+
+  @Test
+  void aProbeAlreadyDue_staysDueWhenTheFactorFalls_andAHigherFactorLeavesTheWaitAsItWas() {
+    AdaptiveRateController due = holdingAsOneOfTen();
+    due.onSlice(10 * SLICE, 10);
+    assertEquals(1, due.available());
+    due.coordinate(0.1, 1, true);
+    assertEquals(1, due.available(), "not moved to the next slice");
+    AdaptiveRateController higher = holdingAsOneOfTen();
+    higher.onSlice(2 * SLICE, 10);
+    higher.coordinate(0.05, 20, true);
+    higher.onSlice(9 * SLICE, 10);
+    assertEquals(0, higher.available());
+    higher.onSlice(10 * SLICE, 10);
+    assertEquals(1, higher.available(), "the wait already scheduled is kept");
+  }
 }

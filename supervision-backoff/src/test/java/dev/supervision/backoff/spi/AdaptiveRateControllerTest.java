@@ -157,4 +157,26 @@ final class AdaptiveRateControllerTest {
     assertEquals("holdAfter must be >= 1 but was 0", e.getMessage());
     assertThrows(NullPointerException.class, () -> Parameters.defaults().withProbation(null));
   }
+
+  @Test
+  void pace_setsThePacerToTheRate_withABurstOfOneTick_andUnlimitedWhenTheRateIsNot() {
+    long tick = 10_000_000L;
+    Pacer pacer = Pacer.of(1, 1, tick);
+    AdaptiveRateController capped =
+        new AdaptiveRateController(Parameters.defaults().withMaxRate(500));
+    AdaptiveRateController.pace(pacer, capped, tick);
+    assertEquals(500.0, pacer.rate());
+    assertEquals(6.0, pacer.burst(), 1e-12); // 1 + 500/s x 10 ms
+    AdaptiveRateController unlimited = new AdaptiveRateController(Parameters.defaults());
+    AdaptiveRateController.pace(pacer, unlimited, tick);
+    assertEquals(Double.POSITIVE_INFINITY, pacer.rate());
+    AdaptiveRateController holding =
+        new AdaptiveRateController(Parameters.defaults().withMaxRate(500).withHoldAfter(1));
+    holding.onFailure(0, AdaptiveRateController.NOT_GRANTED);
+    assertEquals(State.HOLDING, holding.state());
+    assertEquals(0.0, holding.rate());
+    pacer.setRate(7);
+    AdaptiveRateController.pace(pacer, holding, tick);
+    assertEquals(Double.POSITIVE_INFINITY, pacer.rate(), "the controller lets one probe through");
+  }
 }

@@ -423,4 +423,162 @@ final class ClusterCoordinatorPropertyTest {
                     coordinator.decide(new Report(1, State.STEADY, 0, 0, 0), 0, 0, 0, List.of(), 0))
             .getMessage());
   }
+
+  @Test
+  void theTimingsCoordinator_carriesItsWindows_andShowsThemInToString() {
+    ClusterCoordinator c = ClusterCoordinator.Timing.defaults().coordinator(10);
+    assertEquals(4_900_000_000L, c.staleAfterNanos());
+    assertEquals(1_900_000_000L, c.settleNanos());
+    assertEquals(500_000_000L, c.raiseAfterLossNanos());
+    assertEquals(
+        "ClusterCoordinator{staleAfterNanos=4900000000, settleNanos=1900000000,"
+            + " raiseAfterLossNanos=500000000}",
+        c.toString());
+    assertEquals(0, new ClusterCoordinator(STALE, SETTLE).raiseAfterLossNanos());
+  }
+
+  @Test
+  void theRound_isTwoSlices_atMostOneNotification_andAtLeastOneSlice() {
+    ClusterCoordinator.Timing slow =
+        ClusterCoordinator.Timing.of(
+            Duration.ofMillis(100), Duration.ofMillis(400), Duration.ofMillis(50));
+    assertEquals(Duration.ofMillis(100), slow.round(), "a notification below one slice");
+    assertEquals(Duration.ofMillis(500), slow.heartbeat());
+    ClusterCoordinator.Timing exact =
+        ClusterCoordinator.Timing.of(
+            Duration.ofMillis(100), Duration.ofMillis(400), Duration.ofMillis(200));
+    assertEquals(Duration.ofMillis(200), exact.round());
+    // two nodes: one delta tick reaches the other; 400 + 200 + 200 ms
+    assertEquals(800_000_000L, exact.settleNanos(2));
+    assertEquals(800_000_000L + 3_000_000_000L, exact.staleAfterNanos(2));
+  }
+
+  @Test
+  void oneDeltaTick_reachesPekkosSliceOfTheOtherNodes() {
+    assertEquals(1, ClusterCoordinator.Timing.sliceSize(1));
+    assertEquals(2, ClusterCoordinator.Timing.sliceSize(2));
+    assertEquals(2, ClusterCoordinator.Timing.sliceSize(9));
+    assertEquals(3, ClusterCoordinator.Timing.sliceSize(10));
+    assertEquals(5, ClusterCoordinator.Timing.sliceSize(20));
+    assertEquals(10, ClusterCoordinator.Timing.sliceSize(100));
+    // 20 nodes: 19 others, 5 per tick: 4 ticks of 400 ms, + 500 ms + 200 ms
+    assertEquals(2_300_000_000L, ClusterCoordinator.Timing.defaults().settleNanos(20));
+  }
+
+  @Test
+  void aReportExactlyAsOldAsTheStaleWindow_stillCounts() {
+    Report self = new Report(1, State.HOLDING, 5, 0, 0);
+    Report busy = new Report(0, State.HOLDING, 5, 0, 0);
+    assertTrue(
+        coordinator
+            .decide(self, 0, SETTLED, 2, List.of(new Heard(busy, NOW - STALE)), NOW)
+            .coordinated());
+    assertFalse(
+        coordinator
+            .decide(self, 0, SETTLED, 2, List.of(new Heard(busy, NOW - STALE - 1)), NOW)
+            .coordinated());
+  }
+
+  @Test
+  void aReportHeardAtTheLossCounts_andTheHoldOffEndsExactlyAtItsLength() {
+    ClusterCoordinator c = new ClusterCoordinator(STALE, SETTLE, 500);
+    Report self = new Report(1, State.RAMPING, 900, 10, 1);
+    Report early = new Report(2, State.RAMPING, 100, 90, 1);
+    // the loss was 500 ns ago, and the other's report arrived then: it counts, and so does the
+    // raise
+    Decision at = c.decide(self, 1, SETTLED, 500, 2, 0, List.of(new Heard(early, NOW - 500)), NOW);
+    assertEquals(100 * 950.0 / 1100, at.rate(), 1e-9);
+    Decision before =
+        c.decide(self, 1, SETTLED, 500, 2, 0, List.of(new Heard(early, NOW - 501)), NOW);
+    assertTrue(Double.isNaN(before.rate()), "heard before the loss: only its own rate counts");
+    Decision holdOff = c.decide(self, 1, SETTLED, 499, 2, 0, List.of(new Heard(early, NOW)), NOW);
+    assertTrue(Double.isNaN(holdOff.rate()));
+  }
+
+  @Test
+  void aRateAlreadyAtItsPart_isNotRaised() {
+    // two nodes with the same demand and the same rate: each one's part is its own rate
+    Report self = new Report(1, State.RAMPING, 100, 50, 1);
+    Report other = new Report(2, State.RAMPING, 100, 50, 1);
+    Decision d = coordinator.decide(self, 1, SETTLED, 2, List.of(new Heard(other, NOW)), NOW);
+    assertTrue(d.coordinated());
+    assertEquals(0.5, d.share());
+    assertTrue(Double.isNaN(d.rate()));
+    assertTrue(d.stayRamping(), "the other node ramps with actors waiting");
+  }
+
+  @Test
+  void theLocalState_takesTheHighestEpochItHears() {
+    ClusterCoordinator.Local local = new ClusterCoordinator.Local(1);
+    assertEquals(0, local.backEpoch());
+    local.heard(3);
+    local.heard(2);
+    assertEquals(3, local.backEpoch());
+    assertEquals(3, local.observe(State.STEADY, 0, 1, Double.NaN, 0).backEpoch());
+    assertEquals(5, ClusterCoordinator.nextBackEpoch(4));
+  }
+
+  @Test
+  void aDecisionWithoutTheRampFlag_doesNotKeepANodeRamping() {
+    Decision d = new Decision(true, 0.5, false, 1, false, Double.NaN, 2);
+    assertFalse(d.stayRamping());
+    assertEquals(new Decision(true, 0.5, false, 1, false, Double.NaN, 2, false), d);
+  }
+
+  @Test
+  void everyValueOutOfRange_isRejectedWithItsName_andTheEdgesAreAccepted() {
+    assertEquals(
+        "settleNanos must be >= 0 but was -1",
+        assertThrows(IllegalArgumentException.class, () -> new ClusterCoordinator(1, -1))
+            .getMessage());
+    assertEquals(
+        "raiseAfterLossNanos must be >= 0 but was -1",
+        assertThrows(IllegalArgumentException.class, () -> new ClusterCoordinator(1, 0, -1))
+            .getMessage());
+    ClusterCoordinator edges = new ClusterCoordinator(1, 0, 0);
+    assertEquals(1, edges.staleAfterNanos());
+    assertEquals(0, edges.settleNanos());
+    assertEquals(
+        "rate must be >= 0 but was -1.0",
+        assertThrows(IllegalArgumentException.class, () -> new Report(1, State.STEADY, 0, -1, 0))
+            .getMessage());
+    assertEquals(
+        "backEpoch must be >= 0 but was -1",
+        assertThrows(IllegalArgumentException.class, () -> new Report(1, State.STEADY, 0, 0, -1))
+            .getMessage());
+    new Report(1, State.STEADY, 0, 0, 0);
+    assertEquals(
+        "state must not be null",
+        assertThrows(NullPointerException.class, () -> new Report(1, null, 0, 0, 0)).getMessage());
+    assertEquals(
+        "report must not be null",
+        assertThrows(NullPointerException.class, () -> new Heard(null, 0)).getMessage());
+    Report self = new Report(1, State.STEADY, 0, 0, 0);
+    assertEquals(
+        "joining must be >= 0 but was -1",
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> coordinator.decide(self, 0, 0, 0, 1, -1, List.of(), 0))
+            .getMessage());
+    assertTrue(coordinator.decide(self, 0, 0, 0, 1, 0, List.of(), 0).coordinated());
+    assertEquals(
+        "round must be > 0 but was PT0S",
+        assertThrows(
+                IllegalArgumentException.class,
+                () ->
+                    new ClusterCoordinator.Timing(
+                        Duration.ZERO,
+                        Duration.ofSeconds(1),
+                        Duration.ofMillis(400),
+                        Duration.ofMillis(500)))
+            .getMessage());
+    assertEquals(
+        "slice must not be null",
+        assertThrows(
+                NullPointerException.class,
+                () ->
+                    ClusterCoordinator.Timing.of(
+                        null, Duration.ofMillis(400), Duration.ofMillis(500)))
+            .getMessage());
+  }
 }

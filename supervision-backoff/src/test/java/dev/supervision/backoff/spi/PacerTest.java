@@ -222,4 +222,60 @@ final class PacerTest {
     }
     return true;
   }
+
+  @Test
+  void itShowsItsSettings_andANewBurstIsTheBurstAfterAQuietPeriod() {
+    Pacer p = Pacer.of(10, 3, 5 * MS);
+    assertEquals(10.0, p.rate());
+    assertEquals(3.0, p.burst());
+    assertEquals(5 * MS, p.quantumNanos());
+    assertEquals("Pacer{rate=10.0/s, burst=3.0, quantum=5000000 ns}", p.toString());
+    p.setBurst(2);
+    assertEquals(2.0, p.burst());
+    assertTrue(p.tryAcquire(0));
+    assertTrue(p.tryAcquire(0));
+    assertFalse(p.tryAcquire(0), "a burst of 2, not 3");
+    assertEquals(100 * MS, p.nextAt(0));
+  }
+
+  @Test
+  void aNewBurstOrRateOutOfRange_isRejected_andTheEdgesAreAccepted() {
+    Pacer p = Pacer.of(1, 1, 0);
+    assertEquals(
+        "burst must be finite and >= 1 but was 0.5",
+        assertThrows(IllegalArgumentException.class, () -> p.setBurst(0.5)).getMessage());
+    assertEquals(
+        "burst must be finite and >= 1 but was Infinity",
+        assertThrows(IllegalArgumentException.class, () -> p.setBurst(Double.POSITIVE_INFINITY))
+            .getMessage());
+    assertEquals(
+        "ratePerSecond must be > 0 but was 0.0",
+        assertThrows(IllegalArgumentException.class, () -> p.setRate(0)).getMessage());
+    assertEquals(1.0, p.burst(), "a rejected burst leaves it as it was");
+    assertEquals(1.0, p.rate());
+    assertEquals(0, p.quantumNanos());
+  }
+
+  @Test
+  void anUnlimitedPacer_staysFull_andAnythingGivenBackChangesNothing() {
+    Pacer p = Pacer.of(Double.POSITIVE_INFINITY, 1, MS);
+    assertTrue(p.tryAcquire(5 * MS));
+    p.giveBack(5 * MS);
+    assertTrue(p.available(5 * MS));
+    assertEquals(5 * MS, p.nextAt(5 * MS));
+    assertTrue(p.isFull(5 * MS));
+  }
+
+  @Test
+  void aPermitGivenBackAfterItsDueTime_changesNothing() {
+    Pacer p = Pacer.of(10, 1, 0);
+    assertTrue(p.tryAcquire(0)); // the next is due at 100 ms
+    p.giveBack(100 * MS); // not after now: nothing to move back
+    assertTrue(p.tryAcquire(100 * MS));
+    assertFalse(p.tryAcquire(100 * MS));
+    assertEquals(200 * MS, p.nextAt(100 * MS));
+    p.giveBack(150 * MS); // due at 200 ms: moved back to 150 ms, not to 100 ms
+    assertFalse(p.available(149 * MS));
+    assertTrue(p.available(150 * MS));
+  }
 }
