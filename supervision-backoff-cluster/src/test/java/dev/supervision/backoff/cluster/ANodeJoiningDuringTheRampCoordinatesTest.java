@@ -311,12 +311,7 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
   @Test
   void everyActorIsBack_andTheDatabaseIsNeverKnockedOver() {
     long outageWindow = (outageEndAt - t0) / WINDOW_NANOS;
-    int busiest =
-        offered.entrySet().stream()
-            .filter(e -> e.getKey() > outageWindow)
-            .mapToInt(e -> e.getValue().get())
-            .max()
-            .orElse(0);
+    int busiest = TestNodes.busiestWindowAfter(offered, outageWindow);
     System.out.printf(
         "join during the ramp: joined %.2f s after the outage, coordinated %.2f s after its gate"
             + " started, in every view %.2f s after, %d actors moved, every actor back %.2f s"

@@ -158,12 +158,7 @@ final class AdaptiveClusterBudgetMultiNodeTest {
   void everyActorRecovers_neverOfferingAWindowMoreThanThreeTimesItsCapacity() {
     assertEquals(NODES * PER_NODE, recovered.get());
     long outageWindow = (outageEnd - t0) / WINDOW_NANOS;
-    int busiest =
-        offered.entrySet().stream()
-            .filter(e -> e.getKey() > outageWindow)
-            .mapToInt(e -> e.getValue().get())
-            .max()
-            .orElse(0);
+    int busiest = TestNodes.busiestWindowAfter(offered, outageWindow);
     assertTrue(
         busiest <= 3 * WINDOW_CAPACITY, "busiest window after the outage offered " + busiest);
     double seconds = (recoveredAt - outageEnd) / 1e9;

@@ -235,12 +235,7 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
       }
     }
     long outageWindow = 3_000_000_000L / WINDOW_NANOS;
-    int busiest =
-        offered.entrySet().stream()
-            .filter(e -> e.getKey() > outageWindow)
-            .mapToInt(e -> e.getValue().get())
-            .max()
-            .orElse(0);
+    int busiest = TestNodes.busiestWindowAfter(offered, outageWindow);
     System.out.printf(
         "five nodes: %d calls while down once every node held, %d probes from nodes %s,"
             + " busiest window after the outage %d (capacity %d), survivors back %.2f s after"

@@ -5,8 +5,10 @@ import com.typesafe.config.ConfigFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.stream.StreamSupport;
 import org.apache.pekko.actor.Address;
@@ -134,6 +136,21 @@ final class TestNodes {
       }
       Thread.sleep(50);
     }
+  }
+
+  /**
+   * The most calls offered in one window after {@code window}, from a count of calls per window.
+   *
+   * @param offered the calls offered in each window, by the window's number
+   * @param window the last window not counted (the outage's last, say)
+   * @return the most calls in a later window; 0 if there is none
+   */
+  static int busiestWindowAfter(Map<Long, AtomicInteger> offered, long window) {
+    return offered.entrySet().stream()
+        .filter(e -> e.getKey() > window)
+        .mapToInt(e -> e.getValue().get())
+        .max()
+        .orElse(0);
   }
 
   /**

@@ -26,7 +26,8 @@ import dev.supervision.backoff.internal.util.Check;
  *
  * <p>How to drive it: whenever there is something to grant, {@code while (waiting && pacer.tryAcquire(now))
  * grant()}; then ask {@link #nextAt(long)} when to try again. A permit given back ({@link #giveBack})
- * is available again, up to the burst.
+ * is available again, up to the burst. A driver that cannot pass on what the pacer offers (its timer
+ * stalled and its ticks came back to back) may {@link #drop} it: the bound above holds with drops.
  *
  * <p>Not thread-safe: one owner.
  */
