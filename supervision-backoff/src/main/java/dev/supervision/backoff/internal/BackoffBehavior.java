@@ -79,10 +79,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   /** The child has received a final stop message: its next stop stops the actor. */
   private static final int FINAL_STOP_SEEN = 2;
 
-  /**
-   * What every actor of one {@code wrap} shares: the behavior started at every restart and the
-   * policy. Replaced by the latest re-wrap with an equal policy that this layer adopted.
-   */
+  /** Shared by every actor of one {@code wrap}; replaced by an adopted re-wrap (equal policy). */
   private Wrap<T> wrap;
 
   /**
@@ -204,11 +201,9 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   }
 
   /**
-   * Retires this layer in favour of {@code heir}, a newer layer with an equal policy. A heir that
-   * has just started healthy takes over the recovery (the restart count, the delay schedule, the
-   * random sequence and the pending reset, whose tick names the recovery), so that re-wrapping
-   * neither resets nor restarts the backoff. A heir that failed while it started has begun its own
-   * backoff; this layer's timers are cancelled and the heir goes on with its own count. Idempotent.
+   * Retires this layer in favour of {@code heir} (see {@link ReWrap}): a heir that has just started
+   * healthy takes the whole recovery over, pending reset included; one that failed while it started
+   * keeps its own backoff, and this layer's timers are cancelled. Idempotent.
    *
    * @param heir the layer that takes over
    */
@@ -931,9 +926,8 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   }
 
   /**
-   * The count returns to 0. The recovery is released rather than reset, so that an actor that has
-   * recovered holds no more than one that never failed (a million-cell crash storm left 92 MiB
-   * behind when it was kept); a fresh one starts at attempt 0, exactly like a reset one.
+   * The count returns to 0 and the recovery is released (see {@link Recovery#afterReset}): an actor
+   * that has recovered holds no more than one that never failed.
    */
   private void reset(TypedActorContext<T> ctx, boolean byChild) {
     int before = restarts();

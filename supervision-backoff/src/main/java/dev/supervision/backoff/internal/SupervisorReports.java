@@ -38,34 +38,23 @@ final class SupervisorReports {
           restarts > policy.getCriticalLogLevelAfter()
               ? policy.getCriticalLogLevel()
               : policy.getLogLevel();
-      if (stopped) {
-        log(
-            policy,
-            jctx,
-            toHerd(policy, jctx, level, HerdLog.Kind.STOPPED, "stop", "", null),
-            null,
-            "Supervised actor [{}] stopped itself (attempt {}), restarting in {} ms",
-            restarts,
-            delay.toMillis());
-      } else {
-        String described = Causes.describe(failure);
-        log(
-            policy,
-            jctx,
-            toHerd(
-                policy,
-                jctx,
-                level,
-                HerdLog.Kind.FAILED,
-                failure.getClass().getName(),
-                described,
-                failure),
-            failure,
-            "Supervised actor [{}] failed (attempt {}), restarting in {} ms: {}",
-            restarts,
-            delay.toMillis(),
-            described);
-      }
+      String described = stopped ? "" : Causes.describe(failure);
+      herdOrOwnLine(
+          policy,
+          jctx,
+          new HerdLog.Report(
+              stopped ? HerdLog.Kind.STOPPED : HerdLog.Kind.FAILED,
+              stopped ? "stop" : failure.getClass().getName(),
+              level,
+              described,
+              stopped ? null : failure,
+              jctx.getSelf().path().toString()),
+          stopped
+              ? "Supervised actor [{}] stopped itself (attempt {}), restarting in {} ms"
+              : "Supervised actor [{}] failed (attempt {}), restarting in {} ms: {}",
+          restarts,
+          delay.toMillis(),
+          described); // a stop's line has no placeholder for it
     }
     if (listening(policy)) {
       emit(
@@ -76,27 +65,23 @@ final class SupervisorReports {
   }
 
   /**
-   * The level of an actor's own line: with aggregated logging the herd's log takes the line (if its
-   * level is enabled) and the actor's own goes to DEBUG; else {@code level}.
+   * An actor's line at the report's level with its trace; with aggregated logging the herd's log
+   * counts the report (if its level is enabled) and the actor's own line goes to DEBUG.
    */
-  private static Level toHerd(
+  private static void herdOrOwnLine(
       BackoffPolicy policy,
       ActorContext<?> jctx,
-      Level level,
-      HerdLog.Kind kind,
-      String key,
-      String description,
-      Throwable trace) {
-    if (!policy.isAggregatedLogging()) {
-      return level;
+      HerdLog.Report report,
+      String format,
+      Object... args) {
+    Level level = report.level();
+    if (policy.isAggregatedLogging()) {
+      if (SupervisorLog.LOG.isEnabledForLevel(level)) {
+        HerdLog.get(jctx.getSystem()).report(report);
+      }
+      level = Level.DEBUG;
     }
-    if (SupervisorLog.LOG.isEnabledForLevel(level)) {
-      HerdLog.get(jctx.getSystem())
-          .report(
-              new HerdLog.Report(
-                  kind, key, level, description, trace, jctx.getSelf().path().toString()));
-    }
-    return Level.DEBUG;
+    log(policy, jctx, level, report.trace(), format, args);
   }
 
   /** The actor gave up: it stops after {@code restarts} restarts. */
@@ -109,18 +94,16 @@ final class SupervisorReports {
     if (policy.isLoggingEnabled()) {
       Throwable trace = failure instanceof ChildStopped ? null : failure;
       String described = Causes.describe(failure);
-      log(
+      herdOrOwnLine(
           policy,
           jctx,
-          toHerd(
-              policy,
-              jctx,
-              Level.ERROR,
+          new HerdLog.Report(
               HerdLog.Kind.GAVE_UP,
               reason + "|" + failure.getClass().getName(),
+              Level.ERROR,
               "(" + reason + "): " + described,
-              trace),
-          trace,
+              trace,
+              jctx.getSelf().path().toString()),
           "Supervised actor [{}] stopped after {} restarts ({}): {}",
           restarts,
           reason,
