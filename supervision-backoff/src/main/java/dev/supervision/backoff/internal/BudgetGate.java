@@ -1,6 +1,8 @@
 package dev.supervision.backoff.internal;
 
+import dev.supervision.backoff.AdaptiveRestartBudget;
 import dev.supervision.backoff.BudgetEvent;
+import dev.supervision.backoff.FixedRestartBudget;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
@@ -215,7 +217,19 @@ public final class BudgetGate {
       this.timers = timers;
       this.log = ctx.getLog();
       this.tickNanos = tickNanos(ctx.getSystem().settings().config());
-      this.limiter = Limiter.of(budget, members, tickNanos, this);
+      this.limiter = limiter(budget, members, tickNanos, this);
+    }
+
+    /** The limiter of the budget's kind. */
+    private static Limiter limiter(
+        RestartBudget budget,
+        int members,
+        long tickNanos,
+        AdaptiveRateController.Listener listener) {
+      if (budget instanceof AdaptiveRestartBudget adaptive) {
+        return new AdaptiveLimiter(adaptive, members, tickNanos, listener);
+      }
+      return new FixedLimiter((FixedRestartBudget) budget, members, tickNanos);
     }
 
     Behavior<Command> behavior() {

@@ -1,8 +1,5 @@
 package dev.supervision.backoff.internal;
 
-import dev.supervision.backoff.AdaptiveRestartBudget;
-import dev.supervision.backoff.FixedRestartBudget;
-import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.ClusterCoordinator;
@@ -17,23 +14,6 @@ import java.util.Optional;
  * owns it).
  */
 interface Limiter {
-
-  /**
-   * The limiter of a budget.
-   *
-   * @param budget the budget
-   * @param members how many nodes share it at the start, {@code >= 1}
-   * @param tickNanos the gate's tick
-   * @param listener told about an adaptive budget's state and rate changes and probes
-   * @return a new limiter
-   */
-  static Limiter of(
-      RestartBudget budget, int members, long tickNanos, AdaptiveRateController.Listener listener) {
-    if (budget instanceof AdaptiveRestartBudget adaptive) {
-      return new AdaptiveLimiter(adaptive, members, tickNanos, listener);
-    }
-    return new FixedLimiter((FixedRestartBudget) budget, members, tickNanos);
-  }
 
   /**
    * How long the gate remembers a grant whose actor has not reported its start: a permit may come
