@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.stream.StreamSupport;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -181,7 +182,8 @@ public final class CoordinationCost {
     // Artery advertises its compression tables after a minute: measure after them by default
     int settle = args.length > 3 ? Integer.parseInt(args[3]) : 75;
     int jvms = args.length > 4 ? Integer.parseInt(args[4]) : 1;
-    List<Figures> all = run(n, window, capacity, settle, jvms);
+    List<Figures> all =
+        run(n, window, capacity, settle, jvms, Pauses.MEASURED, System.out::println);
     printSummary(all);
     System.out.printf("done, %s%n", uptime());
     System.out.flush();
@@ -189,46 +191,65 @@ public final class CoordinationCost {
   }
 
   /**
-   * Starts the cluster and runs the four phases, printing each phase's figures when it ends.
+   * How long the run waits, once the budget is in a phase's state on every node, before it measures
+   * the phase: the traffic of getting there dies away first.
+   *
+   * @param beforeIdle after every node has every node's first line: the deltas and gossip rounds
+   *     that spread those lines
+   * @param beforeHolding after every node holds: the writes of the changes of state
+   */
+  record Pauses(Duration beforeIdle, Duration beforeHolding) {
+    /** The pauses of the measured runs (BENCHMARKS.md): 5 s before idle, 3 s before holding. */
+    static final Pauses MEASURED = new Pauses(Duration.ofSeconds(5), Duration.ofSeconds(3));
+  }
+
+  /**
+   * Starts the cluster and runs the four phases, writing each phase's figures when it ends.
    *
    * @param n the number of nodes
    * @param window the seconds each phase is measured
    * @param capacity the resource's calls per second after the outage
    * @param settle the seconds to wait after the cluster is up before the first phase
    * @param jvms how many JVMs the nodes are spread over (this one and {@code jvms - 1} children)
+   * @param pauses the pauses before the idle and the holding phase
+   * @param out where the figures go, one line at a time
    * @return the figures of each phase
    * @throws Exception if a phase fails
    */
-  static List<Figures> run(int n, int window, int capacity, int settle, int jvms) throws Exception {
+  static List<Figures> run(
+      int n, int window, int capacity, int settle, int jvms, Pauses pauses, Consumer<String> out)
+      throws Exception {
     int perJvm = n / jvms;
     int own = n - perJvm * (jvms - 1);
     capacityPer100ms = Math.max(1, capacity * own / n / 10);
-    System.out.printf(
-        Locale.ROOT,
-        "CoordinationCost: %d nodes in %d JVM(s) (%d here), window %d s, resource capacity %d/s,"
-            + " %s%n",
-        n,
-        jvms,
-        own,
-        window,
-        capacity,
-        uptime());
+    out.accept(
+        String.format(
+            Locale.ROOT,
+            "CoordinationCost: %d nodes in %d JVM(s) (%d here), window %d s, resource capacity %d/s,"
+                + " %s",
+            n,
+            jvms,
+            own,
+            window,
+            capacity,
+            uptime()));
     List<ActorSystem<Void>> nodes = start(own, null);
     String seed = Cluster.get(nodes.get(0)).selfMember().address().toString();
     long t = System.nanoTime();
     List<Child> children = new ArrayList<>();
     for (int j = 1; j < jvms; j++) {
-      Child child = new Child(perJvm, seed, Math.max(1, capacity * perJvm / n / 10));
+      Child child = new Child(perJvm, seed, Math.max(1, capacity * perJvm / n / 10), out);
       child.reply(); // its nodes are up
       children.add(child);
     }
     await(Duration.ofSeconds(120 + 3L * n), () -> nodes.stream().allMatch(x -> upMembers(x) == n));
-    System.out.printf(
-        Locale.ROOT, "%d nodes up (%.1f s after the first)%n", n, (System.nanoTime() - t) / 1e9);
+    out.accept(
+        String.format(
+            Locale.ROOT, "%d nodes up (%.1f s after the first)", n, (System.nanoTime() - t) / 1e9));
     List<Figures> all = new ArrayList<>();
-    System.out.printf("cluster up; settling %d s%n", settle);
+    out.accept(String.format("cluster up; settling %d s", settle));
     Thread.sleep(settle * 1000L);
-    all.add(print(measureAll("cluster", nodes, children, window)));
+    all.add(print(measureAll("cluster", nodes, children, window), out));
 
     gates(nodes);
     children.forEach(c -> c.ask("gate"));
@@ -237,19 +258,19 @@ public final class CoordinationCost {
         () ->
             minEntries(nodes) == n
                 && children.stream().allMatch(c -> Integer.parseInt(c.ask("entries")) == n));
-    Thread.sleep(5000);
-    all.add(print(measureAll("idle", nodes, children, window)));
+    Thread.sleep(pauses.beforeIdle().toMillis());
+    all.add(print(measureAll("idle", nodes, children, window), out));
 
     // enough actors that the ramp lasts beyond the window at the resource's capacity
     int perNode = Math.max(20, (capacity * (window + 20) + n - 1) / n);
     spawn(nodes, perNode);
     children.forEach(c -> c.ask("spawn " + perNode));
-    System.out.printf("%d actors per node, resource down%n", perNode);
+    out.accept(String.format("%d actors per node, resource down", perNode));
     await(
         Duration.ofSeconds(60 + n),
         () -> allStates(nodes, children).getOrDefault(State.HOLDING, 0) == n);
-    Thread.sleep(3000);
-    all.add(print(measureAll("holding", nodes, children, window)));
+    Thread.sleep(pauses.beforeHolding().toMillis());
+    all.add(print(measureAll("holding", nodes, children, window), out));
 
     up.set(true);
     children.forEach(c -> c.ask("up"));
@@ -257,10 +278,11 @@ public final class CoordinationCost {
         Duration.ofSeconds(30 + n),
         () -> allStates(nodes, children).getOrDefault(State.RAMPING, 0) > 0);
     int before = allRecovered(children);
-    all.add(print(measureAll("ramp", nodes, children, window)));
-    System.out.printf(
-        "ramp: %d of %d actors back during the window, %d in all%n",
-        allRecovered(children) - before, perNode * n, allRecovered(children));
+    all.add(print(measureAll("ramp", nodes, children, window), out));
+    out.accept(
+        String.format(
+            "ramp: %d of %d actors back during the window, %d in all",
+            allRecovered(children) - before, perNode * n, allRecovered(children)));
     children.forEach(Child::quit);
     for (ActorSystem<Void> node : nodes) {
       node.terminate();
@@ -454,8 +476,11 @@ public final class CoordinationCost {
   static final class Child {
     private final java.io.BufferedReader out;
     private final java.io.PrintWriter in;
+    private final Consumer<String> log;
 
-    Child(int count, String seed, int capacityPer100ms) throws java.io.IOException {
+    Child(int count, String seed, int capacityPer100ms, Consumer<String> log)
+        throws java.io.IOException {
+      this.log = log;
       List<String> command = new ArrayList<>();
       command.add(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString());
       command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
@@ -489,7 +514,7 @@ public final class CoordinationCost {
           if (line.startsWith("@")) {
             return line.substring(1);
           }
-          System.out.println("  child: " + line);
+          log.accept("  child: " + line);
         }
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
@@ -703,21 +728,23 @@ public final class CoordinationCost {
     }
   }
 
-  static Figures print(Figures f) {
+  static Figures print(Figures f, Consumer<String> out) {
     double per = f.nodes() * f.seconds();
-    System.out.printf(
-        Locale.ROOT,
-        "%n== phase %s: %d nodes, %.1f s, budget states at the end %s, changes of state in the"
-            + " window: %d to HOLDING, %d to RAMPING or STEADY; most unreachable members seen by a"
-            + " node %d%n",
-        f.phase(),
-        f.nodes(),
-        f.seconds(),
-        f.states(),
-        f.toHolding(),
-        f.toRamping(),
-        f.maxUnreachable());
-    System.out.printf("%-55s %12s %12s%n", "sent per node per second", "messages", "bytes");
+    out.accept("");
+    out.accept(
+        String.format(
+            Locale.ROOT,
+            "== phase %s: %d nodes, %.1f s, budget states at the end %s, changes of state in the"
+                + " window: %d to HOLDING, %d to RAMPING or STEADY; most unreachable members seen by a"
+                + " node %d",
+            f.phase(),
+            f.nodes(),
+            f.seconds(),
+            f.states(),
+            f.toHolding(),
+            f.toRamping(),
+            f.maxUnreachable()));
+    out.accept(String.format("%-55s %12s %12s", "sent per node per second", "messages", "bytes"));
     long[] total = new long[2];
     f.traffic()
         .kinds()
@@ -725,33 +752,36 @@ public final class CoordinationCost {
             (k, v) -> {
               total[0] += v[0];
               total[1] += v[1];
-              System.out.printf(
-                  Locale.ROOT, "%-55s %12.2f %12.0f%n", k.label, v[0] / per, v[1] / per);
+              out.accept(
+                  String.format(
+                      Locale.ROOT, "%-55s %12.2f %12.0f", k.label, v[0] / per, v[1] / per));
             });
-    System.out.printf(Locale.ROOT, "%-55s %12.2f %12.0f%n", "all", total[0] / per, total[1] / per);
-    System.out.println("  by message class (kind, class: messages, bytes per node per second)");
+    out.accept(
+        String.format(Locale.ROOT, "%-55s %12.2f %12.0f", "all", total[0] / per, total[1] / per));
+    out.accept("  by message class (kind, class: messages, bytes per node per second)");
     f.traffic().classes().entrySet().stream()
         .filter(e -> e.getValue()[0] > 0)
         .sorted((a, b) -> Long.compare(b.getValue()[1], a.getValue()[1]))
         .limit(14)
         .forEach(
             e ->
-                System.out.printf(
-                    Locale.ROOT,
-                    "  %-60s %10.2f %10.0f (%.0f B each)%n",
-                    e.getKey(),
-                    e.getValue()[0] / per,
-                    e.getValue()[1] / per,
-                    (double) e.getValue()[1] / e.getValue()[0]));
-    System.out.printf(
-        Locale.ROOT,
-        "CPU per node: %.2f %% of a core in the systems' threads (%.2f ms/s), process %.2f %%,"
-            + " GC %.2f %% (JVM-wide, per node)%n",
-        100 * f.pekkoCpuSeconds() / per,
-        1000 * f.pekkoCpuSeconds() / per,
-        100 * f.processCpuSeconds() / per,
-        100 * f.gcSeconds() / per);
-    System.out.flush();
+                out.accept(
+                    String.format(
+                        Locale.ROOT,
+                        "  %-60s %10.2f %10.0f (%.0f B each)",
+                        e.getKey(),
+                        e.getValue()[0] / per,
+                        e.getValue()[1] / per,
+                        (double) e.getValue()[1] / e.getValue()[0])));
+    out.accept(
+        String.format(
+            Locale.ROOT,
+            "CPU per node: %.2f %% of a core in the systems' threads (%.2f ms/s), process %.2f %%,"
+                + " GC %.2f %% (JVM-wide, per node)",
+            100 * f.pekkoCpuSeconds() / per,
+            1000 * f.pekkoCpuSeconds() / per,
+            100 * f.processCpuSeconds() / per,
+            100 * f.gcSeconds() / per));
     return f;
   }
 

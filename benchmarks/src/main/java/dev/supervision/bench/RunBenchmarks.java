@@ -29,6 +29,39 @@ public final class RunBenchmarks {
   private RunBenchmarks() {}
 
   /**
+   * How long JMH measures: forks, warm-up iterations and measurement iterations of so many seconds.
+   */
+  private record Effort(
+      String name, int forks, int warmups, int warmupSeconds, int iterations, int seconds) {
+
+    static final Effort SHORT = new Effort("short", 1, 3, 1, 5, 1);
+    static final Effort FULL = new Effort("full", 3, 5, 2, 10, 2);
+
+    ChainedOptionsBuilder applyTo(ChainedOptionsBuilder options) {
+      return options
+          .forks(forks)
+          .warmupIterations(warmups)
+          .warmupTime(TimeValue.seconds(warmupSeconds))
+          .measurementIterations(iterations)
+          .measurementTime(TimeValue.seconds(seconds));
+    }
+
+    @Override
+    public String toString() {
+      return String.format(
+          Locale.ROOT,
+          "%s (%d fork%s, %d x %d s warm-up, %d x %d s)",
+          name,
+          forks,
+          forks == 1 ? "" : "s",
+          warmups,
+          warmupSeconds,
+          iterations,
+          seconds);
+    }
+  }
+
+  /**
    * Runs the benchmarks and prints the summary.
    *
    * @param args see the class comment
@@ -46,37 +79,18 @@ public final class RunBenchmarks {
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
+    Effort effort = full ? Effort.FULL : Effort.SHORT;
     ChainedOptionsBuilder options =
-        new OptionsBuilder()
-            .include(include)
-            .shouldFailOnError(true)
-            .resultFormat(ResultFormatType.JSON)
-            .result(json)
-            .jvmArgsAppend("-Xms1g", "-Xmx1g");
-    if (full) {
-      options
-          .forks(3)
-          .warmupIterations(5)
-          .warmupTime(TimeValue.seconds(2))
-          .measurementIterations(10)
-          .measurementTime(TimeValue.seconds(2));
-    } else {
-      options
-          .forks(1)
-          .warmupIterations(3)
-          .warmupTime(TimeValue.seconds(1))
-          .measurementIterations(5)
-          .measurementTime(TimeValue.seconds(1));
-    }
+        effort.applyTo(
+            new OptionsBuilder()
+                .include(include)
+                .shouldFailOnError(true)
+                .resultFormat(ResultFormatType.JSON)
+                .result(json)
+                .jvmArgsAppend("-Xms1g", "-Xmx1g"));
     Collection<RunResult> results = new Runner(options.build()).run();
     System.out.println();
-    System.out.println(
-        "Settings: "
-            + (full
-                ? "full (3 forks, 5 x 2 s warm-up, 10 x 2 s)"
-                : "short (1 fork, 3 x 1 s warm-up, 5 x 1 s)")
-            + "; JSON in "
-            + json);
+    System.out.println("Settings: " + effort + "; JSON in " + json);
     printThroughput(
         results,
         "BacklogThroughputBenchmark.drain",

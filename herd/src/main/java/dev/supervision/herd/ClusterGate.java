@@ -465,6 +465,15 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     }
   }
 
+  /** Every node's gate, members or not, in node order (for {@link RampTrace}). */
+  List<AdaptiveGate> gates() {
+    List<AdaptiveGate> out = new ArrayList<>(nodes.length);
+    for (Node n : nodes) {
+      out.add(n.gate);
+    }
+    return out;
+  }
+
   /** The timing this model runs with, for tests. */
   Duration round() {
     return timing.round();

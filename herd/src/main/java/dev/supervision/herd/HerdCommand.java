@@ -300,14 +300,7 @@ public final class HerdCommand implements Callable<Integer> {
     } else if (ids.equals(List.of("all"))) {
       ids = Strategies.allIds(exact);
     }
-    ResourceSpec resource =
-        limiter == null
-            ? new ResourceSpec(parseCapacity(capacity), crashFactor, crashFor, cold)
-            : parseLimiter(limiter, cold);
-    HerdScenario scenario =
-        new HerdScenario(cells, outage, min, max, scale, seed, exact, ids, out, resource, horizon)
-            .withCluster(new ClusterSpec(nodes, skew, sharing, deltaInterval, leaveAt, joinAt))
-            .withLogging(parseLogging(logging));
+    HerdScenario scenario = scenario(ids);
     Herd.strategies(scenario); // fails fast on a bad id, before anything runs
     boolean existed = Files.exists(out);
     stdout.println(ScenarioText.header(scenario));
@@ -330,6 +323,34 @@ public final class HerdCommand implements Callable<Integer> {
       RowLog.deleteIfEmpty(out);
     }
     return 0;
+  }
+
+  /** The scenario the options describe, with these strategies. */
+  private HerdScenario scenario(List<String> ids) {
+    ResourceSpec resource =
+        limiter == null
+            ? new ResourceSpec(parseCapacity(capacity), crashFactor, crashFor, cold)
+            : parseLimiter(limiter, cold);
+    return new HerdScenario(
+            cells, outage, min, max, scale, seed, exact, ids, out, resource, horizon)
+        .withCluster(new ClusterSpec(nodes, skew, sharing, deltaInterval, leaveAt, joinAt))
+        .withLogging(parseLogging(logging));
+  }
+
+  /**
+   * The scenario of the {@code adaptive} row in exact mode that the herd's options describe (for
+   * {@link RampTrace}).
+   *
+   * @param args the herd's options
+   * @return the scenario, with {@code --exact} and the {@code adaptive} row only
+   * @throws CommandLine.ParameterException for an unknown option or a value that does not parse
+   * @throws ScenarioException for a value outside its rule
+   */
+  static HerdScenario exactAdaptive(String... args) {
+    HerdCommand command = new HerdCommand();
+    new CommandLine(command).setCaseInsensitiveEnumValuesAllowed(true).parseArgs(args);
+    command.exact = true;
+    return command.scenario(List.of(Strategies.ADAPTIVE_ID));
   }
 
   private static ResourceSpec parseLimiter(String text, boolean cold) {

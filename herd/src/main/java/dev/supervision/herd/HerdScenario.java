@@ -64,20 +64,7 @@ public record HerdScenario(
    * @return the new scenario
    */
   public HerdScenario withLogging(Logging how) {
-    return new HerdScenario(
-        cells,
-        outage,
-        minBackoff,
-        maxBackoff,
-        scale,
-        seed,
-        exact,
-        strategies,
-        outputDir,
-        resource,
-        horizonAfterOutage,
-        cluster,
-        how);
+    return with(cluster, how);
   }
 
   /** The default number of cells. */
@@ -199,6 +186,10 @@ public record HerdScenario(
    * @return the new scenario
    */
   public HerdScenario withCluster(ClusterSpec spec) {
+    return with(spec, logging);
+  }
+
+  private HerdScenario with(ClusterSpec spec, Logging how) {
     return new HerdScenario(
         cells,
         outage,
@@ -212,7 +203,7 @@ public record HerdScenario(
         resource,
         horizonAfterOutage,
         spec,
-        logging);
+        how);
   }
 
   /**
@@ -255,75 +246,6 @@ public record HerdScenario(
 
   private static boolean positive(Duration d) {
     return !d.isNegative() && !d.isZero();
-  }
-
-  /**
-   * The same scenario with another resource.
-   *
-   * @param spec the resource
-   * @return the new scenario
-   */
-  public HerdScenario withResource(ResourceSpec spec) {
-    return new HerdScenario(
-        cells,
-        outage,
-        minBackoff,
-        maxBackoff,
-        scale,
-        seed,
-        exact,
-        strategies,
-        outputDir,
-        spec,
-        horizonAfterOutage,
-        cluster,
-        logging);
-  }
-
-  /**
-   * The same scenario with another horizon.
-   *
-   * @param afterOutage how long after the outage a row may run, or {@code null} for the default
-   * @return the new scenario
-   */
-  public HerdScenario withHorizon(Duration afterOutage) {
-    return new HerdScenario(
-        cells,
-        outage,
-        minBackoff,
-        maxBackoff,
-        scale,
-        seed,
-        exact,
-        strategies,
-        outputDir,
-        resource,
-        afterOutage,
-        cluster,
-        logging);
-  }
-
-  /**
-   * The same scenario with other strategies.
-   *
-   * @param ids the strategy ids
-   * @return the new scenario
-   */
-  public HerdScenario withStrategies(List<String> ids) {
-    return new HerdScenario(
-        cells,
-        outage,
-        minBackoff,
-        maxBackoff,
-        scale,
-        seed,
-        exact,
-        ids,
-        outputDir,
-        resource,
-        horizonAfterOutage,
-        cluster,
-        logging);
   }
 
   /**

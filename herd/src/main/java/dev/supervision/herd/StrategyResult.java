@@ -105,6 +105,31 @@ public record StrategyResult(
    * @return the new result
    */
   public StrategyResult withOutcome(String text) {
+    return with(text, nodes, logLines);
+  }
+
+  /**
+   * The same result with per-node figures.
+   *
+   * @param perNode the figures, one map per node
+   * @return the new result
+   */
+  public StrategyResult withNodes(java.util.List<java.util.Map<String, Object>> perNode) {
+    return with(outcome, java.util.List.copyOf(perNode), logLines);
+  }
+
+  /**
+   * The same result with the count of its log lines.
+   *
+   * @param lines the WARN and ERROR lines in the row's log file
+   * @return the new result
+   */
+  public StrategyResult withLogLines(long lines) {
+    return with(outcome, nodes, lines);
+  }
+
+  private StrategyResult with(
+      String text, java.util.List<java.util.Map<String, Object>> perNode, Long lines) {
     return new StrategyResult(
         strategy,
         description,
@@ -123,65 +148,7 @@ public record StrategyResult(
         wallMillis,
         callsPer100ms,
         crashTimesMs,
-        nodes,
-        logLines);
-  }
-
-  /**
-   * The same result with per-node figures.
-   *
-   * @param perNode the figures, one map per node
-   * @return the new result
-   */
-  public StrategyResult withNodes(java.util.List<java.util.Map<String, Object>> perNode) {
-    return new StrategyResult(
-        strategy,
-        description,
-        cells,
-        calls,
-        callsDuringOutage,
-        failedCallsAfterOutage,
-        resourceCrashes,
-        recoveryPeakPerSecond,
-        busiestSecondAfterOutage,
-        p50RecoveredMs,
-        p99RecoveredMs,
-        allRecoveredMs,
-        recovered,
-        outcome,
-        wallMillis,
-        callsPer100ms,
-        crashTimesMs,
-        java.util.List.copyOf(perNode),
-        logLines);
-  }
-
-  /**
-   * The same result with the count of its log lines.
-   *
-   * @param lines the WARN and ERROR lines in the row's log file
-   * @return the new result
-   */
-  public StrategyResult withLogLines(long lines) {
-    return new StrategyResult(
-        strategy,
-        description,
-        cells,
-        calls,
-        callsDuringOutage,
-        failedCallsAfterOutage,
-        resourceCrashes,
-        recoveryPeakPerSecond,
-        busiestSecondAfterOutage,
-        p50RecoveredMs,
-        p99RecoveredMs,
-        allRecoveredMs,
-        recovered,
-        outcome,
-        wallMillis,
-        callsPer100ms,
-        crashTimesMs,
-        nodes,
+        perNode,
         lines);
   }
 

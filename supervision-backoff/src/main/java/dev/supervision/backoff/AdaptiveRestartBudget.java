@@ -196,15 +196,6 @@ public final class AdaptiveRestartBudget implements RestartBudget {
   }
 
   /**
-   * Whether the budget has a ceiling ({@link #withMaxRate(int, Duration)}).
-   *
-   * @return {@code true} if {@link #getMaxRate()} is present
-   */
-  public boolean hasMaxRate() {
-    return maxRate != null;
-  }
-
-  /**
    * The ceiling, if one was set with {@link #withMaxRate(int, Duration)}.
    *
    * @return the ceiling; empty by default

@@ -27,7 +27,6 @@ final class AdaptiveRestartBudgetValueTest {
   @Test
   void adaptive_hasItsDefaults() {
     AdaptiveRestartBudget a = RestartBudget.adaptive("learn");
-    assertFalse(a.hasMaxRate());
     assertEquals(Optional.empty(), a.getMaxRate());
     assertFalse(a.isClusterWide());
     assertEquals("learn", a.getName());
@@ -54,7 +53,6 @@ final class AdaptiveRestartBudgetValueTest {
             .withHoldAfter(3)
             .clusterWide();
     assertEquals(Duration.ofMillis(250), a.getProbation());
-    assertTrue(a.hasMaxRate());
     assertEquals(
         Optional.of(new AdaptiveRestartBudget.MaxRate(40, Duration.ofMillis(500))), a.getMaxRate());
     assertEquals(15.0, a.getInitialRate(), 0.0);
@@ -128,7 +126,7 @@ final class AdaptiveRestartBudgetValueTest {
     rejects(
         "period must be >= PT0.01S but was PT0.005S",
         () -> a.withInitialRate(10, Duration.ofMillis(5)));
-    assertFalse(a.withInitialRate(50, SECOND).hasMaxRate());
+    assertEquals(Optional.empty(), a.withInitialRate(50, SECOND).getMaxRate());
   }
 
   @Test

@@ -20,12 +20,15 @@ import org.apache.pekko.cluster.typed.Subscribe;
  * <p>The gate is the core's own gate (made by the {@code localGate} the core passes in) enforcing
  * {@code 1/N} of the budget, where {@code N} counts the nodes that may grant restarts (see {@link
  * Membership}: every member from joining until removed, reachable or not, and at least this node).
- * It starts with the membership this node knows when the gate is created, then follows the
- * cluster's member events: each one is turned, by a message adapter, into a {@link
+ * It starts with the membership this node knows when the gate is created. A fixed budget's gate
+ * then follows the cluster's member events: each one is turned, by a message adapter, into a {@link
  * GateProtocol.SetShare} with the new count. (While the initial state streams in, member by member,
  * the count passes through smaller values; that adds no tokens, since raising a share only speeds
  * up the refill, and the last event restores the full count.) Lowering the share drops tokens above
- * the new capacity at once; raising it adds no tokens, only a faster refill.
+ * the new capacity at once; raising it adds no tokens, only a faster refill. An adaptive budget's
+ * gate is told its share by its coordination ({@link ReplicatedCoordination}) instead, every round,
+ * as a {@link GateProtocol.Coordinate}: on its local fallback that share is {@code 1/N} of the same
+ * count.
  */
 public final class MembershipShareProvider implements ClusterBudgetProvider {
 
@@ -48,19 +51,25 @@ public final class MembershipShareProvider implements ClusterBudgetProvider {
             initial++;
             selfKnown |= member.uniqueAddress().equals(cluster.selfMember().uniqueAddress());
           }
-          Membership membership = new Membership(cluster.selfMember().uniqueAddress());
-          ActorRef<ClusterEvent.MemberEvent> adapter =
-              ctx.messageAdapter(
-                  ClusterEvent.MemberEvent.class,
-                  event ->
-                      new GateProtocol.SetShare(
-                          membership.update(
-                              event.member().uniqueAddress(),
-                              event instanceof ClusterEvent.MemberRemoved)));
-          // initial state as events: the current members arrive first, then every change
-          cluster.subscriptions().tell(Subscribe.create(adapter, ClusterEvent.MemberEvent.class));
-          if (adaptive) { // a fixed budget's gates need only their share of the membership
+          if (adaptive) {
+            // the coordination follows the membership itself and tells the gate its share (the
+            // fallback's 1/N included) every round; a SetShare on a member event would put a
+            // coordinated node back on the fallback until the next round, and a holding node that
+            // is not the prober would probe at once (a member joining during an outage made every
+            // holding node probe)
             ctx.spawn(ReplicatedCoordination.create(budgetName, ctx.getSelf()), "coordination");
+          } else { // a fixed budget's gates need only their share of the membership
+            Membership membership = new Membership(cluster.selfMember().uniqueAddress());
+            ActorRef<ClusterEvent.MemberEvent> adapter =
+                ctx.messageAdapter(
+                    ClusterEvent.MemberEvent.class,
+                    event ->
+                        new GateProtocol.SetShare(
+                            membership.update(
+                                event.member().uniqueAddress(),
+                                event instanceof ClusterEvent.MemberRemoved)));
+            // initial state as events: the current members arrive first, then every change
+            cluster.subscriptions().tell(Subscribe.create(adapter, ClusterEvent.MemberEvent.class));
           }
           return localGate.apply(selfKnown ? initial : initial + 1);
         });

@@ -1,5 +1,6 @@
 package dev.supervision.backoff.cluster;
 
+import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.ClusterCoordinator;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.ClusterEvent;
@@ -102,6 +104,8 @@ final class ReplicatedCoordination {
                     (ReplicatorMessageAdapter<Msg, LWWMap<String, String>> replicator) ->
                         Behaviors.withTimers(
                             timers -> {
+                              // a logger users can name, not Pekko's ActorCell
+                              ctx.setLoggerName(ReplicatedCoordination.class);
                               ClusterCoordinator.Timing timing = timing(ctx.getSystem());
                               timers.startTimerWithFixedDelay(Round.INSTANCE, timing.round());
                               return new Running(ctx, budgetName, gate, replicator, timing)
@@ -167,6 +171,8 @@ final class ReplicatedCoordination {
     private long publishedBack;
     private boolean lastCoordinated;
     private boolean lastProber;
+    private long lastBack = -1; // the last decision's back epoch; -1 before the first decision
+    private long heardBack; // the highest back epoch heard from another node
 
     Running(
         ActorContext<Msg> ctx,
@@ -231,27 +237,66 @@ final class ReplicatedCoordination {
       java.util.List<Heard> others = counted();
       int joining = membership.joining(heard::containsKey, now, grace);
       Decision d = local.decide(timing.coordinator(members), report, members, joining, others, now);
-      if (d.coordinated() != lastCoordinated || d.prober() != lastProber || d.resume()) {
-        lastCoordinated = d.coordinated();
-        lastProber = d.prober();
+      // the gate first: a watcher that asks for the gate's status on the event finds it changed
+      gate.tell(new GateProtocol.Coordinate(d));
+      tellChanges(d, members, joining, grace);
+      publish(report);
+      return Behaviors.same();
+    }
+
+    /**
+     * Logs at DEBUG and publishes a {@link BudgetEvent.CoordinationChanged} when the decision's
+     * coordination, prober or back epoch differs from the last one (and at the first decision).
+     */
+    private void tellChanges(Decision d, int members, int joining, long grace) {
+      boolean first = lastBack < 0;
+      boolean raised = !first && d.backEpoch() > lastBack;
+      boolean changed =
+          first || d.coordinated() != lastCoordinated || d.prober() != lastProber || raised;
+      if (changed || d.resume()) {
         if (ctx.getLog().isDebugEnabled()) {
           ctx.getLog()
               .debug(
-                  "Restart budget [{}]: {}, {}prober, share {}, members {}, back epoch {}{}",
+                  "Restart budget [{}]: {}; {}; share {}, {} of {} members in view{}, back epoch"
+                      + " {}{}{}",
                   budgetName,
                   d.coordinated()
-                      ? "coordinated"
-                      : "deciding alone (a member's line is missing or stale)",
-                  d.prober() ? "" : "not ",
-                  String.format(java.util.Locale.ROOT, "%.3f", d.share()),
+                      ? first || lastCoordinated ? "coordinated" : "coordinated again"
+                      : "deciding alone: a member's line is missing or older than the stale window"
+                          + " ("
+                          + Duration.ofNanos(grace).toMillis()
+                          + " ms)",
+                  d.prober() ? "prober" : "not prober",
+                  String.format(Locale.ROOT, "%.3f", d.share()),
+                  d.inView(),
                   members,
+                  joining > 0 ? " (" + joining + " joining)" : "",
                   d.backEpoch(),
+                  raised
+                      ? d.backEpoch() > heardBack
+                          ? " (raised: this node's probe found the resource back)"
+                          : " (raised: another node found the resource back)"
+                      : "",
                   d.resume() ? ", resuming: another node found the resource back" : "");
         }
       }
-      gate.tell(new GateProtocol.Coordinate(d));
-      publish(report);
-      return Behaviors.same();
+      if (changed) {
+        ctx.getSystem()
+            .eventStream()
+            .tell(
+                new EventStream.Publish<>(
+                    new BudgetEvent.CoordinationChanged(
+                        budgetName,
+                        d.coordinated(),
+                        d.prober(),
+                        members,
+                        d.inView(),
+                        d.backEpoch(),
+                        raised && d.backEpoch() > heardBack)));
+      }
+      lastCoordinated = d.coordinated();
+      lastProber = d.prober();
+      lastBack = d.backEpoch();
     }
 
     private java.util.List<Heard> counted() {
@@ -307,6 +352,7 @@ final class ReplicatedCoordination {
           if (r != null) {
             heard.put(node, new Heard(r, now));
             local.heard(r.backEpoch());
+            heardBack = Math.max(heardBack, r.backEpoch());
           }
         }
       }

@@ -15,24 +15,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
-import java.util.stream.StreamSupport;
-import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.cluster.MemberStatus;
-import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -65,19 +58,7 @@ final class AdaptiveClusterBudgetMultiNodeTest {
   static long recoveredAt;
 
   static Config config() {
-    return ConfigFactory.parseString(
-            String.join(
-                "\n",
-                "pekko.actor.provider = cluster",
-                "pekko.remote.artery.canonical.hostname = 127.0.0.1",
-                "pekko.remote.artery.canonical.port = 0",
-                "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
-                "pekko.cluster.gossip-interval = 200ms",
-                "pekko.cluster.leader-actions-interval = 200ms",
-                "pekko.cluster.periodic-tasks-initial-delay = 100ms",
-                "pekko.coordinated-shutdown.run-by-actor-system-terminate = off",
-                "pekko.log-dead-letters = off"))
-        .withFallback(ConfigFactory.load());
+    return ConfigFactory.parseString(TestNodes.MANY).withFallback(ConfigFactory.load());
   }
 
   /** The database: down, or up with a capacity per 100 ms window of real time. */
@@ -110,20 +91,8 @@ final class AdaptiveClusterBudgetMultiNodeTest {
 
   @BeforeAll
   static void runScenario() throws Exception {
-    List<CompletableFuture<ActorSystem<Void>>> starting = new ArrayList<>();
-    for (int i = 0; i < NODES; i++) {
-      starting.add(
-          CompletableFuture.supplyAsync(
-              () -> ActorSystem.create(Behaviors.<Void>empty(), "adaptive-cluster", config())));
-    }
-    for (CompletableFuture<ActorSystem<Void>> node : starting) {
-      nodes.add(node.get(60, TimeUnit.SECONDS));
-    }
-    Address first = Cluster.get(nodes.get(0)).selfMember().address();
-    for (ActorSystem<Void> node : nodes) {
-      Cluster.get(node).manager().tell(Join.create(first));
-    }
-    await(Duration.ofSeconds(30), () -> nodes.stream().allMatch(n -> upMembers(n) == NODES));
+    nodes.addAll(TestNodes.start(NODES, "adaptive-cluster", config()));
+    TestNodes.joinTheFirst(nodes, Duration.ofSeconds(30));
     for (ActorSystem<Void> node : nodes) {
       ActorRef<BudgetEvent> collector =
           node.systemActorOf(
@@ -164,17 +133,12 @@ final class AdaptiveClusterBudgetMultiNodeTest {
     Thread.sleep(500);
     up.set(true);
     outageEnd = System.nanoTime();
-    await(Duration.ofSeconds(60), () -> recovered.get() == NODES * PER_NODE);
+    TestNodes.await(Duration.ofSeconds(60), () -> recovered.get() == NODES * PER_NODE);
   }
 
   @AfterAll
   static void shutdown() throws Exception {
-    for (ActorSystem<Void> node : nodes) {
-      node.terminate();
-    }
-    for (ActorSystem<Void> node : nodes) {
-      node.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
-    }
+    TestNodes.terminate(nodes);
   }
 
   @Test
@@ -194,12 +158,7 @@ final class AdaptiveClusterBudgetMultiNodeTest {
   void everyActorRecovers_neverOfferingAWindowMoreThanThreeTimesItsCapacity() {
     assertEquals(NODES * PER_NODE, recovered.get());
     long outageWindow = (outageEnd - t0) / WINDOW_NANOS;
-    int busiest =
-        offered.entrySet().stream()
-            .filter(e -> e.getKey() > outageWindow)
-            .mapToInt(e -> e.getValue().get())
-            .max()
-            .orElse(0);
+    int busiest = TestNodes.busiestWindowAfter(offered, outageWindow);
     assertTrue(
         busiest <= 3 * WINDOW_CAPACITY, "busiest window after the outage offered " + busiest);
     double seconds = (recoveredAt - outageEnd) / 1e9;
@@ -211,21 +170,5 @@ final class AdaptiveClusterBudgetMultiNodeTest {
         "failed after the outage: " + failedAfterOutage.get());
     // small herd: the time is mostly the nodes' probe intervals and slow start, not the capacity
     assertTrue(seconds <= 6, "recovered in " + seconds + " s");
-  }
-
-  static long upMembers(ActorSystem<?> node) {
-    return StreamSupport.stream(Cluster.get(node).state().getMembers().spliterator(), false)
-        .filter(m -> m.status() == MemberStatus.up())
-        .count();
-  }
-
-  static void await(Duration max, BooleanSupplier condition) throws InterruptedException {
-    long until = System.nanoTime() + max.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > until) {
-        throw new AssertionError("condition not met within " + max);
-      }
-      Thread.sleep(50);
-    }
   }
 }

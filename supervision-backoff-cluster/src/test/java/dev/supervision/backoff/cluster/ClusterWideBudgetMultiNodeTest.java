@@ -21,7 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -30,7 +29,6 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.sharding.ShardRegion;
 import org.apache.pekko.cluster.sharding.typed.GetClusterShardingStats;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
@@ -109,13 +107,7 @@ final class ClusterWideBudgetMultiNodeTest {
     return ConfigFactory.parseString(
             String.join(
                 "\n",
-                "pekko.actor.provider = cluster",
-                "pekko.remote.artery.canonical.hostname = 127.0.0.1",
-                "pekko.remote.artery.canonical.port = 0",
-                "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
-                "pekko.cluster.gossip-interval = 200ms",
-                "pekko.cluster.leader-actions-interval = 200ms",
-                "pekko.cluster.periodic-tasks-initial-delay = 100ms",
+                TestNodes.MANY,
                 "pekko.cluster.retry-unsuccessful-join-after = 1s",
                 // the crashed node is found unreachable sooner (convergence, and so its removal,
                 // waits for it)
@@ -123,9 +115,6 @@ final class ClusterWideBudgetMultiNodeTest {
                 "pekko.cluster.failure-detector.acceptable-heartbeat-pause = 1500ms",
                 "pekko.cluster.sharding.number-of-shards = 30",
                 "pekko.cluster.sharding.retry-interval = 200ms",
-                // terminate() stops a node at once, without leaving: a crash, and a quick @AfterAll
-                "pekko.coordinated-shutdown.run-by-actor-system-terminate = off",
-                "pekko.log-dead-letters = off",
                 "pekko.actor.serialization-bindings {",
                 "  \"dev.supervision.backoff.cluster.CborSerializable\" = jackson-cbor",
                 "}"))
@@ -171,23 +160,13 @@ final class ClusterWideBudgetMultiNodeTest {
 
   @BeforeAll
   static void runScenario() throws Exception {
-    List<CompletableFuture<ActorSystem<Void>>> starting = new ArrayList<>();
-    for (int i = 0;
-        i < NODES;
-        i++) { // in parallel: a node takes seconds to start on a busy machine
-      starting.add(
-          CompletableFuture.supplyAsync(
-              () -> ActorSystem.create(Behaviors.<Void>empty(), "budget-cluster", config())));
-    }
-    for (CompletableFuture<ActorSystem<Void>> node : starting) {
-      nodes.add(node.get(60, TimeUnit.SECONDS));
-    }
+    nodes.addAll(TestNodes.start(NODES, "budget-cluster", config()));
     phase("start");
     Address first = Cluster.get(nodes.get(0)).selfMember().address();
     Cluster.get(nodes.get(0))
         .manager()
         .tell(Join.create(first)); // the first node forms the cluster
-    await(Duration.ofSeconds(30), () -> upMembers(nodes.get(0)) == 1);
+    TestNodes.await(Duration.ofSeconds(30), () -> TestNodes.upMembers(nodes.get(0)) == 1);
     phase("first node up");
     // node 0 uses the budget while it is alone: its gate starts with the whole budget and must
     // lower
@@ -216,7 +195,9 @@ final class ClusterWideBudgetMultiNodeTest {
     for (ActorSystem<Void> node : nodes.subList(1, NODES)) {
       Cluster.get(node).manager().tell(Join.create(first));
     }
-    await(Duration.ofSeconds(30), () -> nodes.stream().allMatch(n -> upMembers(n) == NODES));
+    TestNodes.await(
+        Duration.ofSeconds(30),
+        () -> nodes.stream().allMatch(n -> TestNodes.upMembers(n) == NODES));
     phase("all nodes up");
     for (int i = 0; i < NODES; i++) {
       int node = i;
@@ -228,7 +209,7 @@ final class ClusterWideBudgetMultiNodeTest {
                   ctx ->
                       BackoffSupervisor.wrap(account(ctx.getEntityId(), nodeName), policy(node))));
     }
-    await(Duration.ofSeconds(30), () -> shardRegions(nodes.get(0)) == NODES);
+    TestNodes.await(Duration.ofSeconds(30), () -> shardRegions(nodes.get(0)) == NODES);
     phase("sharding on every node");
     placementBefore = pingUntilAllAnswer(nodes, Duration.ofSeconds(30));
     phase("first answer of every entity");
@@ -251,7 +232,8 @@ final class ClusterWideBudgetMultiNodeTest {
     victim.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
     Cluster.get(nodes.get(0)).manager().tell(new Down(victimAddress));
     List<ActorSystem<Void>> survivors = nodes.stream().filter(n -> n != victim).toList();
-    await(Duration.ofSeconds(30), () -> survivors.stream().allMatch(n -> members(n) == NODES - 1));
+    TestNodes.await(
+        Duration.ofSeconds(30), () -> survivors.stream().allMatch(n -> members(n) == NODES - 1));
     removedAt = System.nanoTime();
     phase("outage until the crashed node is removed");
 
@@ -324,12 +306,7 @@ final class ClusterWideBudgetMultiNodeTest {
 
   @AfterAll
   static void shutdown() throws Exception {
-    for (ActorSystem<Void> node : nodes) {
-      node.terminate();
-    }
-    for (ActorSystem<Void> node : nodes) {
-      node.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
-    }
+    TestNodes.terminate(nodes);
   }
 
   // ------------------------------------------------------------------ the rules
@@ -523,13 +500,6 @@ final class ClusterWideBudgetMultiNodeTest {
         .count();
   }
 
-  static long upMembers(ActorSystem<?> node) {
-    return java.util.stream.StreamSupport.stream(
-            Cluster.get(node).state().getMembers().spliterator(), false)
-        .filter(m -> m.status() == MemberStatus.up())
-        .count();
-  }
-
   static int shardRegions(ActorSystem<Void> node) {
     try {
       ShardRegion.ClusterShardingStats stats =
@@ -547,16 +517,6 @@ final class ClusterWideBudgetMultiNodeTest {
       return stats.getRegions().size();
     } catch (Exception notYet) {
       return 0;
-    }
-  }
-
-  static void await(Duration max, BooleanSupplier condition) throws InterruptedException {
-    long until = System.nanoTime() + max.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > until) {
-        throw new AssertionError("condition not met within " + max);
-      }
-      Thread.sleep(50);
     }
   }
 }

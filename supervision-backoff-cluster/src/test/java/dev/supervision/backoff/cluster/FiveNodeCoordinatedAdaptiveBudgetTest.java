@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,7 +32,6 @@ import org.apache.pekko.cluster.ddata.typed.javadsl.DistributedData;
 import org.apache.pekko.cluster.ddata.typed.javadsl.Replicator;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Down;
-import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -105,30 +103,13 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
 
   @BeforeAll
   static void runScenario() throws Exception {
-    List<CompletableFuture<ActorSystem<Void>>> starting = new ArrayList<>();
     for (int i = 0; i < PLACEMENT.length; i++) {
       recovered[i] = new AtomicInteger();
-      starting.add(
-          CompletableFuture.supplyAsync(
-              () ->
-                  ActorSystem.create(
-                      Behaviors.<Void>empty(),
-                      "five-nodes",
-                      AdaptiveClusterBudgetMultiNodeTest.config())));
     }
-    for (CompletableFuture<ActorSystem<Void>> node : starting) {
-      nodes.add(node.get(60, TimeUnit.SECONDS));
-    }
-    Address first = Cluster.get(nodes.get(0)).selfMember().address();
-    for (ActorSystem<Void> node : nodes) {
-      Cluster.get(node).manager().tell(Join.create(first));
-    }
-    AdaptiveClusterBudgetMultiNodeTest.await(
-        Duration.ofSeconds(60),
-        () ->
-            nodes.stream()
-                .allMatch(
-                    n -> AdaptiveClusterBudgetMultiNodeTest.upMembers(n) == PLACEMENT.length));
+    nodes.addAll(
+        TestNodes.start(
+            PLACEMENT.length, "five-nodes", AdaptiveClusterBudgetMultiNodeTest.config()));
+    TestNodes.joinTheFirst(nodes, Duration.ofSeconds(60));
     for (int i = 0; i < nodes.size(); i++) {
       int index = i;
       ActorSystem<Void> node = nodes.get(i);
@@ -151,7 +132,7 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
     }
     // every node has every node's first line before the outage
     for (ActorSystem<Void> node : nodes) {
-      AdaptiveClusterBudgetMultiNodeTest.await(
+      TestNodes.await(
           Duration.ofSeconds(30),
           () -> {
             try {
@@ -174,7 +155,7 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
       }
     }
     // the calls that count start when every node holds: before, a steady gate lets restarts through
-    AdaptiveClusterBudgetMultiNodeTest.await(
+    TestNodes.await(
         Duration.ofSeconds(30),
         () ->
             nodes.stream()
@@ -198,7 +179,7 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
     outageEndAt = System.nanoTime();
     up.set(true);
     // the ramp has begun: kill the node that probes for the cluster (the smallest uid)
-    AdaptiveClusterBudgetMultiNodeTest.await(
+    TestNodes.await(
         Duration.ofSeconds(30),
         () -> java.util.Arrays.stream(recovered).mapToInt(AtomicInteger::get).sum() >= 5);
     killed = 0;
@@ -213,7 +194,7 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
     nodes.get(killed).getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
     int survivor = killed == 0 ? 1 : 0;
     Cluster.get(nodes.get(survivor)).manager().tell(new Down(gone));
-    AdaptiveClusterBudgetMultiNodeTest.await(
+    TestNodes.await(
         Duration.ofSeconds(60),
         () -> {
           for (int i = 0; i < PLACEMENT.length; i++) {
@@ -228,12 +209,7 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
 
   @AfterAll
   static void shutdown() throws Exception {
-    for (ActorSystem<Void> node : nodes) {
-      node.terminate();
-    }
-    for (ActorSystem<Void> node : nodes) {
-      node.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
-    }
+    TestNodes.terminate(nodes);
   }
 
   /**
@@ -259,12 +235,7 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
       }
     }
     long outageWindow = 3_000_000_000L / WINDOW_NANOS;
-    int busiest =
-        offered.entrySet().stream()
-            .filter(e -> e.getKey() > outageWindow)
-            .mapToInt(e -> e.getValue().get())
-            .max()
-            .orElse(0);
+    int busiest = TestNodes.busiestWindowAfter(offered, outageWindow);
     System.out.printf(
         "five nodes: %d calls while down once every node held, %d probes from nodes %s,"
             + " busiest window after the outage %d (capacity %d), survivors back %.2f s after"

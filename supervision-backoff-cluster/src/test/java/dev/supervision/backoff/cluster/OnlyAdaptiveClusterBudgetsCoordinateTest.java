@@ -3,7 +3,6 @@ package dev.supervision.backoff.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import com.typesafe.config.ConfigFactory;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.RestartBudgets;
 import dev.supervision.backoff.spi.GateProtocol;
@@ -16,8 +15,6 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
-import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -28,22 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 final class OnlyAdaptiveClusterBudgetsCoordinateTest {
 
-  static final ActorTestKit testKit =
-      ActorTestKit.create(
-          "coordinate",
-          ConfigFactory.parseString(
-                  String.join(
-                      "\n",
-                      "pekko.actor.provider = cluster",
-                      "pekko.remote.artery.canonical.hostname = 127.0.0.1",
-                      "pekko.remote.artery.canonical.port = 0",
-                      "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on"))
-              .withFallback(ConfigFactory.load()));
-
-  static {
-    Cluster cluster = Cluster.get(testKit.system());
-    cluster.manager().tell(Join.create(cluster.selfMember().address()));
-  }
+  static final ActorTestKit testKit = TestNodes.oneNodeCluster("coordinate");
 
   @AfterAll
   static void shutdown() {

@@ -3,7 +3,6 @@ package dev.supervision.backoff.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import com.typesafe.config.ConfigFactory;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
@@ -18,8 +17,6 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
-import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -31,22 +28,9 @@ import org.junit.jupiter.api.Test;
 final class ShardedEntityPassivationTest {
 
   static final ActorTestKit testKit =
-      ActorTestKit.create(
+      TestNodes.oneNodeCluster(
           "passivation",
-          ConfigFactory.parseString(
-                  String.join(
-                      "\n",
-                      "pekko.actor.provider = cluster",
-                      "pekko.remote.artery.canonical.hostname = 127.0.0.1",
-                      "pekko.remote.artery.canonical.port = 0",
-                      "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
-                      "pekko.cluster.sharding.passivation.default-idle-strategy.idle-entity.timeout = 1s"))
-              .withFallback(ConfigFactory.load()));
-
-  static {
-    Cluster cluster = Cluster.get(testKit.system());
-    cluster.manager().tell(Join.create(cluster.selfMember().address()));
-  }
+          "pekko.cluster.sharding.passivation.default-idle-strategy.idle-entity.timeout = 1s");
 
   @AfterAll
   static void shutdown() {

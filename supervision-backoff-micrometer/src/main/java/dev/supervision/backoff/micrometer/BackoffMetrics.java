@@ -81,6 +81,19 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * uses the budget starts, so a steady budget has its series (state 0) before anything fails. A
  * budget whose gate started before {@code bindBudgets} was called gets them at its next event.
  *
+ * <p>For a cluster-wide adaptive budget (module {@code supervision-backoff-cluster}), {@code
+ * bindBudgets} adds this node's place in the cluster's coordination, with the same tags: {@value
+ * #BUDGET_COORDINATED} (gauge: 1 coordinated, 0 deciding alone), {@value #BUDGET_SHARE} (gauge: its
+ * share of the budget), {@value #BUDGET_PROBER} (gauge: 1 if it probes for the cluster while
+ * holding), {@value #BUDGET_CLUSTER_NODES} (gauge: the nodes whose lines counted in its last
+ * decision, itself included), {@value #BUDGET_CLUSTER_WAITING} (gauge: the actors waiting over those
+ * nodes) and {@value #BUDGET_COORDINATION_LOSSES} (counter: the times it fell back to deciding
+ * alone). They are registered at the coordination's first decision (within a coordination round of
+ * the gate's start), so a local budget has none. The gauges show the gate's status ({@code
+ * RestartBudgets.status}), asked for once a second and at once after each {@link
+ * BudgetEvent.CoordinationChanged}: they are at most a second old. They are NaN while the budget
+ * has no gate on this node, or its new gate no decision yet.
+ *
  * <p>Lifetime: {@code bindBudgets} starts a system actor in the actor system that holds the gauges,
  * and through them the registry, so the registry stays reachable from the actor system until {@link
  * #close()} (or until the actor system terminates). A listener holds the registry only as long as a
@@ -144,6 +157,43 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
 
   /** Counter of an adaptive budget's probes while holding; tagged by {@value #BUDGET_TAG}. */
   public static final String BUDGET_PROBES = "supervision.backoff.budget.probes";
+
+  /**
+   * Gauge of a cluster-wide adaptive budget on this node: 1 if it is coordinated, 0 if it decides
+   * alone; tagged by {@value #BUDGET_TAG}.
+   */
+  public static final String BUDGET_COORDINATED = "supervision.backoff.budget.coordinated";
+
+  /**
+   * Gauge of this node's share of a cluster-wide adaptive budget, in {@code (0, 1]}; tagged by
+   * {@value #BUDGET_TAG}.
+   */
+  public static final String BUDGET_SHARE = "supervision.backoff.budget.share";
+
+  /**
+   * Gauge of a cluster-wide adaptive budget on this node: 1 if this node probes for the cluster
+   * while holding, 0 if not; tagged by {@value #BUDGET_TAG}.
+   */
+  public static final String BUDGET_PROBER = "supervision.backoff.budget.prober";
+
+  /**
+   * Gauge of the nodes whose lines counted in this node's last decision of a cluster-wide adaptive
+   * budget, this one included; tagged by {@value #BUDGET_TAG}.
+   */
+  public static final String BUDGET_CLUSTER_NODES = "supervision.backoff.budget.cluster.nodes";
+
+  /**
+   * Gauge of the actors waiting for a cluster-wide adaptive budget over the nodes in this node's
+   * view; tagged by {@value #BUDGET_TAG}.
+   */
+  public static final String BUDGET_CLUSTER_WAITING = "supervision.backoff.budget.cluster.waiting";
+
+  /**
+   * Counter of the times this node lost the coordination of a cluster-wide adaptive budget and
+   * decided alone; tagged by {@value #BUDGET_TAG}.
+   */
+  public static final String BUDGET_COORDINATION_LOSSES =
+      "supervision.backoff.budget.coordination.losses";
 
   private final Tags commonTags;
   private final Map<String, ListenerMeters> listeners = new ConcurrentHashMap<>();

@@ -1,19 +1,30 @@
 package dev.supervision.backoff.micrometer;
 
+import static dev.supervision.backoff.micrometer.BackoffMetrics.BUDGET_CLUSTER_NODES;
+import static dev.supervision.backoff.micrometer.BackoffMetrics.BUDGET_CLUSTER_WAITING;
+import static dev.supervision.backoff.micrometer.BackoffMetrics.BUDGET_COORDINATED;
+import static dev.supervision.backoff.micrometer.BackoffMetrics.BUDGET_COORDINATION_LOSSES;
 import static dev.supervision.backoff.micrometer.BackoffMetrics.BUDGET_GOODPUT;
+import static dev.supervision.backoff.micrometer.BackoffMetrics.BUDGET_PROBER;
 import static dev.supervision.backoff.micrometer.BackoffMetrics.BUDGET_PROBES;
 import static dev.supervision.backoff.micrometer.BackoffMetrics.BUDGET_RATE;
+import static dev.supervision.backoff.micrometer.BackoffMetrics.BUDGET_SHARE;
 import static dev.supervision.backoff.micrometer.BackoffMetrics.BUDGET_STATE;
 import static dev.supervision.backoff.micrometer.BackoffMetrics.BUDGET_TAG;
 
 import dev.supervision.backoff.BudgetEvent;
+import dev.supervision.backoff.RestartBudgets;
 import dev.supervision.backoff.spi.AdaptiveRateController;
+import dev.supervision.backoff.spi.GateProtocol;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,20 +34,36 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
  * The gauges of the adaptive restart budgets (see {@link BackoffMetrics#bindBudgets}): one watcher
  * actor per actor system, subscribed to the {@link BudgetEvent}s, feeds one set of gauges per
- * budget. Thread-safe.
+ * budget. The coordination gauges of a cluster-wide budget follow its gate's status, which the
+ * watcher asks for every {@link #POLL} and at once after each {@link
+ * BudgetEvent.CoordinationChanged}. Thread-safe.
  */
 final class BudgetWatcher {
+
+  /** How often the watcher asks the gates of the budgets it knows for their status. */
+  static final Duration POLL = Duration.ofSeconds(1);
 
   private static final AtomicLong WATCHERS = new AtomicLong();
 
   private enum Stop {
     INSTANCE
   }
+
+  private enum Poll {
+    INSTANCE
+  }
+
+  /**
+   * A gate's status, or none (the budget has no gate on this node now), answering the watcher's
+   * {@code asked}-th question.
+   */
+  private record Polled(String budget, long asked, Optional<GateProtocol.Status> status) {}
 
   private final Tags commonTags;
   private final Set<Meter> tracked;
@@ -58,33 +85,71 @@ final class BudgetWatcher {
         system.systemActorOf(
             Behaviors.<Object>setup(
                 ctx ->
-                    Behaviors.receive(Object.class)
-                        .onMessage(
-                            BudgetEvent.class,
-                            e -> {
-                              budgetGauges
-                                  .computeIfAbsent(e.budget(), b -> new BudgetGauges(b, registry))
-                                  .onEvent(e);
-                              return Behaviors.same();
-                            })
-                        .onMessage(
-                            Stop.class,
-                            s -> {
-                              // unsubscribe explicitly, from this actor, after the Subscribe sent
-                              // in watch(): the event stream's own clean-up on termination could
-                              // otherwise leave a stopped watcher (and this registry) subscribed
-                              ctx.getSystem()
-                                  .eventStream()
-                                  .tell(new EventStream.Unsubscribe<>(ctx.getSelf().narrow()));
-                              return Behaviors.stopped();
-                            })
-                        .build()),
+                    Behaviors.withTimers(
+                        timers -> {
+                          timers.startTimerWithFixedDelay(Poll.INSTANCE, POLL);
+                          // the gate answers in the order it is asked, but the answers of two
+                          // questions in flight can reach the watcher in either order: only an
+                          // answer to a later question than the last one shown is shown
+                          long[] asked = {0};
+                          Map<String, Long> shown = new HashMap<>();
+                          return Behaviors.receive(Object.class)
+                              .onMessage(
+                                  BudgetEvent.class,
+                                  e -> {
+                                    gauges(e.budget(), registry).onEvent(e);
+                                    if (e instanceof BudgetEvent.CoordinationChanged) {
+                                      poll(ctx, e.budget(), ++asked[0]);
+                                    }
+                                    return Behaviors.same();
+                                  })
+                              .onMessageEquals(
+                                  Poll.INSTANCE,
+                                  () -> {
+                                    budgetGauges.keySet().forEach(b -> poll(ctx, b, ++asked[0]));
+                                    return Behaviors.same();
+                                  })
+                              .onMessage(
+                                  Polled.class,
+                                  p -> {
+                                    if (p.asked() > shown.getOrDefault(p.budget(), 0L)) {
+                                      shown.put(p.budget(), p.asked());
+                                      gauges(p.budget(), registry).onStatus(p.status());
+                                    }
+                                    return Behaviors.same();
+                                  })
+                              .onMessage(
+                                  Stop.class,
+                                  s -> {
+                                    // unsubscribe explicitly, from this actor, after the
+                                    // Subscribe sent in watch(): the event stream's own clean-up
+                                    // on termination could otherwise leave a stopped watcher
+                                    // (and this registry) subscribed
+                                    ctx.getSystem()
+                                        .eventStream()
+                                        .tell(
+                                            new EventStream.Unsubscribe<>(ctx.getSelf().narrow()));
+                                    return Behaviors.stopped();
+                                  })
+                              .build();
+                        })),
             "backoff-metrics-budgets-" + WATCHERS.incrementAndGet(),
             Props.empty());
     system
         .eventStream()
         .tell(new EventStream.Subscribe<>(BudgetEvent.class, watcher.<BudgetEvent>narrow()));
     budgetWatchers.add(watcher.narrow());
+  }
+
+  private BudgetGauges gauges(String budget, MeterRegistry registry) {
+    return budgetGauges.computeIfAbsent(budget, b -> new BudgetGauges(b, registry));
+  }
+
+  /** Asks the budget's gate, if it has one now, for its status; the answer comes as a {@link Polled}. */
+  private static void poll(ActorContext<Object> ctx, String budget, long asked) {
+    ctx.pipeToSelf(
+        RestartBudgets.get(ctx.getSystem()).status(budget),
+        (status, failure) -> new Polled(budget, asked, failure == null ? status : null));
   }
 
   /** Stops every watcher and forgets the gauges (their meters are removed by the caller). */
@@ -101,13 +166,19 @@ final class BudgetWatcher {
 
   /** The gauges of one adaptive budget. */
   private final class BudgetGauges {
+    final Tags tags;
     final AtomicInteger state = new AtomicInteger();
     final AtomicReference<Double> rate = new AtomicReference<>(Double.NaN);
     final AtomicReference<Double> goodput = new AtomicReference<>(Double.NaN);
     final Counter probes;
+    final MeterRegistry registry;
+
+    /** Registered at the budget's first coordination (a cluster-wide adaptive budget only). */
+    CoordinationGauges coordination;
 
     BudgetGauges(String budget, MeterRegistry registry) {
-      Tags tags = commonTags.and(BUDGET_TAG, budget);
+      this.registry = registry;
+      tags = commonTags.and(BUDGET_TAG, budget);
       track(
           Gauge.builder(BUDGET_STATE, state, AtomicInteger::doubleValue)
               .description("Adaptive restart budget state: 0 steady, 1 holding, 2 ramping")
@@ -134,8 +205,33 @@ final class BudgetWatcher {
                   .register(registry));
     }
 
+    /** A polled status: the coordination gauges follow what the gate holds now. */
+    void onStatus(Optional<GateProtocol.Status> status) {
+      if (status == null) {
+        return; // the gate did not answer in time: keep the last values until the next poll
+      }
+      Optional<GateProtocol.Coordination> c = status.flatMap(GateProtocol.Status::coordination);
+      if (c.isPresent() || coordination != null) {
+        coordination().show(c);
+      }
+    }
+
+    CoordinationGauges coordination() {
+      if (coordination == null) {
+        coordination = new CoordinationGauges(tags, registry);
+      }
+      return coordination;
+    }
+
     void onEvent(BudgetEvent event) {
+      if (event instanceof BudgetEvent.CoordinationChanged e) {
+        coordination().onChange(e);
+        return;
+      }
       if (event instanceof BudgetEvent.Started) {
+        if (coordination != null) {
+          coordination.restart(); // a new gate has not been told a decision yet
+        }
         // a new gate: steady, no limit, nothing measured (a restarted gate learns again)
         state.set(AdaptiveRateController.State.STEADY.ordinal());
         rate.set(Double.NaN);
@@ -155,6 +251,88 @@ final class BudgetWatcher {
       } else if (event instanceof BudgetEvent.Probe) {
         probes.increment();
       }
+    }
+  }
+
+  /**
+   * The gauges of a cluster-wide adaptive budget's coordination on this node: NaN while its gate
+   * has no decision (before the coordination's first, or when the budget has no gate here).
+   */
+  private final class CoordinationGauges {
+    final AtomicReference<Double> coordinated = new AtomicReference<>(Double.NaN);
+    final AtomicReference<Double> share = new AtomicReference<>(Double.NaN);
+    final AtomicReference<Double> prober = new AtomicReference<>(Double.NaN);
+    final AtomicReference<Double> nodes = new AtomicReference<>(Double.NaN);
+    final AtomicReference<Double> waiting = new AtomicReference<>(Double.NaN);
+    final Counter losses;
+    boolean wasCoordinated;
+
+    CoordinationGauges(Tags tags, MeterRegistry registry) {
+      gauge(
+          BUDGET_COORDINATED,
+          coordinated,
+          "1 if this node is coordinated, 0 if it decides alone",
+          tags,
+          registry);
+      gauge(BUDGET_SHARE, share, "This node's share of the cluster-wide budget", tags, registry);
+      gauge(
+          BUDGET_PROBER,
+          prober,
+          "1 if this node probes for the cluster while holding",
+          tags,
+          registry);
+      gauge(
+          BUDGET_CLUSTER_NODES,
+          nodes,
+          "Nodes whose lines counted in this node's last decision",
+          tags,
+          registry);
+      gauge(
+          BUDGET_CLUSTER_WAITING,
+          waiting,
+          "Actors waiting over the nodes in this node's view",
+          tags,
+          registry);
+      losses =
+          track(
+              Counter.builder(BUDGET_COORDINATION_LOSSES)
+                  .description("Times this node lost the coordination and decided alone")
+                  .tags(tags)
+                  .register(registry));
+    }
+
+    private void gauge(
+        String meter,
+        AtomicReference<Double> value,
+        String description,
+        Tags tags,
+        MeterRegistry registry) {
+      track(
+          Gauge.builder(meter, value, AtomicReference::get)
+              .description(description)
+              .tags(tags)
+              .strongReference(true)
+              .register(registry));
+    }
+
+    void show(Optional<GateProtocol.Coordination> c) {
+      coordinated.set(c.map(x -> x.coordinated() ? 1.0 : 0.0).orElse(Double.NaN));
+      share.set(c.map(GateProtocol.Coordination::share).orElse(Double.NaN));
+      prober.set(c.map(x -> x.prober() ? 1.0 : 0.0).orElse(Double.NaN));
+      nodes.set(c.map(x -> (double) x.inView()).orElse(Double.NaN));
+      waiting.set(c.map(x -> (double) x.clusterWaiting()).orElse(Double.NaN));
+    }
+
+    void restart() {
+      show(Optional.empty());
+      wasCoordinated = false;
+    }
+
+    void onChange(BudgetEvent.CoordinationChanged e) {
+      if (wasCoordinated && !e.coordinated()) {
+        losses.increment();
+      }
+      wasCoordinated = e.coordinated();
     }
   }
 }

@@ -104,6 +104,18 @@ final class AdaptiveLimiter implements Limiter {
   }
 
   @Override
+  public long perRelease() {
+    pace();
+    return pacer.maxIn(2 * tickNanos);
+  }
+
+  @Override
+  public void drop(long now) {
+    pace();
+    pacer.drop(now);
+  }
+
+  @Override
   public void giveBack(long now) {
     // the controller counted the grant; a permit it let through is not taken back
   }
@@ -122,10 +134,7 @@ final class AdaptiveLimiter implements Limiter {
   public void coordinate(ClusterCoordinator.Decision decision, long now) {
     controller.coordinate(
         decision.share(), decision.probeMembers(), decision.prober(), decision.stayRamping());
-    coordination =
-        Optional.of(
-            new GateProtocol.Coordination(
-                decision.coordinated(), decision.share(), decision.prober()));
+    coordination = Optional.of(GateProtocol.Coordination.of(decision));
     if (decision.resume()) {
       controller.resume(now);
     }

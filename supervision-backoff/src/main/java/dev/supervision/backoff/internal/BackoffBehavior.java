@@ -5,7 +5,10 @@ import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffHandler;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.ChildStopped;
+import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.RetryAfter;
+import dev.supervision.backoff.internal.Recovery.Due;
+import dev.supervision.backoff.internal.Recovery.StashedSignal;
 import dev.supervision.backoff.internal.policy.DelaySchedule;
 import dev.supervision.backoff.internal.util.Causes;
 import dev.supervision.backoff.spi.GateProtocol;
@@ -14,11 +17,7 @@ import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalInt;
-import java.util.Set;
-import java.util.SplittableRandom;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Predicate;
-import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.DeadLetterSuppression;
 import org.apache.pekko.actor.Dropped;
 import org.apache.pekko.actor.UnhandledMessage;
@@ -48,12 +47,16 @@ import scala.util.control.NonFatal;
  * <p>An {@link ExtensibleBehavior}, not a {@code BehaviorInterceptor} as Pekko's own supervisor is:
  * it keeps the child's current behavior in a field ({@link #current}) and interprets it itself, so
  * a running actor's message costs a null test, a type test, a {@code try} and an identity test on
- * the child's result (BENCHMARKS.md measures it).
+ * the child's result.
+ *
+ * <p>Memory. An idle actor's supervisor holds four fields: what all actors of one {@code wrap}
+ * share ({@link Wrap}: the behavior to restart, the policy), the child, the state of a recovery
+ * ({@link Recovery}, null until the first failure and again after the reset) and its flags.
  *
  * <p>Life cycle. While running, messages and signals go to the child. A failure (thrown in {@code
  * setup}, a message or a signal, or a failed behavior that carries a persistence failure, {@link
  * Causes#isPersistenceFailure}) cancels the actor's timers, signals {@code PreRestart}, stops the
- * children (unless the policy keeps them) and schedules a {@link Tick} with {@code
+ * children (unless the policy keeps them) and schedules a restart tick with {@code
  * ActorContext.scheduleOnce}, so {@code ManualTime} times the restart. During the backoff messages
  * and signals are stashed up to the capacity, the rest published as {@link Dropped}. When the tick
  * has fired and the children have terminated (and the budget, if any, granted a permit), the
@@ -62,65 +65,38 @@ import scala.util.control.NonFatal;
  * other failed behavior (an inner {@code stop()}) is let through.
  *
  * <p>Other homes: re-wrapping (one layer per distinct policy) is {@link ReWrap}; every log line and
- * event is {@link SupervisorReports}; the options that need per-actor state of their own (a final
- * stop message, a handler while backing off) are the subclass {@link Classic}, so that other actors
- * pay neither its fields nor its test on every message. Ticks and permits are {@link Signal}s (as
- * in Pekko's supervisor), so that a stale one reaching a user behavior is an unhandled signal; each
- * carries its owner and a generation so that nested supervisors and cancelled ticks are told apart.
+ * event is {@link SupervisorReports}; the ticks and permits are {@link Recovery.Due} signals. A
+ * policy with a final stop message gets the subclass {@link WithFinalStop}, so that other actors
+ * do not pay its test on every message.
  *
  * @param <T> the child's message type
  */
-public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
+public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.Layer {
 
-  /**
-   * The behavior started at every restart: the wrapped one, or the one wrapped by the latest re-wrap
-   * with an equal policy that this layer adopted.
-   */
-  Behavior<T> initial;
+  /** This layer was replaced by a newer one with an equal policy: it handles no failure. */
+  private static final int RETIRED = 1;
 
-  final BackoffPolicy policy;
+  /** The child has received a final stop message: its next stop stops the actor. */
+  private static final int FINAL_STOP_SEEN = 2;
 
-  /** Whether anyone wants events (listeners or the event stream): events are built only then. */
-  private final boolean listening;
+  /** Shared by every actor of one {@code wrap}; replaced by an adopted re-wrap (equal policy). */
+  private Wrap<T> wrap;
 
   /**
    * The child's started behavior: never {@code same}, {@code unhandled}, deferred or stopped. Always
    * null during a backoff (the failed behavior is released), so {@code receive} tests only this
    * field while the actor runs; also null after giving up without a child.
    */
-  Behavior<T> current;
+  private Behavior<T> current;
 
-  boolean inBackoff;
-  private boolean restartDue;
-  private boolean permitRequested;
-  int restarts;
-  long generation;
-  DelaySchedule schedule;
+  /** From the first failure until the reset; else null (see {@link Recovery}). */
+  private Recovery recovery;
 
-  /** The budget's gate, looked up when the actor starts; again only if the registry forgot it. */
-  private GateRegistry.Handle gate;
+  /** {@link #RETIRED}, {@link #FINAL_STOP_SEEN}. */
+  private int flags;
 
-  SplittableRandom random;
-  private ArrayDeque<Object> stash;
-  private Set<ActorRef<Void>> stoppingChildren;
-
-  /**
-   * The pending restart tick (during a backoff) or reset tick (after a restart): never both, so one
-   * field (an actor's supervisor stays at 72 bytes).
-   */
-  Cancellable timer;
-
-  /**
-   * Whose ticks and permits this layer takes: itself, or, until its pending reset has fired or been
-   * cancelled, the layer it replaced (see {@code ReWrap.handOver}). Null once this layer has been replaced
-   * (retired): it then handles no failure.
-   */
-  Object owner = this;
-
-  private BackoffBehavior(Behavior<T> initial, BackoffPolicy policy) {
-    this.initial = initial;
-    this.policy = policy;
-    this.listening = !policy.getListeners().isEmpty() || policy.isEventStreamPublishing();
+  private BackoffBehavior(Wrap<T> wrap) {
+    this.wrap = wrap;
   }
 
   /**
@@ -139,24 +115,27 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   }
 
   /**
-   * What {@link #supervise} returns: a deferred behavior (as {@code Behaviors.setup} is) that
-   * creates the actor's supervisor when it starts. Its own class, so that a supervisor can recognize
-   * a re-wrap with an equal policy among its child's results and adopt it instead of nesting it.
+   * What {@link #supervise} returns, and what every actor spawned from it shares: a deferred
+   * behavior (as {@code Behaviors.setup} is) that creates the actor's supervisor when it starts.
+   * Immutable. Its own class, so that a supervisor can recognize a re-wrap with an equal policy
+   * among its child's results and adopt it instead of nesting it.
    */
   static final class Wrap<T> extends BehaviorImpl.DeferredBehavior<T> {
     final Behavior<T> initial;
     final BackoffPolicy policy;
 
+    /** The policy's final stop predicate if it restarts on stop, else null. */
+    final Predicate<Object> finalStop;
+
     Wrap(Behavior<T> initial, BackoffPolicy policy) {
       this.initial = initial;
       this.policy = policy;
+      this.finalStop = policy.isRestartOnStop() ? policy.getFinalStopMessage().orElse(null) : null;
     }
 
     @Override
     public Behavior<T> apply(TypedActorContext<T> ctx) {
-      return (Classic.isNeeded(policy)
-              ? new Classic<>(initial, policy)
-              : new BackoffBehavior<>(initial, policy))
+      return (finalStop == null ? new BackoffBehavior<>(this) : new WithFinalStop<>(this))
           .start(ctx);
     }
 
@@ -167,79 +146,18 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   }
 
   /**
-   * The supervisor of a policy that uses a classic option whose state the plain one has no room
-   * for: a final stop message (looked at for every message until one matches) or a handler while
-   * backing off (given the time left of the backoff, counted by a {@link Countdown} that runs only
-   * while a backoff of such a policy is pending). Its own class, so that an actor of any other
-   * policy neither pays the predicate's test on its messages nor the fields in memory.
+   * The supervisor of a policy with a final stop message, which it looks at for every message until
+   * one matches. Its own class, so that an actor of any other policy does not pay the test.
    */
-  static final class Classic<T> extends BackoffBehavior<T> {
-    /** The policy's final stop predicate if it restarts on stop, else null. */
-    private final Predicate<Object> finalStop;
-
-    /** Whether the policy has a handler while backing off. */
-    private final boolean hasHandler;
-
-    /** Whether the child has received a final stop message: its next stop stops the actor. */
-    boolean finalStopSeen;
-
-    /**
-     * The time left of the current backoff, for the handler while backing off: only for a policy
-     * with a handler, and only while a backoff is pending; else null.
-     */
-    private Countdown countdown;
-
-    Classic(Behavior<T> initial, BackoffPolicy policy) {
-      super(initial, policy);
-      this.finalStop = policy.isRestartOnStop() ? policy.getFinalStopMessage().orElse(null) : null;
-      this.hasHandler = policy.getHandlerWhileBackingOff().isPresent();
-    }
-
-    /** A backoff of {@code delayNanos} starts: with a handler, the countdown starts too. */
-    void backoffStarts(ActorContext<T> jctx, long delayNanos) {
-      if (!hasHandler) {
-        return;
-      }
-      Countdown started = new Countdown(delayNanos);
-      Duration tick = Duration.ofNanos(started.tickNanos);
-      started.scheduled(
-          jctx.getSystem()
-              .scheduler()
-              .scheduleAtFixedRate(tick, tick, started, jctx.getExecutionContext()));
-      countdown = started;
-    }
-
-    /**
-     * What the handler is told: the time left, or, once the delay has passed (the restart waits for
-     * stopped children or a permit, whose arrival the supervisor cannot know), minBackoff.
-     */
-    Duration untilRestart(boolean restartDue) {
-      return restartDue || countdown == null ? policy.getMinBackoff() : countdown.untilRestart();
-    }
-
-    @Override
-    void cancelOwnTimers() {
-      super.cancelOwnTimers();
-      stopCountdown();
-    }
-
-    /** Cancels the countdown, if one runs. */
-    void stopCountdown() {
-      if (countdown != null) {
-        countdown.cancel();
-        countdown = null;
-      }
-    }
-
-    static boolean isNeeded(BackoffPolicy policy) {
-      return policy.getHandlerWhileBackingOff().isPresent()
-          || (policy.isRestartOnStop() && policy.getFinalStopMessage().isPresent());
+  static final class WithFinalStop<T> extends BackoffBehavior<T> {
+    WithFinalStop(Wrap<T> wrap) {
+      super(wrap);
     }
 
     @Override
     public Behavior<T> receive(TypedActorContext<T> ctx, T msg) {
-      if (finalStop != null && !finalStopSeen && isRunning()) {
-        finalStopSeen = matchesFinalStop(ctx, msg);
+      if (isRunning()) {
+        watchFinalStop(ctx, msg);
       }
       return super.receive(ctx, msg);
     }
@@ -260,27 +178,78 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     self(ctx).tell(ResetRequest.INSTANCE);
   }
 
-  /** The restart and reset timers' message. */
-  private record Tick(Object owner, long generation, boolean reset)
-      implements Signal, DeadLetterSuppression {}
+  // ---------------------------------------------------------------- the layer, for ReWrap
 
-  /** A restart budget's permit, sent by its gate. */
-  private record Permit(Object owner, long generation) implements Signal, DeadLetterSuppression {}
+  /**
+   * The layer's policy.
+   *
+   * @return the policy
+   */
+  @Override
+  public BackoffPolicy policy() {
+    return wrap.policy;
+  }
 
-  /** A signal kept in the stash, told apart from messages. */
-  private record StashedSignal(Signal signal) {}
+  /**
+   * The child's running behavior.
+   *
+   * @return the child, or null during a backoff
+   */
+  @Override
+  public Behavior<?> child() {
+    return current;
+  }
+
+  /**
+   * Retires this layer in favour of {@code heir} (see {@link ReWrap}): a heir that has just started
+   * healthy takes the whole recovery over, pending reset included; one that failed while it started
+   * keeps its own backoff, and this layer's timers are cancelled. Idempotent.
+   *
+   * @param heir the layer that takes over
+   */
+  @Override
+  public void handOverTo(ReWrap.Layer heir) {
+    if (isRetired()) {
+      return; // a stash replay may find the heir again in later results
+    }
+    BackoffBehavior<?> next = (BackoffBehavior<?>) heir;
+    next.flags |= flags & FINAL_STOP_SEEN;
+    if (next.recovery == null && next.isRunning()) {
+      next.recovery = recovery;
+    } else {
+      cancelOwnTimers();
+    }
+    flags |= RETIRED;
+    recovery = null;
+    current = null;
+  }
+
+  /**
+   * A re-wrap with an equal policy returned by the child ({@code wrap(b, policy)} returned as is):
+   * this layer adopts {@code b} as its child and as the behavior it restarts, instead of nesting a
+   * second supervisor. Any other behavior is returned as is (one type test).
+   */
+  private Behavior<T> adopt(Behavior<T> result) {
+    Behavior<T> next = result;
+    while (next instanceof Wrap<T> rewrap && ReWrap.samePolicy(rewrap.policy, wrap.policy)) {
+      wrap = rewrap;
+      next = rewrap.initial;
+    }
+    return next;
+  }
 
   // ---------------------------------------------------------------- start and dispatch
 
   private Behavior<T> start(TypedActorContext<T> ctx) {
-    if (policy.getBudget().isPresent()) {
-      // registers the budget now, so that a conflicting one fails the start with a clear message
-      // instead of failing later, in the middle of a restart
-      gate = GateRegistry.get(ctx.asJava().getSystem()).handle(policy.getBudget().get());
+    // registers the budget now, so that a conflicting one fails the start with a clear message
+    // instead of failing later, in the middle of a restart
+    RestartBudget budget = policy().getBudget().orElse(null);
+    if (budget != null) {
+      GateRegistry.get(ctx.asJava().getSystem()).handle(budget);
     }
     Behavior<T> started;
     try {
-      started = Behavior.start(initial, ctx);
+      started = Behavior.start(wrap.initial, ctx);
     } catch (Throwable t) {
       onFailure(ctx, t, null);
       return this;
@@ -305,14 +274,12 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   }
 
   @Override
-  @SuppressWarnings("unchecked")
   public Behavior<T> receive(TypedActorContext<T> ctx, T msg) {
     Behavior<T> child = current;
     if (child == null) { // off the hot path: there is no child during a backoff
-      if (inBackoff) {
-        return messageDuringBackoff(ctx, msg);
-      }
-      return Behaviors.unhandled(); // gave up without a child, see receiveSignal
+      return inBackoff()
+          ? messageDuringBackoff(ctx, msg)
+          : Behaviors.unhandled(); // gave up without a child, see receiveSignal
     }
     Behavior<T> result;
     try {
@@ -325,29 +292,25 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
 
   @Override
   public Behavior<T> receiveSignal(TypedActorContext<T> ctx, Signal signal) {
-    if (signal instanceof Tick && ((Tick) signal).owner == owner) {
-      Tick tick = (Tick) signal;
-      if (tick.generation != generation) {
+    if (signal instanceof Due due && (due.recovery() == recovery || due.isStale())) {
+      if (due.isStale()) {
         return Behaviors.same(); // cancelled after it was enqueued
       }
-      return tick.reset ? onResetDue(ctx) : onRestartDue(ctx);
-    }
-    if (signal instanceof Permit && ((Permit) signal).owner == owner) {
-      Permit permit = (Permit) signal;
-      if (permit.generation != generation || !permitRequested) {
-        return Behaviors.same(); // granted after we stopped waiting
-      }
-      return onPermit(ctx);
+      return switch (due.kind()) {
+        case RESTART -> onRestartDue(ctx);
+        case RESET -> onResetDue(ctx);
+        case PERMIT -> recovery.permitRequested ? onPermit(ctx) : Behaviors.same();
+      };
     }
     if (signal == ResetRequest.INSTANCE) {
-      if (inBackoff) {
+      if (inBackoff()) {
         return Behaviors.same(); // asked by the incarnation that failed since
       }
-      if (owner != null) {
+      if (!isRetired()) {
         resetNow(ctx);
       } // and on to the child: nested supervisors reset too; a plain behavior leaves it unhandled
     }
-    if (inBackoff) {
+    if (inBackoff()) {
       return signalDuringBackoff(ctx, signal);
     }
     Behavior<T> child = current;
@@ -365,7 +328,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       result = Behavior.interpretSignal(child, ctx, signal);
     } catch (Throwable t) {
       if (signal == PreRestart.instance()) {
-        throw sneaky(t); // an outer supervisor is restarting us; not ours to handle
+        throw Causes.sneaky(t); // an outer supervisor is restarting us; not ours to handle
       }
       return onFailure(ctx, t, child);
     }
@@ -399,8 +362,41 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     return Behaviors.same();
   }
 
+  /**
+   * {@link Behavior#interpretMessage}, adopting a re-wrap with an equal policy: the per-message path
+   * of {@link #receive} and of the stash replay. For an {@link ExtensibleBehavior} (by far the most
+   * common kind) it calls {@code receive} itself, without {@code interpretMessage}'s dispatch on the
+   * other kinds; small enough for the JIT to inline into {@code receive}.
+   */
+  @SuppressWarnings("unchecked")
+  private Behavior<T> interpretMessage(TypedActorContext<T> ctx, Behavior<T> child, T msg)
+      throws Exception {
+    if (!(child instanceof ExtensibleBehavior)) {
+      return Behavior.interpretMessage(child, ctx, msg);
+    }
+    Behavior<T> result = ((ExtensibleBehavior<T>) child).receive(ctx, msg);
+    if (result == Behaviors.<T>same()) {
+      return result;
+    }
+    return Behavior.start(adopt(result), ctx);
+  }
+
   private boolean isRetired() {
-    return owner == null;
+    return (flags & RETIRED) != 0;
+  }
+
+  private boolean inBackoff() {
+    return recovery != null && recovery.inBackoff;
+  }
+
+  /** Whether the child runs (the actor is not in a backoff and has not given up). */
+  final boolean isRunning() {
+    return current != null;
+  }
+
+  /** The restarts since the last reset. */
+  private int restarts() {
+    return recovery == null ? 0 : recovery.restarts;
   }
 
   /**
@@ -416,9 +412,15 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     if (!(result instanceof BehaviorImpl.FailedBehavior)) {
       return false;
     }
-    Throwable cause = ((BehaviorImpl.FailedBehavior) result).cause();
+    Throwable cause = failureOf(result);
     return NonFatal.apply(cause) && Causes.isPersistenceFailure(cause);
   }
+
+  private static Throwable failureOf(Behavior<?> failed) {
+    return ((BehaviorImpl.FailedBehavior) failed).cause();
+  }
+
+  // ---------------------------------------------------------------- stops and final stops
 
   /**
    * What the actor does with a child's result that is not alive and not a handled failure: a
@@ -433,28 +435,34 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       innerStop(ctx, result);
       return result;
     }
-    if (policy.isRestartOnStop() && !isFinalStop(trigger) && !isRetired()) {
+    if (restartsOnStop(trigger)) {
       return onStopped(ctx, result, live);
     }
     return result;
   }
 
-  /** Whether a stop of the child on {@code trigger} (a message, a signal, or null) is final. */
-  private boolean isFinalStop(Object trigger) {
-    if (trigger instanceof PoisonPill) {
-      return true; // from outside: a PoisonPill (passivation, hand-off) stops for good
-    }
-    return this instanceof Classic && ((Classic<T>) this).finalStopSeen;
+  /**
+   * Whether a stop of the child on {@code trigger} (a message, a signal, or null) is restarted: the
+   * policy restarts on stop, the stop is not final (a {@code PoisonPill} from outside, passivation
+   * or hand-off, stops for good, as does a stop after a final stop message) and this layer is not
+   * retired.
+   */
+  private boolean restartsOnStop(Object trigger) {
+    return policy().isRestartOnStop()
+        && !(trigger instanceof PoisonPill)
+        && (flags & (FINAL_STOP_SEEN | RETIRED)) == 0;
   }
 
-  /** Whether the child runs (the actor is not in a backoff and has not given up). */
-  final boolean isRunning() {
-    return current != null;
+  /** Notes a final stop message, if the policy has one and none was seen yet. */
+  final void watchFinalStop(TypedActorContext<T> ctx, Object msg) {
+    if ((flags & FINAL_STOP_SEEN) == 0 && matchesFinalStop(ctx, msg)) {
+      flags |= FINAL_STOP_SEEN;
+    }
   }
 
   /** The policy's final stop predicate on {@code msg}; one that throws is no match (one WARN line). */
-  final boolean matchesFinalStop(TypedActorContext<T> ctx, Object msg) {
-    Predicate<Object> predicate = policy.getFinalStopMessage().orElse(null);
+  private boolean matchesFinalStop(TypedActorContext<T> ctx, Object msg) {
+    Predicate<Object> predicate = wrap.finalStop;
     if (predicate == null) {
       return false;
     }
@@ -469,10 +477,9 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
   /** A failed behavior that the actor lets through: reported, and the actor stops with its cause. */
   private void innerStop(TypedActorContext<T> ctx, Behavior<T> failed) {
     Throwable cause = failureOf(failed);
-    if (!NonFatal.apply(cause)) {
-      return; // a fatal error is not ours to report
+    if (NonFatal.apply(cause)) { // a fatal error is not ours to report
+      SupervisorReports.innerStop(policy(), ctx.asJava(), restarts(), cause);
     }
-    SupervisorReports.innerStop(policy, listening, ctx.asJava(), restarts, cause);
   }
 
   /**
@@ -481,7 +488,6 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    * handled like a failure.
    */
   private Behavior<T> onStopped(TypedActorContext<T> ctx, Behavior<T> stopped, Behavior<T> live) {
-    ActorContext<T> jctx = ctx.asJava();
     current = null;
     try {
       if (live != null) {
@@ -491,38 +497,37 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
         ((BehaviorImpl.StoppedBehavior<T>) stopped).onPostStop(ctx);
       }
     } catch (Throwable t) {
-      signalHandlerThrew(jctx, t, "PostStop after it stopped itself");
+      signalHandlerThrew(ctx, t, "PostStop after it stopped itself");
     }
     return onFailure(ctx, new ChildStopped(), null, true);
   }
 
+  // ---------------------------------------------------------------- during the backoff
+
   /** Handles a message that arrived during a backoff: a final stop, the handler, or the stash. */
   private Behavior<T> messageDuringBackoff(TypedActorContext<T> ctx, T msg) {
-    if (policy.isRestartOnStop() && matchesFinalStop(ctx, msg)) {
-      ActorContext<T> jctx = ctx.asJava();
-      if (policy.isLoggingEnabled()) {
-        SupervisorReports.log(
-            policy,
-            jctx,
-            Level.DEBUG,
-            null,
-            "Supervised actor [{}] got a final stop message during its backoff; it stops",
-            jctx.getSelf().path());
-      }
+    if (matchesFinalStop(ctx, msg)) {
+      log(
+          ctx,
+          Level.DEBUG,
+          null,
+          "Supervised actor [{}] got a final stop message during its backoff; it stops");
       return Behaviors.stopped(); // PostStop follows: the stash is published as Dropped
     }
-    BackoffHandler handler = policy.getHandlerWhileBackingOff().orElse(null);
-    if (handler != null && answered(ctx, handler, msg)) {
-      return Behaviors.same();
+    BackoffHandler handler = policy().getHandlerWhileBackingOff().orElse(null);
+    if (handler == null || !answered(ctx, handler, msg)) {
+      stashOrDrop(ctx, msg);
     }
-    stashOrDrop(ctx, msg);
     return Behaviors.same();
   }
 
   /** Whether the handler answered {@code msg}; one that throws did not (one WARN line). */
   private boolean answered(TypedActorContext<T> ctx, BackoffHandler handler, T msg) {
-    // once the delay has passed, the restart waits for children or a permit: see Classic
-    Duration untilRestart = ((Classic<T>) this).untilRestart(restartDue);
+    // once the delay has passed, the restart waits for children or a permit, whose arrival the
+    // supervisor cannot know: the handler is told minBackoff
+    Recovery r = recovery;
+    Duration untilRestart =
+        r.restartDue || r.countdown == null ? policy().getMinBackoff() : r.countdown.untilRestart();
     try {
       return handler.handle(msg, untilRestart);
     } catch (Throwable t) {
@@ -531,67 +536,20 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
   }
 
-  /**
-   * The child's handler of a signal threw {@code t} in {@code where}: a fatal error is rethrown,
-   * anything else gets one ERROR line, and the restart goes on.
-   */
-  private void signalHandlerThrew(ActorContext<T> jctx, Throwable t, String where) {
-    if (!NonFatal.apply(t)) {
-      throw sneaky(t);
-    }
-    SupervisorReports.log(
-        policy,
-        jctx,
-        Level.ERROR,
-        t,
-        "Supervised actor [{}] failed in {}; the restart goes on",
-        jctx.getSelf().path(),
-        where);
-  }
-
-  /**
-   * A user's callback ({@code what}) threw {@code t} on {@code msg}: a fatal error is rethrown,
-   * anything else gets one WARN line that says what happens instead ({@code instead}).
-   */
-  private void callbackThrew(
-      TypedActorContext<T> ctx,
-      Throwable t,
-      String what,
-      Object callback,
-      Object msg,
-      String instead) {
-    if (!NonFatal.apply(t)) {
-      throw sneaky(t);
-    }
-    ActorContext<T> jctx = ctx.asJava();
-    SupervisorReports.log(
-        policy,
-        jctx,
-        Level.WARN,
-        t,
-        "Supervised actor [{}]: {} [{}] threw on a message of {}; {}",
-        jctx.getSelf().path(),
-        what,
-        callback,
-        msg == null ? "null" : msg.getClass().getName(),
-        instead);
-  }
-
-  private static Throwable failureOf(Behavior<?> failed) {
-    return ((BehaviorImpl.FailedBehavior) failed).cause();
-  }
-
   private Behavior<T> signalDuringBackoff(TypedActorContext<T> ctx, Signal signal) {
-    if (signal instanceof Terminated
-        && stoppingChildren != null
-        && stoppingChildren.remove(((Terminated) signal).getRef())) {
-      return restartDue && stoppingChildren.isEmpty() ? restartOrAskBudget(ctx) : Behaviors.same();
+    Recovery r = recovery;
+    if (signal instanceof Terminated terminated
+        && r.stoppingChildren != null
+        && r.stoppingChildren.remove(terminated.getRef())) {
+      return r.restartDue && r.stoppingChildren.isEmpty()
+          ? restartOrAskBudget(ctx)
+          : Behaviors.same();
     }
     if (signal == PostStop.instance()) {
       stoppedDuringBackoff(ctx);
       return Behaviors.same();
     }
-    if (signal instanceof Tick || signal instanceof Permit) {
+    if (signal instanceof Due) {
       return Behaviors.same(); // a nested supervisor's, from the incarnation that failed
     }
     if (signal instanceof PoisonPill) {
@@ -604,6 +562,14 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     }
     stashOrDrop(ctx, new StashedSignal(signal));
     return Behaviors.same();
+  }
+
+  private void stoppedDuringBackoff(TypedActorContext<T> ctx) {
+    recovery.inBackoff = false;
+    cancelOwnTimers();
+    cancelPermitRequest(ctx);
+    int dropped = dropStash(ctx, "actor stopped during its backoff");
+    SupervisorReports.stoppedDuringBackoff(policy(), ctx.asJava(), restarts(), dropped);
   }
 
   // ---------------------------------------------------------------- failure
@@ -627,20 +593,23 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    * no stop rule, hint or adaptive budget applies, and reaching {@code maxRestarts} stops the actor
    * cleanly instead of failing it.
    */
+  @SuppressWarnings("unchecked")
   private Behavior<T> onFailure(
       TypedActorContext<T> ctx, Throwable thrown, Behavior<T> failed, boolean stop) {
     Throwable failure = thrown;
     Behavior<T> failedBehavior = failed;
-    if (thrown instanceof UnstashException) {
-      UnstashException<?> unstash = (UnstashException<?>) thrown;
+    if (thrown instanceof UnstashException<?> unstash) {
       failure = unstash.cause();
-      failedBehavior = narrowBehavior(unstash.behavior());
+      failedBehavior = (Behavior<T>) unstash.behavior();
     }
-    if (!NonFatal.apply(failure)) {
-      throw sneaky(failure);
-    }
+    Causes.rethrowIfFatal(failure);
     ActorContext<T> jctx = ctx.asJava();
+    BackoffPolicy policy = policy();
     cancelAllTimers(ctx);
+    if (recovery == null) {
+      recovery = new Recovery();
+    }
+    Recovery r = recovery;
     current = failedBehavior; // gets PostStop through us if we give up
     if (!stop && policy.isPermanent(failure)) {
       throw giveUp(ctx, failure, BackoffEvent.Reason.PERMANENT_FAILURE);
@@ -649,7 +618,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       // an adaptive budget learns from failures (permanent ones and stops excepted)
       gate(jctx).tell(new GateProtocol.Failed(self(jctx)));
     }
-    if (policy.getMaxRestarts().isPresent() && restarts >= policy.getMaxRestarts().getAsInt()) {
+    if (policy.getMaxRestarts().isPresent() && r.restarts >= policy.getMaxRestarts().getAsInt()) {
       if (stop) {
         giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED); // does not throw
         return Behaviors.stopped(); // stopped, not failed: a watching parent sees Terminated
@@ -661,33 +630,25 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       try {
         Behavior.interpretSignal(failedBehavior, ctx, PreRestart.instance());
       } catch (Throwable t) {
-        signalHandlerThrew(jctx, t, "PreRestart");
+        signalHandlerThrew(ctx, t, "PreRestart");
       }
     }
     if (policy.isStopChildren()) {
-      stopChildren(jctx); // the restart waits for their Terminated
+      stopChildren(jctx, r); // the restart waits for their Terminated
     }
-    restarts++;
-    if (schedule == null) {
-      schedule =
-          new DelaySchedule(
-              policy.getMinBackoff(),
-              policy.getMaxBackoff(),
-              policy.getMultiplier(),
-              policy.getJitter());
-    }
-    long delayNanos = stop ? nextDelay(jctx) : withRetryAfter(jctx, nextDelay(jctx), failure);
+    r.restarts++;
+    long delayNanos = stop ? nextDelay(ctx, r) : withRetryAfter(ctx, nextDelay(ctx, r), failure);
     Duration delay = Duration.ofNanos(delayNanos);
-    inBackoff = true;
-    restartDue = false;
-    if (stash == null) {
-      stash = new ArrayDeque<>(Math.min(16, Math.max(1, stashCapacity(ctx))));
+    r.inBackoff = true;
+    r.restartDue = false;
+    if (r.stash == null) {
+      r.stash = new ArrayDeque<>(Math.min(16, Math.max(1, stashCapacity(ctx))));
     }
-    timer = jctx.scheduleOnce(delay, self(jctx), new Tick(owner, ++generation, false));
-    if (this instanceof Classic) {
-      ((Classic<T>) this).backoffStarts(jctx, delayNanos);
+    r.timer = jctx.scheduleOnce(delay, self(jctx), r.due(Recovery.Kind.RESTART));
+    if (policy.getHandlerWhileBackingOff().isPresent()) {
+      r.countdown = Countdown.start(jctx, delayNanos); // the time left, for the handler
     }
-    SupervisorReports.restartScheduled(policy, listening, jctx, restarts, failure, stop, delay);
+    SupervisorReports.restartScheduled(policy, jctx, r.restarts, failure, stop, delay);
     return Behaviors.same();
   }
 
@@ -698,66 +659,34 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    */
   private RuntimeException giveUp(
       TypedActorContext<T> ctx, Throwable failure, BackoffEvent.Reason reason) {
-    ActorContext<T> jctx = ctx.asJava();
-    inBackoff = false;
+    recovery.inBackoff = false;
     dropStash(ctx, "actor stopped by its backoff supervisor: " + reason);
-    SupervisorReports.gaveUp(policy, listening, jctx, restarts, failure, reason);
+    SupervisorReports.gaveUp(policy(), ctx.asJava(), restarts(), failure, reason);
     if (failure instanceof ChildStopped) {
       return null; // the child stopped itself: the caller stops the actor cleanly
     }
-    return sneaky(failure);
-  }
-
-  /**
-   * The policy's delay, lengthened to the first usable {@link RetryAfter} hint of the cause chain.
-   * A hint that throws is skipped (one WARN line names it), as are null, zero and negative hints:
-   * a broken hint never costs the restart.
-   */
-  private long withRetryAfter(ActorContext<T> jctx, long delayNanos, Throwable failure) {
-    for (Throwable t : Causes.chain(failure)) {
-      if (t instanceof RetryAfter) {
-        Duration hint;
-        try {
-          hint = ((RetryAfter) t).retryAfter();
-        } catch (Throwable broken) {
-          if (!NonFatal.apply(broken)) {
-            throw sneaky(broken);
-          }
-          SupervisorReports.log(
-              policy,
-              jctx,
-              Level.WARN,
-              broken,
-              "Supervised actor [{}]: the RetryAfter hint of {} threw {}; ignored, the policy's delay applies",
-              jctx.getSelf().path(),
-              t.getClass().getName(),
-              Causes.describe(broken));
-          continue;
-        }
-        if (hint != null && !hint.isNegative() && !hint.isZero()) {
-          long hintNanos =
-              Math.min(
-                  policy.getMaxRetryAfter().toNanos(),
-                  hint.compareTo(policy.getMaxRetryAfter()) > 0 ? Long.MAX_VALUE : hint.toNanos());
-          return Math.max(delayNanos, hintNanos);
-        }
-      }
-    }
-    return delayNanos;
+    return Causes.sneaky(failure);
   }
 
   /** The next delay of the schedule; a broken user jitter gets one WARN line (see DelaySchedule). */
-  private long nextDelay(ActorContext<T> jctx) {
-    long delayNanos = schedule.nextDelayNanos(random(jctx));
-    DelaySchedule.BrokenJitter broken = schedule.takeBrokenJitter();
+  private long nextDelay(TypedActorContext<T> ctx, Recovery r) {
+    BackoffPolicy policy = policy();
+    if (r.schedule == null) {
+      r.schedule =
+          new DelaySchedule(
+              policy.getMinBackoff(),
+              policy.getMaxBackoff(),
+              policy.getMultiplier(),
+              policy.getJitter());
+    }
+    long delayNanos = r.schedule.nextDelayNanos(r.random(policy, ctx.asJava()));
+    DelaySchedule.BrokenJitter broken = r.schedule.takeBrokenJitter();
     if (broken != null) {
-      SupervisorReports.log(
-          policy,
-          jctx,
+      log(
+          ctx,
           Level.WARN,
           broken.threw(),
           "Supervised actor [{}]: jitter [{}] {} for attempt {}; full jitter used for this attempt",
-          jctx.getSelf().path(),
           broken.jitter(),
           broken.problem(),
           broken.attempt());
@@ -765,32 +694,64 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     return delayNanos;
   }
 
-  private void stopChildren(ActorContext<T> jctx) {
+  /**
+   * The policy's delay, lengthened to the first usable {@link RetryAfter} hint of the cause chain.
+   * A hint that throws is skipped (one WARN line names it), as are null, zero and negative hints:
+   * a broken hint never costs the restart.
+   */
+  private long withRetryAfter(TypedActorContext<T> ctx, long delayNanos, Throwable failure) {
+    Duration max = policy().getMaxRetryAfter();
+    for (Throwable t : Causes.chain(failure)) {
+      if (!(t instanceof RetryAfter)) {
+        continue;
+      }
+      Duration hint;
+      try {
+        hint = ((RetryAfter) t).retryAfter();
+      } catch (Throwable broken) {
+        Causes.rethrowIfFatal(broken);
+        log(
+            ctx,
+            Level.WARN,
+            broken,
+            "Supervised actor [{}]: the RetryAfter hint of {} threw {}; ignored, the policy's delay applies",
+            t.getClass().getName(),
+            Causes.describe(broken));
+        continue;
+      }
+      if (hint != null && !hint.isNegative() && !hint.isZero()) {
+        long hintNanos = hint.compareTo(max) > 0 ? max.toNanos() : hint.toNanos();
+        return Math.max(delayNanos, hintNanos);
+      }
+    }
+    return delayNanos;
+  }
+
+  private void stopChildren(ActorContext<T> jctx, Recovery r) {
     List<ActorRef<Void>> children = jctx.getChildren();
     if (children.isEmpty()) {
       return;
     }
-    if (stoppingChildren == null) {
-      stoppingChildren = new HashSet<>();
+    if (r.stoppingChildren == null) {
+      r.stoppingChildren = new HashSet<>();
     }
     for (ActorRef<Void> child : children) {
       // unwatch first: the failed incarnation may have used watchWith for this child
       jctx.unwatch(child);
       jctx.watch(child);
       jctx.stop(child);
-      stoppingChildren.add(child);
+      r.stoppingChildren.add(child);
     }
   }
 
   // ---------------------------------------------------------------- restart and reset
 
   private Behavior<T> onRestartDue(TypedActorContext<T> ctx) {
-    restartDue = true;
-    timer = null;
-    if (this instanceof Classic) {
-      ((Classic<T>) this).stopCountdown(); // the delay has passed: nothing left to count
-    }
-    if (stoppingChildren != null && !stoppingChildren.isEmpty()) {
+    Recovery r = recovery;
+    r.restartDue = true;
+    r.timer = null;
+    r.stopCountdown(); // the delay has passed: nothing left to count
+    if (r.stoppingChildren != null && !r.stoppingChildren.isEmpty()) {
       return Behaviors.same(); // waits for the children's Terminated
     }
     return restartOrAskBudget(ctx);
@@ -798,50 +759,50 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
 
   /** The delay has passed and the children are gone: restart, or ask the budget first. */
   private Behavior<T> restartOrAskBudget(TypedActorContext<T> ctx) {
-    if (policy.getBudget().isEmpty()) {
+    RestartBudget budget = policy().getBudget().orElse(null);
+    if (budget == null) {
       return restart(ctx);
     }
     ActorContext<T> jctx = ctx.asJava();
-    String budget = policy.getBudget().get().getName();
-    permitRequested = true;
-    gate(jctx).tell(new GateProtocol.Acquire(self(jctx), new Permit(owner, generation)));
-    SupervisorReports.waitingForPermit(policy, listening, jctx, restarts, budget);
+    recovery.permitRequested = true;
+    gate(jctx).tell(new GateProtocol.Acquire(self(jctx), recovery.due(Recovery.Kind.PERMIT)));
+    SupervisorReports.waitingForPermit(policy(), jctx, restarts(), budget.getName());
     return Behaviors.same();
   }
 
   private Behavior<T> onPermit(TypedActorContext<T> ctx) {
-    permitRequested = false;
-    if (listening) {
-      ActorContext<T> jctx = ctx.asJava();
-      SupervisorReports.emit(
-          policy,
-          jctx,
-          new BackoffEvent.PermitGranted(
-              jctx.getSelf(), restarts, policy.getBudget().get().getName()));
-    }
+    ActorContext<T> jctx = ctx.asJava();
+    RestartBudget budget = policy().getBudget().orElseThrow();
+    recovery.permitRequested = false;
+    SupervisorReports.permitGranted(policy(), jctx, restarts(), budget.getName());
     Behavior<T> next = restart(ctx);
-    if (!inBackoff
-        && Behavior.isAlive(next)
-        && policy.getBudget().get() instanceof AdaptiveRestartBudget) {
+    if (!inBackoff() && Behavior.isAlive(next) && budget instanceof AdaptiveRestartBudget) {
       // the restarted behavior is set up and has handled its stash: its probation starts now
-      ActorContext<T> jctx = ctx.asJava();
       gate(jctx).tell(new GateProtocol.Started(self(jctx)));
     }
     return next;
   }
 
-  /** The budget's gate: the one looked up at the start, unless it stopped since. */
+  /**
+   * The budget's gate: the one this recovery looked up, unless the registry forgot it since (the
+   * gate stopped). Without a recovery (this layer handed it over) it is looked up each time.
+   */
   private ActorRef<GateProtocol.Command> gate(ActorContext<T> jctx) {
-    if (gate == null || gate.isForgotten()) {
-      gate = GateRegistry.get(jctx.getSystem()).handle(policy.getBudget().get());
+    Recovery r = recovery;
+    GateRegistry.Handle handle = r == null ? null : r.gate;
+    if (handle == null || handle.isForgotten()) {
+      handle = GateRegistry.get(jctx.getSystem()).handle(policy().getBudget().orElseThrow());
+      if (r != null) {
+        r.gate = handle;
+      }
     }
-    return gate.gate();
+    return handle.gate();
   }
 
   /** Leaves the budget's queue, if the actor waits in it. */
   private void cancelPermitRequest(TypedActorContext<T> ctx) {
-    if (permitRequested) {
-      permitRequested = false;
+    if (recovery.permitRequested) {
+      recovery.permitRequested = false;
       ActorContext<T> jctx = ctx.asJava();
       gate(jctx).tell(new GateProtocol.Cancel(self(jctx)));
     }
@@ -852,7 +813,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     cancelAllTimers(ctx);
     Behavior<T> started;
     try {
-      started = Behavior.validateAsInitial(Behavior.start(initial, ctx));
+      started = Behavior.validateAsInitial(Behavior.start(wrap.initial, ctx));
     } catch (Throwable t) {
       return onFailure(ctx, t, null);
     }
@@ -860,21 +821,19 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       if (isHandledFailure(started)) {
         return onFailure(ctx, failureOf(started), null); // the stash is kept for the next restart
       }
-      if (!(started instanceof BehaviorImpl.FailedBehavior)
-          && policy.isRestartOnStop()
-          && !isFinalStop(null)) {
+      if (!(started instanceof BehaviorImpl.FailedBehavior) && restartsOnStop(null)) {
         return onStopped(ctx, started, null); // stopped in its setup; the stash is kept
       }
     }
-    inBackoff = false;
-    restartDue = false;
-    stoppingChildren = null; // empty by now; released like the stash
-    timer =
-        policy.isManualReset()
+    Recovery r = recovery;
+    r.inBackoff = false;
+    r.restartDue = false;
+    r.stoppingChildren = null; // empty by now; released like the stash
+    r.timer =
+        policy().isManualReset()
             ? null // only the child resets the count
-            : jctx.scheduleOnce(
-                policy.getResetAfter(), self(jctx), new Tick(owner, ++generation, true));
-    SupervisorReports.restarted(policy, listening, jctx, restarts);
+            : jctx.scheduleOnce(policy().getResetAfter(), self(jctx), r.due(Recovery.Kind.RESET));
+    SupervisorReports.restarted(policy(), jctx, r.restarts);
     return replayStash(ctx, started);
   }
 
@@ -882,7 +841,8 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    * Delivers the stash, in order, to the restarted child. Returns {@code same} with the child's
    * behavior in {@link #current}, or the child's stopped behavior (the rest of the stash goes to
    * dead letters), or {@code same} in a new backoff if the child failed again (the rest of the
-   * stash is kept for the next restart).
+   * stash is kept for the next restart). The stash is taken out of the recovery while it is
+   * replayed, so that a layer that takes the recovery over never sees it.
    */
   @SuppressWarnings("unchecked")
   private Behavior<T> replayStash(TypedActorContext<T> ctx, Behavior<T> started) {
@@ -893,55 +853,51 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       dropStash(ctx, "actor stopped while its stash was replayed");
       return started; // the restarted child stopped at once; so does the actor
     }
+    ArrayDeque<Object> pending = recovery.stash;
+    recovery.stash = null; // released: an actor that stays healthy keeps no stash
     Behavior<T> live = started;
     ReWrap.replacedBy(this, started);
-    ArrayDeque<Object> pending = stash;
     while (pending != null && !pending.isEmpty()) {
       Object item = pending.poll();
-      if (this instanceof Classic
-          && !(item instanceof StashedSignal)
-          && ((Classic<T>) this).finalStop != null
-          && !((Classic<T>) this).finalStopSeen) {
-        ((Classic<T>) this).finalStopSeen = matchesFinalStop(ctx, item);
+      Signal signal = item instanceof StashedSignal s ? s.signal() : null;
+      if (signal == null) {
+        watchFinalStop(ctx, item);
       }
       Behavior<T> result;
       try {
         result =
-            item instanceof StashedSignal
-                ? Behavior.interpretSignal(live, ctx, ((StashedSignal) item).signal)
+            signal != null
+                ? Behavior.interpretSignal(live, ctx, signal)
                 : interpretMessage(ctx, live, (T) item);
       } catch (Throwable t) {
         if (isRetired()) {
-          throw sneaky(t); // the layer that took over gave up; not ours to handle
+          throw Causes.sneaky(t); // the layer that took over gave up; not ours to handle
         }
+        recovery.stash = pending; // the rest is kept for the next restart
         return onFailure(ctx, t, live);
       }
-      if (Behavior.isUnhandled(result) && !(item instanceof StashedSignal)) {
-        ActorContext<T> jctx = ctx.asJava();
-        jctx.getSystem()
-            .eventStream()
-            .tell(
-                new EventStream.Publish<>(
-                    new UnhandledMessage(
-                        item,
-                        org.apache.pekko.actor.ActorRef.noSender(),
-                        Adapter.toClassic(jctx.getSelf()))));
+      if (signal == null && Behavior.isUnhandled(result)) {
+        publish(
+            ctx,
+            new UnhandledMessage(
+                item,
+                org.apache.pekko.actor.ActorRef.noSender(),
+                Adapter.toClassic(ctx.asJava().getSelf())));
       }
       if (!Behavior.isAlive(result)) {
-        if (isHandledFailure(result) && !isRetired()) {
-          return onFailure(ctx, failureOf(result), live); // the rest of the stash is kept
+        boolean failed = result instanceof BehaviorImpl.FailedBehavior;
+        if (!isRetired()
+            && (failed
+                ? isHandledFailure(result)
+                : restartsOnStop(signal != null ? signal : item))) {
+          recovery.stash = pending; // the rest is kept for the next restart
+          return failed ? onFailure(ctx, failureOf(result), live) : onStopped(ctx, result, live);
         }
-        if (!(result instanceof BehaviorImpl.FailedBehavior)
-            && policy.isRestartOnStop()
-            && !isRetired()
-            && !isFinalStop(item instanceof StashedSignal ? ((StashedSignal) item).signal : item)) {
-          return onStopped(ctx, result, live); // the rest of the stash is kept
-        }
-        if (result instanceof BehaviorImpl.FailedBehavior && !isRetired()) {
+        if (failed && !isRetired()) {
           innerStop(ctx, result);
         }
         current = live; // gets PostStop through us
-        dropStash(ctx, "actor stopped while its stash was replayed");
+        drop(ctx, pending, "actor stopped while its stash was replayed");
         return result;
       }
       if (result != Behaviors.<T>same() && !Behavior.isUnhandled(result)) {
@@ -949,7 +905,6 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
       }
       live = Behavior.canonicalize(result, live, ctx);
     }
-    stash = null; // released: an actor that stays healthy keeps no stash
     if (isRetired()) {
       return live; // a newer layer with an equal policy took over
     }
@@ -957,71 +912,35 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     return Behaviors.same();
   }
 
-  /**
-   * {@link Behavior#interpretMessage}, adopting a re-wrap with an equal policy: the per-message path
-   * of {@link #receive} and of the stash replay. For an {@link ExtensibleBehavior} (by far the most
-   * common kind) it calls {@code receive} itself, without {@code interpretMessage}'s dispatch on the
-   * other kinds; small enough for the JIT to inline into {@code receive}.
-   */
-  @SuppressWarnings("unchecked")
-  private Behavior<T> interpretMessage(TypedActorContext<T> ctx, Behavior<T> child, T msg)
-      throws Exception {
-    if (!(child instanceof ExtensibleBehavior)) {
-      return Behavior.interpretMessage(child, ctx, msg);
-    }
-    Behavior<T> result = ((ExtensibleBehavior<T>) child).receive(ctx, msg);
-    if (result == Behaviors.<T>same()) {
-      return result;
-    }
-    return Behavior.start(ReWrap.adopt(this, result), ctx);
-  }
-
   private Behavior<T> onResetDue(TypedActorContext<T> ctx) {
-    timer = null;
-    owner = this; // no tick of a replaced layer is pending any more
+    recovery.timer = null;
     reset(ctx, false);
     return Behaviors.same();
   }
 
   /** The child asked for a reset ({@code BackoffSupervisor.resetBackoff}); nothing if count is 0. */
   private void resetNow(TypedActorContext<T> ctx) {
-    if (restarts == 0 && schedule == null) {
-      return;
+    if (restarts() > 0) {
+      reset(ctx, true); // cancels the pending reset, if any
     }
-    cancelOwnTimers(); // the pending reset, if any
-    reset(ctx, true);
   }
 
+  /**
+   * The count returns to 0 and the recovery is released (see {@link Recovery#afterReset}): an actor
+   * that has recovered holds no more than one that never failed.
+   */
   private void reset(TypedActorContext<T> ctx, boolean byChild) {
-    ActorContext<T> jctx = ctx.asJava();
-    int before = restarts;
-    restarts = 0;
-    // Released rather than reset, so that an actor that has recovered holds no more than one that
-    // never failed (about 100 bytes less per actor; a million-cell crash storm left 92 MiB behind).
-    // A fresh schedule starts at attempt 0, exactly like a reset one. An unseeded random is drawn
-    // afresh at the next failure; a seeded one is kept so that its sequence continues.
-    schedule = null;
-    if (policy.getRandomSeed().isEmpty()) {
-      random = null;
-    }
-    SupervisorReports.reset(policy, listening, jctx, before, byChild);
-  }
-
-  private void stoppedDuringBackoff(TypedActorContext<T> ctx) {
-    ActorContext<T> jctx = ctx.asJava();
-    inBackoff = false;
-    cancelOwnTimers();
-    cancelPermitRequest(ctx);
-    int dropped = dropStash(ctx, "actor stopped during its backoff");
-    SupervisorReports.stoppedDuringBackoff(policy, listening, jctx, restarts, dropped);
+    int before = restarts();
+    recovery = recovery.afterReset(policy());
+    SupervisorReports.reset(policy(), ctx.asJava(), before, byChild);
   }
 
   // ---------------------------------------------------------------- helpers
 
   private void stashOrDrop(TypedActorContext<T> ctx, Object item) {
     int capacity = stashCapacity(ctx);
-    if (stash.size() < capacity) {
-      stash.add(item);
+    if (recovery.stash.size() < capacity) {
+      recovery.stash.add(item);
     } else {
       publishDropped(
           ctx, item, "stash of the backoff supervisor is full (capacity " + capacity + ")");
@@ -1033,37 +952,41 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
    * pekko.actor.typed.restart-stash-capacity} (as Pekko's own supervisor does; 1000 by default).
    */
   private int stashCapacity(TypedActorContext<T> ctx) {
-    OptionalInt set = policy.getStashCapacitySetting();
+    OptionalInt set = policy().getStashCapacitySetting();
     return set.isPresent()
         ? set.getAsInt()
         : ctx.asJava().getSystem().settings().RestartStashCapacity();
   }
 
+  /** Publishes the stash as {@link Dropped} and releases it; returns how many were dropped. */
   private int dropStash(TypedActorContext<T> ctx, String reason) {
-    ArrayDeque<Object> pending = stash;
-    stash = null;
-    if (pending == null) {
+    ArrayDeque<Object> pending = recovery.stash;
+    recovery.stash = null;
+    return drop(ctx, pending, reason);
+  }
+
+  private static int drop(TypedActorContext<?> ctx, ArrayDeque<Object> items, String reason) {
+    if (items == null) {
       return 0;
     }
-    int count = pending.size();
-    for (Object item : pending) {
+    for (Object item : items) {
       publishDropped(ctx, item, reason);
     }
-    return count;
+    return items.size();
   }
 
   private static void publishDropped(TypedActorContext<?> ctx, Object item, String reason) {
-    Object payload = item instanceof StashedSignal ? ((StashedSignal) item).signal : item;
-    ActorContext<?> jctx = ctx.asJava();
-    jctx.getSystem()
-        .eventStream()
-        .tell(
-            new EventStream.Publish<>(
-                new Dropped(
-                    payload,
-                    reason,
-                    org.apache.pekko.actor.ActorRef.noSender(),
-                    Adapter.toClassic(jctx.getSelf()))));
+    publish(
+        ctx,
+        new Dropped(
+            item instanceof StashedSignal s ? s.signal() : item,
+            reason,
+            org.apache.pekko.actor.ActorRef.noSender(),
+            Adapter.toClassic(ctx.asJava().getSelf())));
+  }
+
+  private static void publish(TypedActorContext<?> ctx, Object event) {
+    ctx.asJava().getSystem().eventStream().tell(new EventStream.Publish<>(event));
   }
 
   /** Cancels the user's timers (as Pekko's supervisor does) and our own. */
@@ -1074,40 +997,48 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     cancelOwnTimers();
   }
 
-  void cancelOwnTimers() {
-    generation++; // makes any tick already in the mailbox stale
-    if (timer != null) {
-      timer.cancel();
-      timer = null;
-    }
-    if (owner != null) {
-      owner = this; // every pending tick is stale now, those of a replaced layer included
+  private void cancelOwnTimers() {
+    if (recovery != null) {
+      recovery.cancelTimers();
     }
   }
 
-  private SplittableRandom random(ActorContext<T> jctx) {
-    if (random == null) {
-      long seed;
-      if (policy.getRandomSeed().isPresent()) {
-        seed =
-            policy.getRandomSeed().getAsLong()
-                ^ pathHash(jctx.getSelf().path().toStringWithoutAddress());
-      } else {
-        seed = ThreadLocalRandom.current().nextLong();
-      }
-      random = new SplittableRandom(seed);
-    }
-    return random;
+  /**
+   * The child's handler of a signal threw {@code t} in {@code where}: a fatal error is rethrown,
+   * anything else gets one ERROR line, and the restart goes on.
+   */
+  private void signalHandlerThrew(TypedActorContext<T> ctx, Throwable t, String where) {
+    Causes.rethrowIfFatal(t);
+    log(ctx, Level.ERROR, t, "Supervised actor [{}] failed in {}; the restart goes on", where);
   }
 
-  /** A 64-bit FNV-1a hash, so that paths differing in one character give unrelated seeds. */
-  static long pathHash(String path) {
-    long hash = 0xcbf29ce484222325L;
-    for (int i = 0; i < path.length(); i++) {
-      hash ^= path.charAt(i);
-      hash *= 0x100000001b3L;
-    }
-    return hash;
+  /**
+   * A user's callback ({@code what}) threw {@code t} on {@code msg}: a fatal error is rethrown,
+   * anything else gets one WARN line that says what happens instead ({@code instead}).
+   */
+  private void callbackThrew(
+      TypedActorContext<T> ctx,
+      Throwable t,
+      String what,
+      Object callback,
+      Object msg,
+      String instead) {
+    Causes.rethrowIfFatal(t);
+    log(
+        ctx,
+        Level.WARN,
+        t,
+        "Supervised actor [{}]: {} [{}] threw on a message of {}; {}",
+        what,
+        callback,
+        msg == null ? "null" : msg.getClass().getName(),
+        instead);
+  }
+
+  /** One line of this actor's supervisor: the format's first argument is the actor's path. */
+  private void log(
+      TypedActorContext<T> ctx, Level level, Throwable cause, String format, Object... args) {
+    SupervisorReports.log(policy(), ctx.asJava(), level, cause, format, args);
   }
 
   /** The actor's own ref, for the ticks and permits (signals, delivered as such by the actor). */
@@ -1116,18 +1047,8 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> {
     return (ActorRef<Object>) (ActorRef<?>) jctx.getSelf();
   }
 
-  @SuppressWarnings("unchecked")
-  private static <T> Behavior<T> narrowBehavior(Behavior<?> behavior) {
-    return (Behavior<T>) behavior;
-  }
-
-  @SuppressWarnings("unchecked")
-  static <E extends Throwable> RuntimeException sneaky(Throwable t) throws E {
-    throw (E) t;
-  }
-
   @Override
   public String toString() {
-    return "BackoffSupervisor(" + policy + ")";
+    return "BackoffSupervisor(" + policy() + ")";
   }
 }

@@ -1,6 +1,8 @@
 package dev.supervision.backoff.internal;
 
+import dev.supervision.backoff.AdaptiveRestartBudget;
 import dev.supervision.backoff.BudgetEvent;
+import dev.supervision.backoff.FixedRestartBudget;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
@@ -36,21 +38,39 @@ import org.slf4j.Logger;
 /**
  * INTERNAL API: the gate actor of one {@link RestartBudget}, with a FIFO queue of waiting actors.
  *
- * <p><b>Clock.</b> The gate's only clock is a Pekko timer (so {@code ManualTime} drives it): while
- * it has work, a timer at a fixed <em>rate</em> ticks every pacing tick ({@link #tickNanos}, the
- * scheduler's own resolution, {@code pekko.scheduler.tick-duration}, at least 1 ms), and the gate
- * counts time as ticks times the tick. A fixed-rate timer follows the scheduler's clock: Pekko runs
- * a late tick's successors sooner (and under {@code ManualTime} every due tick runs, in order), so
- * rates hold against the clock instead of drifting slow as a fixed-delay timer does.
+ * <p><b>Clock.</b> The gate's only clock is Pekko timers (so {@code ManualTime} drives it): while
+ * it has work, it counts time in pacing ticks ({@link #tickNanos}, the scheduler's own resolution,
+ * {@code pekko.scheduler.tick-duration}, at least 1 ms), one per {@link Tick}. The ticks come from
+ * two fixed-<em>rate</em> timers of two ticks each, one tick apart: Pekko's timer wheel cannot
+ * reschedule a task for the next tick from within a tick, so a fixed-rate timer of one tick fires in
+ * pairs every two ticks (and a fixed-delay one every two ticks); a timer of two ticks fires on time.
+ * A fixed-rate timer follows the scheduler's clock: Pekko runs a late tick's successors sooner (and
+ * under {@code ManualTime} every due tick runs, in order), so rates hold against the clock instead
+ * of drifting slow as a fixed-delay timer does.
  *
  * <p><b>Pacing.</b> When a permit may go is the {@link Limiter}'s decision, one per kind of budget:
  * a fixed budget's {@link FixedLimiter} is its token bucket's pacer (rate {@code permits / period},
- * burst {@code burst}; in any interval {@code d} at most {@code burst + rate * (d + tick)}); an
- * adaptive budget's {@link AdaptiveLimiter} paces at its {@link AdaptiveRateController}'s rate, one
- * tick of it ahead, and the controller decides how many permits a slice of 100 ms may have. The one
- * way to a clump is a stalled scheduler or gate (a long GC pause): the ticks it missed are caught up
- * back to back, so that the rate holds, and the permits of the stall (at most {@code rate * stall})
- * go out together.
+ * burst {@code burst}; in any interval {@code d} of the gate's clock at most {@code burst + rate *
+ * (d + tick)}); an adaptive budget's {@link AdaptiveLimiter} paces at its {@link
+ * AdaptiveRateController}'s rate, one tick of it ahead, and the controller decides how many permits a
+ * slice of 100 ms may have.
+ *
+ * <p><b>Stalls.</b> When the scheduler stalls (a long GC pause, a process waiting for a CPU), a
+ * fixed-rate timer catches up the ticks it missed back to back, so the gate's clock jumps; the
+ * permits of the stall would go out together, a clump that a rate limiter without burst rejects.
+ * So the gate also runs a fixed-<em>delay</em> release timer ({@link Release}) at the tick, which
+ * does not catch up: two of its firings are never closer than a tick in real time (Pekko schedules
+ * the next one a tick after the last ran). Between two firings the gate lets at most {@link
+ * Limiter#perRelease} permits go, what its pacer may give in any two ticks of the clock ({@code
+ * burst + rate * 3 ticks}); while the timers run on time (and always under {@code ManualTime}, whose
+ * steps run every timer's firings in order) there are at most two ticks between two firings, and
+ * the limit never binds. After a stall it does: an adaptive budget drops what its pacer offers
+ * beyond it ({@link Limiter#drop}, the pacer as if just drained), so that its next permit goes one
+ * interval ({@code 1 / rate}) later; a fixed budget's pacer, asked late at the next release, starts
+ * its schedule again with its burst, as after an idle period. Hence, in real time, at most {@code
+ * perRelease} permits between two releases after a stall, and the rate after it; the permits of a
+ * stall beyond the burst are not owed. A stall of
+ * the gate's own actor (its mailbox filling with ticks and releases alike) is not seen this way.
  *
  * <p>An adaptive budget's supervised actors tell the gate each failure ({@link Failed}) and, after a
  * permit restarted them, that the restarted behavior has started ({@link Started}); the gate knows
@@ -83,7 +103,22 @@ public final class BudgetGate {
    */
   public record Orphans(RestartBudget budget, ActorRef<Command> gate, List<Acquire> waiting) {}
 
-  private enum Tick implements Command {
+  /** The gate's clock: a fixed-rate timer at the tick (package-private so that tests may stall it). */
+  enum Tick implements Command {
+    INSTANCE
+  }
+
+  /** The keys of the clock's two timers. */
+  private enum Clock {
+    ODD,
+    EVEN
+  }
+
+  /**
+   * The release timer: fixed-delay at the tick, so never two firings closer than a tick in real
+   * time (package-private so that tests may send it).
+   */
+  enum Release implements Command {
     INSTANCE
   }
 
@@ -155,6 +190,10 @@ public final class BudgetGate {
     private final long tickNanos;
     private final Limiter limiter;
     private long now;
+
+    /** Permits let go since the last firing of the release timer. */
+    private long released;
+
     private ActorRef<Orphans> keeper;
     private boolean retiring;
     private double lastPublishedRate = Double.NaN;
@@ -178,7 +217,19 @@ public final class BudgetGate {
       this.timers = timers;
       this.log = ctx.getLog();
       this.tickNanos = tickNanos(ctx.getSystem().settings().config());
-      this.limiter = Limiter.of(budget, members, tickNanos, this);
+      this.limiter = limiter(budget, members, tickNanos, this);
+    }
+
+    /** The limiter of the budget's kind. */
+    private static Limiter limiter(
+        RestartBudget budget,
+        int members,
+        long tickNanos,
+        AdaptiveRateController.Listener listener) {
+      if (budget instanceof AdaptiveRestartBudget adaptive) {
+        return new AdaptiveLimiter(adaptive, members, tickNanos, listener);
+      }
+      return new FixedLimiter((FixedRestartBudget) budget, members, tickNanos);
     }
 
     Behavior<Command> behavior() {
@@ -200,6 +251,7 @@ public final class BudgetGate {
                 return Behaviors.same();
               })
           .onMessageEquals(Tick.INSTANCE, this::onTick)
+          .onMessageEquals(Release.INSTANCE, this::onRelease)
           .onMessage(SetShare.class, this::onSetShare)
           .onMessage(Coordinate.class, this::onCoordinate)
           .onMessage(
@@ -259,6 +311,7 @@ public final class BudgetGate {
             grant(next, granted.at());
           } else {
             limiter.giveBack(now);
+            released = Math.max(0, released - 1); // it is not one of those let go
           }
         }
       }
@@ -309,6 +362,13 @@ public final class BudgetGate {
       return stopIfRetired();
     }
 
+    /** The release timer fired: a tick or more of real time since the last firing. */
+    private Behavior<Command> onRelease() {
+      released = 0;
+      grantWhilePossible();
+      return stopIfRetired();
+    }
+
     private Acquire poll() {
       Iterator<Acquire> it = queue.values().iterator();
       if (!it.hasNext()) {
@@ -321,14 +381,27 @@ public final class BudgetGate {
     }
 
     private void grantWhilePossible() {
-      while (!queue.isEmpty() && limiter.tryAcquire(now)) {
+      while (!queue.isEmpty() && released < limiter.perRelease() && limiter.tryAcquire(now)) {
         grant(poll(), now);
+        released++;
+      }
+      if (!queue.isEmpty() && released >= limiter.perRelease()) {
+        // ticks came back to back since the last release (a stall): what they offer is dropped
+        limiter.drop(now);
       }
       boolean idle = queue.isEmpty() && noGrants() && limiter.isIdle(now);
       if (idle) {
-        timers.cancel(Tick.INSTANCE);
-      } else if (!timers.isTimerActive(Tick.INSTANCE)) {
-        timers.startTimerAtFixedRate(Tick.INSTANCE, Tick.INSTANCE, Duration.ofNanos(tickNanos));
+        timers.cancel(Clock.ODD);
+        timers.cancel(Clock.EVEN);
+        timers.cancel(Release.INSTANCE);
+        released = 0;
+      } else if (!timers.isTimerActive(Clock.ODD)) {
+        // two fixed-rate timers of two ticks, one tick apart: one at the tick fires in pairs
+        Duration tick = Duration.ofNanos(tickNanos);
+        Duration twoTicks = tick.multipliedBy(2);
+        timers.startTimerAtFixedRate(Clock.ODD, Tick.INSTANCE, tick, twoTicks);
+        timers.startTimerAtFixedRate(Clock.EVEN, Tick.INSTANCE, twoTicks, twoTicks);
+        timers.startTimerWithFixedDelay(Release.INSTANCE, Release.INSTANCE, tick);
       }
     }
 

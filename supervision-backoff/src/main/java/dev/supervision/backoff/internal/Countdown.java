@@ -3,6 +3,7 @@ package dev.supervision.backoff.internal;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.Cancellable;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
 /**
  * INTERNAL API: the time left until a scheduled restart, for the handler while backing off, without
@@ -74,8 +75,22 @@ final class Countdown extends AtomicInteger implements Runnable {
     return Duration.ofNanos(Math.min(delayNanos, Math.max(tickNanos, left)));
   }
 
-  void scheduled(Cancellable task) {
-    this.task = task;
+  /**
+   * A countdown of {@code delayNanos}, scheduled at its tick's fixed rate on the actor system's
+   * scheduler.
+   *
+   * @param jctx the supervised actor's context
+   * @param delayNanos the delay drawn for this backoff, {@code > 0}
+   * @return the running countdown
+   */
+  static Countdown start(ActorContext<?> jctx, long delayNanos) {
+    Countdown started = new Countdown(delayNanos);
+    Duration tick = Duration.ofNanos(started.tickNanos);
+    started.task =
+        jctx.getSystem()
+            .scheduler()
+            .scheduleAtFixedRate(tick, tick, started, jctx.getExecutionContext());
+    return started;
   }
 
   /** Stops the scheduled task. */

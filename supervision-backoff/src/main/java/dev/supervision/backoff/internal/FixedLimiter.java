@@ -18,10 +18,12 @@ final class FixedLimiter implements Limiter {
   private final FixedRestartBudget budget;
   private final Pacer pacer;
   private final long keepGrantsNanos;
+  private final long tickNanos;
 
   FixedLimiter(FixedRestartBudget budget, int members, long tickNanos) {
     this.budget = budget;
     this.pacer = Pacer.of(rate(members), burst(members), tickNanos);
+    this.tickNanos = tickNanos;
     // the bucket's slices only say how long a permit may come back; the pacer grants
     this.keepGrantsNanos =
         2
@@ -61,6 +63,20 @@ final class FixedLimiter implements Limiter {
   @Override
   public boolean tryAcquire(long now) {
     return pacer.tryAcquire(now);
+  }
+
+  @Override
+  public long perRelease() {
+    return pacer.maxIn(2 * tickNanos);
+  }
+
+  /**
+   * Nothing: a fixed budget's rate is a promise over time, so the permits of a stall are not
+   * drained; the pacer, asked late, starts its schedule again and saves its burst, as when idle.
+   */
+  @Override
+  public void drop(long now) {
+    // the pacer's own rule keeps at most its burst of the lost time
   }
 
   @Override

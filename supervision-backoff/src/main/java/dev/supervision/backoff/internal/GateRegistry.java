@@ -26,10 +26,11 @@ import org.apache.pekko.actor.typed.eventstream.EventStream;
  * system. The supervisor ({@link BackoffBehavior}) and the public facade {@code RestartBudgets}
  * both use it, so the engine never imports an entry point. Thread-safe.
  *
- * <p>A supervised actor looks its budget's gate up once ({@link #handle}) and keeps the {@link
- * Handle}; it looks up again only when the handle says its gate was {@link Handle#isForgotten()
- * forgotten} (the gate stopped, for example after {@code release}). Requests that reach a stopped
- * gate before that are passed on by the {@link GateKeeper}.
+ * <p>A supervised actor registers its budget when it starts ({@link #handle}), looks its gate up at
+ * the first failure of an episode and keeps the {@link Handle} until its backoff resets; it looks up
+ * again only when the handle says its gate was {@link Handle#isForgotten() forgotten} (the gate
+ * stopped, for example after {@code release}). Requests that reach a stopped gate before that are
+ * passed on by the {@link GateKeeper}.
  */
 public final class GateRegistry implements Extension {
 

@@ -12,9 +12,7 @@ import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.slf4j.MDC;
 import org.slf4j.event.Level;
-import scala.util.control.NonFatal;
 
 /**
  * INTERNAL API: the log of a herd. Supervisors whose policy aggregates its log lines report each
@@ -22,8 +20,8 @@ import scala.util.control.NonFatal;
  * line of their own; one actor per actor system collects them for one window (a second) and writes
  * one line per kind, cause (or reason) and level: how many of them of how many actors, the cause,
  * one actor's path, and the stack trace of the first failure if the key was not seen in the window
- * before (then counts only, while the episode lasts). The window is timed by the actor system's scheduler ({@code ManualTime} drives it); no
- * clock is read.
+ * before (then counts only, while the episode lasts). The window is timed by the actor system's
+ * scheduler ({@code ManualTime} drives it); no clock is read.
  */
 public final class HerdLog implements Extension {
 
@@ -75,53 +73,12 @@ public final class HerdLog implements Extension {
   }
 
   /**
-   * Reports one restarted failure.
+   * Reports one actor's line, to be counted with the others of its kind, key and level.
    *
-   * @param level the level its own line would have had
-   * @param description the failure as the line names it
-   * @param failure the failure
-   * @param actor the actor's path
+   * @param report the line
    */
-  void report(Level level, String description, Throwable failure, String actor) {
-    collector.tell(
-        new Report(Kind.FAILED, failure.getClass().getName(), level, description, failure, actor));
-  }
-
-  /**
-   * Reports one restarted stop of the child.
-   *
-   * @param level the level its own line would have had
-   * @param actor the actor's path
-   */
-  void reportStop(Level level, String actor) {
-    collector.tell(new Report(Kind.STOPPED, "stop", level, "", null, actor));
-  }
-
-  /**
-   * Reports one actor that gave up.
-   *
-   * @param level the level its own line would have had
-   * @param reason why it gave up
-   * @param description the cause as the line names it
-   * @param failure the cause
-   * @param trace the stack trace its line would carry, or null
-   * @param actor the actor's path
-   */
-  void reportGaveUp(
-      Level level,
-      Object reason,
-      String description,
-      Throwable failure,
-      Throwable trace,
-      String actor) {
-    collector.tell(
-        new Report(
-            Kind.GAVE_UP,
-            reason + "|" + failure.getClass().getName(),
-            level,
-            "(" + reason + "): " + description,
-            trace,
-            actor));
+  void report(Report report) {
+    collector.tell(report);
   }
 
   /** What one window holds of one cause and level. */
@@ -169,44 +126,27 @@ public final class HerdLog implements Extension {
 
   private static void write(Entry entry, boolean continues) {
     Report first = entry.first;
-    if (!SupervisorReports.LOG.isEnabledForLevel(first.level())) {
-      return;
-    }
-    String previous = MDC.get("pekkoSource");
-    MDC.put("pekkoSource", first.actor());
-    try {
-      String format =
-          switch (first.kind()) {
-            case FAILED ->
-                "{} supervised actors failed {} times in {} ms, restarting with backoff:"
-                    + " {} (one of them: [{}]; each failure is logged at DEBUG)";
-            case STOPPED ->
-                "{} supervised actors stopped themselves {} times in {} ms, restarting"
-                    + " with backoff{} (one of them: [{}]; each stop is logged at DEBUG)";
-            case GAVE_UP ->
-                "{} supervised actors gave up {} times in {} ms and stopped after"
-                    + " their restarts {} (one of them: [{}]; each actor's line is logged at DEBUG)";
-          };
-      SupervisorReports.LOG
-          .atLevel(first.level())
-          .setCause(continues ? null : first.trace())
-          .log(
-              format,
-              entry.actors.size(),
-              entry.failures,
-              WINDOW.toMillis(),
-              first.description(),
-              first.actor());
-    } catch (Throwable t) {
-      if (!NonFatal.apply(t)) {
-        throw t;
-      }
-    } finally {
-      if (previous == null) {
-        MDC.remove("pekkoSource");
-      } else {
-        MDC.put("pekkoSource", previous);
-      }
-    }
+    String format =
+        switch (first.kind()) {
+          case FAILED ->
+              "{} supervised actors failed {} times in {} ms, restarting with backoff:"
+                  + " {} (one of them: [{}]; each failure is logged at DEBUG)";
+          case STOPPED ->
+              "{} supervised actors stopped themselves {} times in {} ms, restarting"
+                  + " with backoff{} (one of them: [{}]; each stop is logged at DEBUG)";
+          case GAVE_UP ->
+              "{} supervised actors gave up {} times in {} ms and stopped after"
+                  + " their restarts {} (one of them: [{}]; each actor's line is logged at DEBUG)";
+        };
+    SupervisorLog.write(
+        first.level(),
+        continues ? null : first.trace(),
+        first.actor(),
+        format,
+        entry.actors.size(),
+        entry.failures,
+        WINDOW.toMillis(),
+        first.description(),
+        first.actor());
   }
 }

@@ -1,8 +1,5 @@
 package dev.supervision.backoff.internal;
 
-import dev.supervision.backoff.AdaptiveRestartBudget;
-import dev.supervision.backoff.FixedRestartBudget;
-import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.ClusterCoordinator;
@@ -17,23 +14,6 @@ import java.util.Optional;
  * owns it).
  */
 interface Limiter {
-
-  /**
-   * The limiter of a budget.
-   *
-   * @param budget the budget
-   * @param members how many nodes share it at the start, {@code >= 1}
-   * @param tickNanos the gate's tick
-   * @param listener told about an adaptive budget's state and rate changes and probes
-   * @return a new limiter
-   */
-  static Limiter of(
-      RestartBudget budget, int members, long tickNanos, AdaptiveRateController.Listener listener) {
-    if (budget instanceof AdaptiveRestartBudget adaptive) {
-      return new AdaptiveLimiter(adaptive, members, tickNanos, listener);
-    }
-    return new FixedLimiter((FixedRestartBudget) budget, members, tickNanos);
-  }
 
   /**
    * How long the gate remembers a grant whose actor has not reported its start: a permit may come
@@ -66,6 +46,27 @@ interface Limiter {
    * @return whether a permit was taken
    */
   boolean tryAcquire(long now);
+
+  /**
+   * The most permits the gate may let go between two firings of its release timer: what its pacer
+   * may give in any two ticks of the gate's clock ({@link dev.supervision.backoff.spi.Pacer#maxIn
+   * maxIn(2 ticks)}, at most {@code burst + rate * 3 ticks}). While the timers run on time there are
+   * at most two ticks between two releases, so the limit never binds; after a stall it bounds what
+   * the ticks that come back to back may release.
+   *
+   * @return permits, {@code >= 1} ({@code Long.MAX_VALUE} for no limit)
+   */
+  long perRelease();
+
+  /**
+   * The gate could not pass on the permits available now (it has let {@link #perRelease} go since
+   * its last release): an adaptive budget drops them (they are lost time's; its rate is learnt, not
+   * owed), so that its next permit goes one interval later; a fixed budget keeps to its pacer's rule
+   * (asked late, it starts its schedule again with its burst, as after an idle period).
+   *
+   * @param now the time now
+   */
+  void drop(long now);
 
   /**
    * The actor of a permit granted at {@code grantedAt} has started (adaptive budgets only: a fixed

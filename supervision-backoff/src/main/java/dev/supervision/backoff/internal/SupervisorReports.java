@@ -8,41 +8,55 @@ import dev.supervision.backoff.internal.util.Causes;
 import java.time.Duration;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 import org.slf4j.event.Level;
-import scala.util.control.NonFatal;
 
 /**
  * INTERNAL API: what a supervisor ({@link BackoffBehavior}) reports, its log lines and its events,
- * each step's line and event in one method. Stateless: every method takes the policy, whether
- * anyone listens ({@code listening}: events are built only then) and the actor's context. Called
+ * each step's line and event in one method. Stateless: every method takes the policy and the
+ * actor's context; events are built only if anyone listens (listeners or the event stream). Called
  * only off the per-message path (failures, restarts, resets, stops).
  */
 final class SupervisorReports {
 
-  /**
-   * The supervisor's own logger. Not {@code ctx.getLog()}: Pekko names an actor's logger after the
-   * first class on the stack that asks for it, so asking from here would rename the user's logger
-   * for the rest of the actor's life. Every line names the actor's path and sets the {@code
-   * pekkoSource} MDC key as Pekko's actor loggers do.
-   */
-  static final Logger LOG = LoggerFactory.getLogger("dev.supervision.backoff.BackoffSupervisor");
-
   private SupervisorReports() {}
+
+  /** Whether anyone wants the policy's events: they are built only then. */
+  private static boolean listening(BackoffPolicy policy) {
+    return !policy.getListeners().isEmpty() || policy.isEventStreamPublishing();
+  }
 
   /** A restart was scheduled; {@code stopped} for a stop of the child under restart on stop. */
   static void restartScheduled(
       BackoffPolicy policy,
-      boolean listening,
       ActorContext<?> jctx,
       int restarts,
       Throwable failure,
       boolean stopped,
       Duration delay) {
-    logFailure(policy, jctx, restarts, stopped ? null : failure, delay);
-    if (listening) {
+    if (policy.isLoggingEnabled()) {
+      Level level =
+          restarts > policy.getCriticalLogLevelAfter()
+              ? policy.getCriticalLogLevel()
+              : policy.getLogLevel();
+      String described = stopped ? "" : Causes.describe(failure);
+      herdOrOwnLine(
+          policy,
+          jctx,
+          new HerdLog.Report(
+              stopped ? HerdLog.Kind.STOPPED : HerdLog.Kind.FAILED,
+              stopped ? "stop" : failure.getClass().getName(),
+              level,
+              described,
+              stopped ? null : failure,
+              jctx.getSelf().path().toString()),
+          stopped
+              ? "Supervised actor [{}] stopped itself (attempt {}), restarting in {} ms"
+              : "Supervised actor [{}] failed (attempt {}), restarting in {} ms: {}",
+          restarts,
+          delay.toMillis(),
+          described); // a stop's line has no placeholder for it
+    }
+    if (listening(policy)) {
       emit(
           policy,
           jctx,
@@ -50,162 +64,114 @@ final class SupervisorReports {
     }
   }
 
-  /** The line of a restart that was scheduled; {@code failure} is null for a stop of the child. */
-  private static void logFailure(
-      BackoffPolicy policy, ActorContext<?> jctx, int restarts, Throwable failure, Duration delay) {
-    if (!policy.isLoggingEnabled()) {
-      return;
-    }
-    Level level =
-        restarts > policy.getCriticalLogLevelAfter()
-            ? policy.getCriticalLogLevel()
-            : policy.getLogLevel();
-    if (failure == null) {
-      if (policy.isAggregatedLogging()) {
-        if (LOG.isEnabledForLevel(level)) {
-          HerdLog.get(jctx.getSystem()).reportStop(level, jctx.getSelf().path().toString());
-        }
-        level = Level.DEBUG; // the actor's own line
-      }
-      log(
-          policy,
-          jctx,
-          level,
-          null,
-          "Supervised actor [{}] stopped itself (attempt {}), restarting in {} ms",
-          jctx.getSelf().path(),
-          restarts,
-          delay.toMillis());
-      return;
-    }
+  /**
+   * An actor's line at the report's level with its trace; with aggregated logging the herd's log
+   * counts the report (if its level is enabled) and the actor's own line goes to DEBUG.
+   */
+  private static void herdOrOwnLine(
+      BackoffPolicy policy,
+      ActorContext<?> jctx,
+      HerdLog.Report report,
+      String format,
+      Object... args) {
+    Level level = report.level();
     if (policy.isAggregatedLogging()) {
-      if (LOG.isEnabledForLevel(level)) {
-        HerdLog.get(jctx.getSystem())
-            .report(level, Causes.describe(failure), failure, jctx.getSelf().path().toString());
+      if (SupervisorLog.LOG.isEnabledForLevel(level)) {
+        HerdLog.get(jctx.getSystem()).report(report);
       }
-      level = Level.DEBUG; // the actor's own line
+      level = Level.DEBUG;
     }
-    log(
-        policy,
-        jctx,
-        level,
-        failure,
-        "Supervised actor [{}] failed (attempt {}), restarting in {} ms: {}",
-        jctx.getSelf().path(),
-        restarts,
-        delay.toMillis(),
-        Causes.describe(failure));
+    log(policy, jctx, level, report.trace(), format, args);
   }
 
   /** The actor gave up: it stops after {@code restarts} restarts. */
   static void gaveUp(
       BackoffPolicy policy,
-      boolean listening,
       ActorContext<?> jctx,
       int restarts,
       Throwable failure,
       BackoffEvent.Reason reason) {
     if (policy.isLoggingEnabled()) {
       Throwable trace = failure instanceof ChildStopped ? null : failure;
-      Level level = Level.ERROR;
-      if (policy.isAggregatedLogging()) {
-        if (LOG.isEnabledForLevel(level)) {
-          HerdLog.get(jctx.getSystem())
-              .reportGaveUp(
-                  level,
-                  reason,
-                  Causes.describe(failure),
-                  failure,
-                  trace,
-                  jctx.getSelf().path().toString());
-        }
-        level = Level.DEBUG; // the actor's own line
-      }
-      log(
+      String described = Causes.describe(failure);
+      herdOrOwnLine(
           policy,
           jctx,
-          level,
-          trace,
+          new HerdLog.Report(
+              HerdLog.Kind.GAVE_UP,
+              reason + "|" + failure.getClass().getName(),
+              Level.ERROR,
+              "(" + reason + "): " + described,
+              trace,
+              jctx.getSelf().path().toString()),
           "Supervised actor [{}] stopped after {} restarts ({}): {}",
-          jctx.getSelf().path(),
           restarts,
           reason,
-          Causes.describe(failure));
+          described);
     }
-    if (listening) {
+    if (listening(policy)) {
       emit(policy, jctx, new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason));
     }
   }
 
   /** A supervisor inside the child stopped it; the actor stops with {@code cause}. */
-  static void innerStop(
-      BackoffPolicy policy,
-      boolean listening,
-      ActorContext<?> jctx,
-      int restarts,
-      Throwable cause) {
-    if (policy.isLoggingEnabled()) {
-      log(
-          policy,
-          jctx,
-          Level.DEBUG,
-          null,
-          "Supervised actor [{}] stopped by a supervisor inside it (not restarted): {}",
-          jctx.getSelf().path(),
-          Causes.describe(cause));
-    }
-    if (listening) {
-      emit(
-          policy,
-          jctx,
-          new BackoffEvent.GaveUp(jctx.getSelf(), restarts, cause, BackoffEvent.Reason.INNER_STOP));
-    }
+  static void innerStop(BackoffPolicy policy, ActorContext<?> jctx, int restarts, Throwable cause) {
+    debugAndEmit(
+        policy,
+        jctx,
+        listening(policy)
+            ? new BackoffEvent.GaveUp(
+                jctx.getSelf(), restarts, cause, BackoffEvent.Reason.INNER_STOP)
+            : null,
+        "Supervised actor [{}] stopped by a supervisor inside it (not restarted): {}",
+        Causes.describe(cause));
   }
 
   /** The actor asked its budget for a permit. */
   static void waitingForPermit(
-      BackoffPolicy policy, boolean listening, ActorContext<?> jctx, int restarts, String budget) {
+      BackoffPolicy policy, ActorContext<?> jctx, int restarts, String budget) {
     debugAndEmit(
         policy,
         jctx,
-        listening ? new BackoffEvent.WaitingForPermit(jctx.getSelf(), restarts, budget) : null,
+        listening(policy)
+            ? new BackoffEvent.WaitingForPermit(jctx.getSelf(), restarts, budget)
+            : null,
         "Supervised actor [{}] waits for a permit of restart budget [{}] (attempt {})",
-        jctx.getSelf().path(),
         budget,
         restarts);
   }
 
+  /** The budget granted the actor's permit (an event only: the restart's line follows). */
+  static void permitGranted(
+      BackoffPolicy policy, ActorContext<?> jctx, int restarts, String budget) {
+    if (listening(policy)) {
+      emit(policy, jctx, new BackoffEvent.PermitGranted(jctx.getSelf(), restarts, budget));
+    }
+  }
+
   /** The child was restarted. */
-  static void restarted(
-      BackoffPolicy policy, boolean listening, ActorContext<?> jctx, int restarts) {
+  static void restarted(BackoffPolicy policy, ActorContext<?> jctx, int restarts) {
     debugAndEmit(
         policy,
         jctx,
-        listening ? new BackoffEvent.Restarted(jctx.getSelf(), restarts) : null,
+        listening(policy) ? new BackoffEvent.Restarted(jctx.getSelf(), restarts) : null,
         "Supervised actor [{}] restarted (attempt {})",
-        jctx.getSelf().path(),
         restarts);
   }
 
   /** The restart count returned to 0: asked by the child ({@code byChild}) or after resetAfter. */
-  static void reset(
-      BackoffPolicy policy, boolean listening, ActorContext<?> jctx, int before, boolean byChild) {
-    BackoffEvent event = listening ? new BackoffEvent.BackoffReset(jctx.getSelf(), before) : null;
+  static void reset(BackoffPolicy policy, ActorContext<?> jctx, int before, boolean byChild) {
+    BackoffEvent event =
+        listening(policy) ? new BackoffEvent.BackoffReset(jctx.getSelf(), before) : null;
     if (byChild) {
       debugAndEmit(
-          policy,
-          jctx,
-          event,
-          "Supervised actor [{}] reset its backoff after {} restarts",
-          jctx.getSelf().path(),
-          before);
+          policy, jctx, event, "Supervised actor [{}] reset its backoff after {} restarts", before);
     } else {
       debugAndEmit(
           policy,
           jctx,
           event,
           "Supervised actor [{}] ran {} without failing: backoff reset after {} restarts",
-          jctx.getSelf().path(),
           policy.getResetAfter(),
           before);
     }
@@ -213,13 +179,14 @@ final class SupervisorReports {
 
   /** The actor stopped during its backoff; {@code dropped} stashed messages went to dead letters. */
   static void stoppedDuringBackoff(
-      BackoffPolicy policy, boolean listening, ActorContext<?> jctx, int restarts, int dropped) {
+      BackoffPolicy policy, ActorContext<?> jctx, int restarts, int dropped) {
     debugAndEmit(
         policy,
         jctx,
-        listening ? new BackoffEvent.StoppedDuringBackoff(jctx.getSelf(), restarts, dropped) : null,
+        listening(policy)
+            ? new BackoffEvent.StoppedDuringBackoff(jctx.getSelf(), restarts, dropped)
+            : null,
         "Supervised actor [{}] stopped during its backoff; {} stashed messages dropped",
-        jctx.getSelf().path(),
         dropped);
   }
 
@@ -238,8 +205,8 @@ final class SupervisorReports {
 
   /**
    * Every line of the supervisor goes through here, so that {@code withLoggingEnabled(false)}
-   * silences all of them. A log call that throws (an argument's {@code toString}, an appender) is
-   * ignored: logging never stops a restart.
+   * silences all of them (written by {@link SupervisorLog}: a log call that throws is ignored).
+   * The format's first argument is the actor's path, given here: {@code args} are the others.
    */
   static void log(
       BackoffPolicy policy,
@@ -248,23 +215,11 @@ final class SupervisorReports {
       Throwable cause,
       String format,
       Object... args) {
-    if (!policy.isLoggingEnabled() || !LOG.isEnabledForLevel(level)) {
-      return;
-    }
-    String previous = MDC.get("pekkoSource");
-    MDC.put("pekkoSource", jctx.getSelf().path().toString());
-    try {
-      LOG.atLevel(level).setCause(cause).log(format, args);
-    } catch (Throwable t) {
-      if (!NonFatal.apply(t)) {
-        throw BackoffBehavior.sneaky(t);
-      }
-    } finally {
-      if (previous == null) {
-        MDC.remove("pekkoSource");
-      } else {
-        MDC.put("pekkoSource", previous);
-      }
+    if (policy.isLoggingEnabled() && SupervisorLog.LOG.isEnabledForLevel(level)) {
+      Object[] withPath = new Object[args.length + 1];
+      withPath[0] = jctx.getSelf().path();
+      System.arraycopy(args, 0, withPath, 1, args.length);
+      SupervisorLog.write(level, cause, withPath[0].toString(), format, withPath);
     }
   }
 
@@ -272,22 +227,21 @@ final class SupervisorReports {
    * Gives {@code event} to every listener (one that throws gets a WARN line and is otherwise
    * ignored) and publishes it on the event stream if the policy asks for that.
    */
-  static void emit(BackoffPolicy policy, ActorContext<?> jctx, BackoffEvent event) {
+  private static void emit(BackoffPolicy policy, ActorContext<?> jctx, BackoffEvent event) {
     for (BackoffListener listener : policy.getListeners()) {
       try {
         listener.onEvent(event);
       } catch (Throwable t) {
-        if (!NonFatal.apply(t)) {
-          throw BackoffBehavior.sneaky(t);
+        Causes.rethrowIfFatal(t);
+        if (policy.isLoggingEnabled()) {
+          SupervisorLog.write(
+              Level.WARN,
+              t,
+              jctx.getSelf().path().toString(),
+              "BackoffListener [{}] threw on {}; ignored",
+              listener,
+              event);
         }
-        log(
-            policy,
-            jctx,
-            Level.WARN,
-            t,
-            "BackoffListener [{}] threw on {}; ignored",
-            listener,
-            event);
       }
     }
     if (policy.isEventStreamPublishing()) {

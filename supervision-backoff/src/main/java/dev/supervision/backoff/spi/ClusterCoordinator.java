@@ -153,6 +153,12 @@ public final class ClusterCoordinator {
    * @param stayRamping whether another node it hears of ramps with actors waiting: a ramping node
    *     then does not return to steady (where it would grant at once whatever sharding moves to it)
    *     until the cluster's ramp is over
+   * @param inView the nodes whose reports counted in this decision, this one included: the other
+   *     nodes with a fresh or quiet report, plus one (what the node sees of the cluster; below the
+   *     members counted when it is not coordinated); informational, the decision does not depend on
+   *     it
+   * @param clusterWaiting the actors waiting over the nodes in view, this one's included;
+   *     informational
    */
   public record Decision(
       boolean coordinated,
@@ -162,7 +168,33 @@ public final class ClusterCoordinator {
       boolean resume,
       double rate,
       long backEpoch,
-      boolean stayRamping) {
+      boolean stayRamping,
+      int inView,
+      long clusterWaiting) {
+
+    /**
+     * A decision without the view's figures ({@code inView = 1}, {@code clusterWaiting = 0}).
+     *
+     * @param coordinated see the record's description
+     * @param share see the record's description
+     * @param prober see the record's description
+     * @param probeMembers see the record's description
+     * @param resume see the record's description
+     * @param rate see the record's description
+     * @param backEpoch see the record's description
+     * @param stayRamping see the record's description
+     */
+    public Decision(
+        boolean coordinated,
+        double share,
+        boolean prober,
+        int probeMembers,
+        boolean resume,
+        double rate,
+        long backEpoch,
+        boolean stayRamping) {
+      this(coordinated, share, prober, probeMembers, resume, rate, backEpoch, stayRamping, 1, 0);
+    }
 
     /**
      * A decision that does not keep a node ramping.
@@ -624,7 +656,16 @@ public final class ClusterCoordinator {
       // the local fallback: a share of 1/members, every node probing at members x the
       // interval
       return new Decision(
-          false, 1.0 / members, true, members, resume, Double.NaN, back, othersRamp);
+          false,
+          1.0 / members,
+          true,
+          members,
+          resume,
+          Double.NaN,
+          back,
+          othersRamp,
+          fresh + 1,
+          waitingSum);
     }
     int n = Math.max(members, fresh + 1);
     double share;
@@ -642,7 +683,8 @@ public final class ClusterCoordinator {
         rate = part;
       }
     }
-    return new Decision(true, share, isProber, 1, resume, rate, back, othersRamp);
+    return new Decision(
+        true, share, isProber, 1, resume, rate, back, othersRamp, fresh + 1, waitingSum);
   }
 
   /**

@@ -123,8 +123,36 @@ public final class GateProtocol {
    * @param prober whether this node may probe while it holds: when coordinated, true only for the
    *     one node that probes for the cluster (among the nodes that hold with actors waiting, the
    *     one with the smallest id; none while no node holds); on the fallback, every node probes
+   * @param inView the nodes whose reports counted in the decision, this one included (below the
+   *     members counted while the node is not coordinated: the others' lines it is missing)
+   * @param clusterWaiting the actors waiting over the nodes in view, this node's included
    */
-  public record Coordination(boolean coordinated, double share, boolean prober) {}
+  public record Coordination(
+      boolean coordinated, double share, boolean prober, int inView, long clusterWaiting) {
+
+    /**
+     * A coordination without the view's figures ({@code inView = 1}, {@code clusterWaiting = 0}).
+     *
+     * @param coordinated see the record's description
+     * @param share see the record's description
+     * @param prober see the record's description
+     */
+    public Coordination(boolean coordinated, double share, boolean prober) {
+      this(coordinated, share, prober, 1, 0);
+    }
+
+    /**
+     * The coordination a decision gives.
+     *
+     * @param d the decision
+     * @return its coordination
+     * @throws NullPointerException if {@code d} is null
+     */
+    public static Coordination of(ClusterCoordinator.Decision d) {
+      return new Coordination(
+          d.coordinated(), d.share(), d.prober(), d.inView(), d.clusterWaiting());
+    }
+  }
 
   /**
    * Sets the share of the budget this gate enforces: {@code 1/members} of the permits and of the

@@ -26,7 +26,8 @@ import dev.supervision.backoff.internal.util.Check;
  *
  * <p>How to drive it: whenever there is something to grant, {@code while (waiting && pacer.tryAcquire(now))
  * grant()}; then ask {@link #nextAt(long)} when to try again. A permit given back ({@link #giveBack})
- * is available again, up to the burst.
+ * is available again, up to the burst. A driver that cannot pass on what the pacer offers (its timer
+ * stalled and its ticks came back to back) may {@link #drop} it: the bound above holds with drops.
  *
  * <p>Not thread-safe: one owner.
  */
@@ -121,52 +122,18 @@ public final class Pacer {
   }
 
   /**
-   * The next time after {@code nowNanos} at which the pacer allows one more permit in a row than it
-   * does at {@code nowNanos}, or becomes full ({@link #isFull}), whichever comes first: as long as
-   * no permit is taken, what {@link #tryAcquire} would do stays the same until then. A driver with
-   * nobody waiting may sleep until then and still grant, when someone comes, what the pacer would
-   * have granted at that moment.
+   * Drops the permits available now, if any: the schedule goes on as if the pacer had just been
+   * drained, so that its next permit is due one interval ({@code 1 / rate}) after {@code nowNanos}
+   * and the burst builds up again only while permits are not taken. For a driver that finds it
+   * cannot pass on permits the pacer offers (its own timer ran late and its ticks came back to back):
+   * the permits of the lost time are dropped instead of going out together later.
    *
    * @param nowNanos the time now
-   * @return a time {@code > nowNanos}, or {@code Long.MAX_VALUE} if the pacer is full
    */
-  public long nextChangeAt(long nowNanos) {
-    if (isFull(nowNanos)) {
-      return Long.MAX_VALUE;
+  public void drop(long nowNanos) {
+    if (intervalNanos > 0 && available(nowNanos)) {
+      due = Math.max(due, nowNanos + aheadNanos + intervalNanos);
     }
-    double fullAt = Math.floor(due + quantumNanos) + 1; // the first instant at which it is full
-    if (fullAt >= Long.MAX_VALUE) {
-      return Long.MAX_VALUE;
-    }
-    long full = Math.max(nowNanos + 1, (long) fullAt);
-    if (intervalNanos == 0) {
-      return full;
-    }
-    // the k-th permit in a row is allowed from about due - ahead + (k - 1) * interval on; the
-    // estimate is then moved to the exact nanosecond of the arithmetic tryAcquire does
-    double first = due - aheadNanos - SLACK;
-    double k = Math.max(0, Math.floor((nowNanos - first) / intervalNanos) + 1);
-    double estimate = Math.ceil(first + k * intervalNanos);
-    long next = estimate >= full ? full : Math.max(nowNanos + 1, (long) estimate);
-    long most = inARow(nowNanos, Long.MAX_VALUE) + 1;
-    while (next - 1 > nowNanos && inARow(next - 1, most) == most) {
-      next--;
-    }
-    while (next < full && inARow(next, most) < most) {
-      next++;
-    }
-    return next;
-  }
-
-  /** How many permits {@link #tryAcquire} would take back to back at {@code t}, at most {@code most}. */
-  private long inARow(long t, long most) {
-    double d = due;
-    long n = 0;
-    while (n < most && d <= t + aheadNanos + SLACK) {
-      d = (d >= t - quantumNanos ? d : t) + intervalNanos;
-      n++;
-    }
-    return n;
   }
 
   /**

@@ -197,20 +197,32 @@ final class CoreLayersTest {
   }
 
   /**
-   * The class cycles of the values layer are the documented companions: a value and the table of
+   * The core read at the grain of docs/architecture.md's picture: each package below the root is
+   * one node, and the root package (the entry points and the values) one node per top-level file.
+   * Its only circles are the documented companions of the values layer: a value and the table of
    * its settings ({@code BackoffPolicy}, {@code PolicySetting}), an interface and its built-in
    * constants ({@code Jitter}, {@code BuiltInJitter}), a sealed interface and its kinds ({@code
-   * RestartBudget}, {@code FixedRestartBudget}, {@code AdaptiveRestartBudget}).
+   * RestartBudget}, {@code FixedRestartBudget}, {@code AdaptiveRestartBudget}); no circle runs
+   * through two packages, and no arrow runs from a lower layer to a higher one.
    */
   @Test
-  void theValuesClassCyclesAreTheDocumentedCompanions() {
-    Set<Set<String>> cycles = new HashSet<>();
-    for (Set<String> component : stronglyConnected(imports())) {
-      if (component.size() > 1
-          && !packageOf(component.iterator().next()).equals(ROOT + ".internal")) {
+  void packagesAndApiFilesFormNoCircleButTheDocumentedCompanionsAndNoArrowUp() {
+    Map<String, Set<String>> nodes = new TreeMap<>();
+    imports()
+        .forEach(
+            (from, targets) ->
+                targets.forEach(
+                    to -> {
+                      if (!node(from).equals(node(to))) {
+                        nodes.computeIfAbsent(node(from), k -> new TreeSet<>()).add(node(to));
+                      }
+                    }));
+    Set<Set<String>> circles = new HashSet<>();
+    for (Set<String> component : stronglyConnected(nodes)) {
+      if (component.size() > 1) {
         Set<String> names = new TreeSet<>();
         component.forEach(name -> names.add(simpleName(name)));
-        cycles.add(names);
+        circles.add(names);
       }
     }
     assertEquals(
@@ -218,8 +230,66 @@ final class CoreLayersTest {
             Set.of("BackoffPolicy", "PolicySetting"),
             Set.of("BuiltInJitter", "Jitter"),
             Set.of("AdaptiveRestartBudget", "FixedRestartBudget", "RestartBudget")),
-        cycles,
-        "class cycles outside the engine (docs/architecture.md lists them)");
+        circles,
+        "circles between the core's packages and API files (docs/architecture.md lists them)");
+    Set<String> upward = new TreeSet<>();
+    nodes.forEach(
+        (from, targets) ->
+            targets.forEach(
+                to -> {
+                  if (rank(to) > rank(from)) {
+                    upward.add(from + " -> " + to);
+                  }
+                }));
+    assertEquals(Set.of(), upward, "arrows from a lower layer up to a higher one");
+  }
+
+  /**
+   * The engine's classes form no circle: the supervisor calls its reports, its re-wrap rules, its
+   * recovery and its gate registry, and none of them calls back into it (they get what they need as
+   * arguments or through a small interface, {@code ReWrap.Layer}); the budget gate picks its
+   * limiter's kind itself, so the limiter and its two kinds form no circle either.
+   */
+  @Test
+  void theEnginesClassesFormNoCircle() {
+    List<Set<String>> circles = new ArrayList<>();
+    for (Set<String> component : stronglyConnected(imports())) {
+      Set<String> names = new TreeSet<>();
+      component.forEach(name -> names.add(simpleName(name)));
+      if (component.size() > 1
+          && packageOf(component.iterator().next()).equals(ROOT + ".internal")) {
+        circles.add(names);
+      }
+    }
+    assertEquals(List.of(), circles, "class circles in the engine");
+  }
+
+  /** A node of the package picture: a root package file by its class, any other by its package. */
+  private static String node(String className) {
+    return packageOf(className).equals(ROOT) ? className : packageOf(className);
+  }
+
+  /** The layers of the packages below the root (the values are the root package's other files). */
+  private static final Map<String, Integer> PACKAGE_LAYERS =
+      Map.of(
+          ROOT + ".internal", 3,
+          ROOT + ".internal.policy", 2,
+          ROOT + ".spi", 1,
+          ROOT + ".internal.util", 0);
+
+  /** The layer of a node of the package picture, 4 (entry points) to 0 (util). */
+  private static int rank(String node) {
+    if (ENTRY_POINTS.contains(node)) {
+      return 4;
+    }
+    Integer layer = PACKAGE_LAYERS.get(node);
+    if (layer != null) {
+      return layer;
+    }
+    if (packageOf(node).equals(ROOT)) {
+      return 2; // a value's file
+    }
+    throw new IllegalStateException("a node that docs/architecture.md does not place: " + node);
   }
 
   /** Every core top-level class and the core top-level classes it imports. */
@@ -228,7 +298,7 @@ final class CoreLayersTest {
     for (JavaClass c : CORE) {
       Set<String> out = edges.computeIfAbsent(topLevel(c), k -> new TreeSet<>());
       for (Dependency d : c.getDirectDependenciesFromSelf()) {
-        JavaClass target = d.getTargetClass();
+        JavaClass target = d.getTargetClass().getBaseComponentType(); // X for X[]
         if (target.getPackageName().startsWith(ROOT) && !topLevel(target).equals(topLevel(c))) {
           out.add(topLevel(target));
         }

@@ -8,6 +8,8 @@ import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.Receives;
+import dev.supervision.backoff.testsupport.Supervised;
 import dev.supervision.backoff.testsupport.TestChild;
 import dev.supervision.backoff.testsupport.WatchingParent;
 import java.time.Duration;
@@ -23,6 +25,7 @@ import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,8 +33,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** What a restart does to the failed incarnation, and the stash: messages and signals of a backoff. */
 final class LifecycleTest {
 
-  // created per class run (not in a static initializer), so that a tool that runs the class again
-  // in
+  // the kit starts its actor system when the class starts (a runner that runs the class again in
+  // the same JVM gets a new one)
   @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
   static final Duration QUIET = Duration.ofMillis(150);
 
@@ -63,43 +66,45 @@ final class LifecycleTest {
     events.expectMessageClass(BackoffEvent.RestartScheduled.class);
   }
 
+  /** A {@link TestChild} under {@code policy}, started ("started" taken from its probe). */
+  static Supervised testChild(BackoffPolicy policy) {
+    return Supervised.start(kit, probe -> TestChild.create(probe.ref()), events -> policy);
+  }
+
+  /** A kid that tells {@code probe} {@code message} when it stops. */
+  static Behavior<String> kidTellingItsStop(TestProbe<String> probe, String message) {
+    return Receives.telling(Behaviors.receive(String.class), PostStop.class, probe.ref(), message)
+        .build();
+  }
+
+  /**
+   * {@link Receives#failing()} with a case for every other message that tells {@code probe}
+   * "got:m".
+   */
+  static Behavior<String> failingAndReporting(TestProbe<String> probe) {
+    return Receives.reporting(Receives.failing(), "got:", probe.ref()).build();
+  }
+
   @Test
   void theFailedBehaviorGetsPreRestartBeforeTheNewIncarnationStarts() {
-    TestProbe<String> probe = kit.createTestProbe();
-    ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
-    probe.expectMessage("started");
-    actor.tell("fail");
-    probe.expectMessage("preRestart"); // delivered at the failure, before the backoff
+    Supervised s = testChild(unjittered());
+    s.tell("fail");
+    s.probe().expectMessage("preRestart"); // delivered at the failure, before the backoff
     kit.time().timePasses(Duration.ofMillis(100));
-    probe.expectMessage("started");
+    s.probe().expectMessage("started");
   }
 
   @Test
   void childrenAreStoppedBeforeTheNewIncarnationSoItCanReuseTheirNames() {
     TestProbe<String> probe = kit.createTestProbe();
     AtomicInteger incarnation = new AtomicInteger();
-    Behavior<String> kid =
-        Behaviors.receive(String.class)
-            .onSignal(
-                PostStop.class,
-                s -> {
-                  probe.ref().tell("kid-stopped");
-                  return Behaviors.same();
-                })
-            .build();
+    Behavior<String> kid = kidTellingItsStop(probe, "kid-stopped");
     Behavior<String> parent =
         Behaviors.setup(
             ctx -> {
               ctx.spawn(kid, "kid"); // throws InvalidActorNameException if the old kid still lived
               probe.ref().tell("started-" + incarnation.incrementAndGet());
-              return Behaviors.receive(String.class)
-                  .onMessageEquals(
-                      "fail",
-                      () -> {
-                        throw new TestChild.Boom("fail");
-                      })
-                  .build();
+              return Receives.failing().build();
             });
     // max restarts 1: a start failure caused by the name would end in a stop, not in started-2
     TestProbe<BackoffEvent> events = kit.createTestProbe();
@@ -143,13 +148,7 @@ final class LifecycleTest {
               int n = incarnation.incrementAndGet();
               ctx.spawn(slowKid, "slow-kid-" + n);
               probe.ref().tell("started-" + n);
-              return Behaviors.receive(String.class)
-                  .onMessageEquals(
-                      "fail",
-                      () -> {
-                        throw new TestChild.Boom("fail");
-                      })
-                  .build();
+              return Receives.failing().build();
             });
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(parent, unjittered()));
     probe.expectMessage("started-1");
@@ -174,15 +173,7 @@ final class LifecycleTest {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     AtomicInteger incarnation = new AtomicInteger();
-    Behavior<String> kid =
-        Behaviors.receive(String.class)
-            .onSignal(
-                PostStop.class,
-                s -> {
-                  probe.ref().tell("kid-stopped");
-                  return Behaviors.same();
-                })
-            .build();
+    Behavior<String> kid = kidTellingItsStop(probe, "kid-stopped");
     Behavior<String> parent =
         Behaviors.setup(
             ctx -> {
@@ -229,19 +220,7 @@ final class LifecycleTest {
                         timers.startSingleTimer("tick", "tick", Duration.ofMillis(500));
                       }
                       probe.ref().tell("started");
-                      return Behaviors.receive(String.class)
-                          .onMessageEquals(
-                              "fail",
-                              () -> {
-                                throw new TestChild.Boom("fail");
-                              })
-                          .onMessage(
-                              String.class,
-                              m -> {
-                                probe.ref().tell("got:" + m);
-                                return Behaviors.same();
-                              })
-                          .build();
+                      return failingAndReporting(probe);
                     }));
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
@@ -270,18 +249,7 @@ final class LifecycleTest {
         Behaviors.withTimers(
             timers -> {
               probe.ref().tell("started");
-              return Behaviors.receive(String.class)
-                  .onMessageEquals(
-                      "fail",
-                      () -> {
-                        throw new TestChild.Boom("fail");
-                      })
-                  .onMessage(
-                      String.class,
-                      m -> {
-                        probe.ref().tell("got:" + m);
-                        return Behaviors.same();
-                      })
+              return Receives.reporting(Receives.failing(), "got:", probe.ref())
                   .onSignal(
                       PreRestart.class,
                       s -> {
@@ -290,10 +258,7 @@ final class LifecycleTest {
                       })
                   .build();
             });
-    BackoffPolicy policy =
-        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
-            .withJitter(Jitter.none())
-            .withListener(events.ref()::tell);
+    BackoffPolicy policy = reporting(events);
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, policy));
     probe.expectMessage("started");
     actor.tell("fail");
@@ -308,12 +273,10 @@ final class LifecycleTest {
 
   @Test
   void messagesDuringTheBackoffAreStashedAndDeliveredInOrder() {
-    TestProbe<String> probe = kit.createTestProbe();
     TestProbe<Dropped> dropped = droppedProbe();
-    BackoffPolicy policy = unjittered().withStashCapacity(3);
-    ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy));
-    probe.expectMessage("started");
+    Supervised s = testChild(unjittered().withStashCapacity(3));
+    TestProbe<String> probe = s.probe();
+    ActorRef<String> actor = s.actor();
     actor.tell("fail");
     for (int i = 1; i <= 5; i++) {
       actor.tell("m" + i);
@@ -336,10 +299,9 @@ final class LifecycleTest {
 
   @Test
   void aStashedMessageThatFailsAgainRestartsAndTheRestIsKept() {
-    TestProbe<String> probe = kit.createTestProbe();
-    ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
-    probe.expectMessage("started");
+    Supervised s = testChild(unjittered());
+    TestProbe<String> probe = s.probe();
+    ActorRef<String> actor = s.actor();
     actor.tell("fail");
     actor.tell("a");
     actor.tell(
@@ -359,15 +321,11 @@ final class LifecycleTest {
 
   @Test
   void aZeroStashDropsEveryMessageOfTheBackoff() {
-    TestProbe<String> probe = kit.createTestProbe();
     TestProbe<Dropped> dropped = droppedProbe();
-    ActorRef<String> actor =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                TestChild.create(probe.ref()), unjittered().withStashCapacity(0)));
-    probe.expectMessage("started");
-    actor.tell("fail");
-    actor.tell("lost");
+    Supervised s = testChild(unjittered().withStashCapacity(0));
+    TestProbe<String> probe = s.probe();
+    s.tell("fail");
+    s.tell("lost");
     probe.expectMessage("preRestart");
     assertEquals(
         "lost", dropped.receiveMessage().message()); // dropped after the restart was scheduled
@@ -378,15 +336,11 @@ final class LifecycleTest {
 
   @Test
   void stashedMessagesOfAnActorStoppedDuringItsBackoffGoToTheEventStream() {
-    TestProbe<String> probe = kit.createTestProbe();
     TestProbe<Dropped> dropped = droppedProbe();
-    java.util.List<BackoffEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
-    ActorRef<String> actor =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                TestChild.create(probe.ref()),
-                unjittered().withStashCapacity(2).withListener(events::add)));
-    probe.expectMessage("started");
+    List<BackoffEvent> events = new CopyOnWriteArrayList<>();
+    Supervised s = testChild(unjittered().withStashCapacity(2).withListener(events::add));
+    TestProbe<String> probe = s.probe();
+    ActorRef<String> actor = s.actor();
     actor.tell("fail");
     actor.tell("kept-1");
     actor.tell("kept-2");
@@ -407,12 +361,7 @@ final class LifecycleTest {
         Behaviors.setup(
             ctx -> {
               probe.ref().tell("started");
-              return Behaviors.receive(String.class)
-                  .onMessageEquals(
-                      "fail",
-                      () -> {
-                        throw new TestChild.Boom("fail");
-                      })
+              return Receives.failing()
                   .onSignal(
                       PreRestart.class,
                       s -> {
@@ -431,19 +380,17 @@ final class LifecycleTest {
 
   @Test
   void aStashedMessageThatStopsTheActorGivesPostStopToTheBehaviorThatStopped() {
-    TestProbe<String> probe = kit.createTestProbe();
-    ActorRef<String> actor =
-        kit.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), unjittered()));
-    probe.expectMessage("started");
-    actor.tell("fail");
-    actor.tell("a");
-    actor.tell("stop"); // replayed after the restart: the behavior returns Behaviors.stopped()
+    Supervised s = testChild(unjittered());
+    TestProbe<String> probe = s.probe();
+    s.tell("fail");
+    s.tell("a");
+    s.tell("stop"); // replayed after the restart: the behavior returns Behaviors.stopped()
     probe.expectMessage("preRestart");
     kit.time().timePasses(Duration.ofMillis(100));
     probe.expectMessage("started");
     probe.expectMessage("got:a");
     probe.expectMessage("postStop");
-    probe.expectTerminated(actor);
+    s.expectTerminated();
   }
 
   /**
@@ -455,10 +402,7 @@ final class LifecycleTest {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     TestProbe<String> parentSaw = kit.createTestProbe();
-    BackoffPolicy policy =
-        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
-            .withJitter(Jitter.none())
-            .withListener(events.ref()::tell);
+    BackoffPolicy policy = reporting(events);
     Behavior<String> parent =
         WatchingParent.of(
             BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "kid", parentSaw.ref());
@@ -479,25 +423,7 @@ final class LifecycleTest {
   void signalsThatArriveDuringTheBackoffAreStashedAndDeliveredAfterTheRestart() {
     TestProbe<String> probe = kit.createTestProbe();
     ActorRef<String> watched = kit.spawn(Behaviors.<String>empty());
-    Behavior<String> child =
-        Behaviors.setup(
-            ctx -> {
-              ctx.watch(watched);
-              probe.ref().tell("started");
-              return Behaviors.receive(String.class)
-                  .onMessageEquals(
-                      "fail",
-                      () -> {
-                        throw new TestChild.Boom("fail");
-                      })
-                  .onSignal(
-                      org.apache.pekko.actor.typed.Terminated.class,
-                      t -> {
-                        probe.ref().tell("saw-terminated");
-                        return Behaviors.same();
-                      })
-                  .build();
-            });
+    Behavior<String> child = watching(watched, probe, Integer.MAX_VALUE);
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, reporting(events)));
     probe.expectMessage("started");
@@ -511,32 +437,31 @@ final class LifecycleTest {
   }
 
   /**
+   * A child whose first {@code watchingIncarnations} incarnations watch {@code watched}; it fails on
+   * "fail" and tells "saw-terminated" on a {@code Terminated}.
+   */
+  private static Behavior<String> watching(
+      ActorRef<String> watched, TestProbe<String> probe, int watchingIncarnations) {
+    AtomicInteger incarnation = new AtomicInteger();
+    return Behaviors.setup(
+        ctx -> {
+          if (incarnation.incrementAndGet() <= watchingIncarnations) {
+            ctx.watch(watched);
+          }
+          probe.ref().tell("started");
+          return Receives.telling(
+                  Receives.failing(), Terminated.class, probe.ref(), "saw-terminated")
+              .build();
+        });
+  }
+
+  /**
    * Only the first incarnation watches {@code watched}; its {@code Terminated} arrives during the
    * backoff and is delivered to the restarted behavior, which never watched it itself (so the
    * signal can only come from the stash).
    */
-  private static Behavior<String> watchingOnce(
-      ActorRef<String> watched, TestProbe<String> probe, AtomicInteger incarnation) {
-    return Behaviors.setup(
-        ctx -> {
-          if (incarnation.incrementAndGet() == 1) {
-            ctx.watch(watched);
-          }
-          probe.ref().tell("started");
-          return Behaviors.receive(String.class)
-              .onMessageEquals(
-                  "fail",
-                  () -> {
-                    throw new TestChild.Boom("fail");
-                  })
-              .onSignal(
-                  Terminated.class,
-                  t -> {
-                    probe.ref().tell("saw-terminated");
-                    return Behaviors.same();
-                  })
-              .build();
-        });
+  private static Behavior<String> watchingOnce(ActorRef<String> watched, TestProbe<String> probe) {
+    return watching(watched, probe, 1);
   }
 
   @Test
@@ -544,13 +469,9 @@ final class LifecycleTest {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     ActorRef<String> watched = kit.spawn(Behaviors.<String>empty());
-    BackoffPolicy policy =
-        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
-            .withJitter(Jitter.none())
-            .withListener(events.ref()::tell);
+    BackoffPolicy policy = reporting(events);
     ActorRef<String> actor =
-        kit.spawn(
-            BackoffSupervisor.wrap(watchingOnce(watched, probe, new AtomicInteger()), policy));
+        kit.spawn(BackoffSupervisor.wrap(watchingOnce(watched, probe), policy));
     probe.expectMessage("started");
     actor.tell("fail");
     events.expectMessageClass(BackoffEvent.RestartScheduled.class);
@@ -566,19 +487,11 @@ final class LifecycleTest {
   void aSignalThatDoesNotFitIntoTheStashIsPublishedAsDroppedAsTheSignalItself() {
     TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
-    TestProbe<Dropped> dropped = kit.createTestProbe();
-    Adapter.toClassic(kit.system())
-        .getEventStream()
-        .subscribe(Adapter.toClassic(dropped.ref()), Dropped.class);
+    TestProbe<Dropped> dropped = droppedProbe();
     ActorRef<String> watched = kit.spawn(Behaviors.<String>empty());
-    BackoffPolicy policy =
-        BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
-            .withJitter(Jitter.none())
-            .withStashCapacity(0)
-            .withListener(events.ref()::tell);
+    BackoffPolicy policy = reporting(events).withStashCapacity(0);
     ActorRef<String> actor =
-        kit.spawn(
-            BackoffSupervisor.wrap(watchingOnce(watched, probe, new AtomicInteger()), policy));
+        kit.spawn(BackoffSupervisor.wrap(watchingOnce(watched, probe), policy));
     probe.expectMessage("started");
     actor.tell("fail");
     events.expectMessageClass(BackoffEvent.RestartScheduled.class);
@@ -602,19 +515,7 @@ final class LifecycleTest {
               ActorRef<String> kid = ctx.spawn(Behaviors.<String>empty(), "kid");
               ctx.watchWith(kid, "kid-died"); // the supervisor must unwatch before it watches
               probe.ref().tell("started-" + incarnation.incrementAndGet());
-              return Behaviors.receive(String.class)
-                  .onMessageEquals(
-                      "fail",
-                      () -> {
-                        throw new TestChild.Boom("fail");
-                      })
-                  .onMessage(
-                      String.class,
-                      m -> {
-                        probe.ref().tell("got:" + m);
-                        return Behaviors.same();
-                      })
-                  .build();
+              return failingAndReporting(probe);
             });
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     ActorRef<String> actor =
@@ -637,56 +538,41 @@ final class LifecycleTest {
         10,
         stash -> {
           probe.tell("waiting");
-          return Behaviors.receive(String.class)
-              .onMessageEquals("open", () -> stash.unstashAll(active(probe)))
-              .onMessage(
-                  String.class,
-                  m -> {
-                    stash.stash(m);
-                    return Behaviors.same();
-                  })
-              .onSignal(
-                  PreRestart.class,
-                  s -> {
-                    probe.tell("waiting-preRestart");
-                    return Behaviors.same();
-                  })
-              .onSignal(
-                  PostStop.class,
-                  s -> {
-                    probe.tell("waiting-postStop");
-                    return Behaviors.same();
-                  })
-              .build();
+          BehaviorBuilder<String> waiting =
+              Behaviors.receive(String.class)
+                  .onMessageEquals("open", () -> stash.unstashAll(active(probe)))
+                  .onMessage(
+                      String.class,
+                      m -> {
+                        stash.stash(m);
+                        return Behaviors.same();
+                      });
+          return tellingRestartAndStop(waiting, probe, "waiting-").build();
         });
   }
 
   static Behavior<String> active(ActorRef<String> probe) {
-    return Behaviors.receive(String.class)
-        .onMessageEquals(
-            "boom",
-            () -> {
-              throw new TestChild.Boom("boom");
-            })
-        .onMessage(
-            String.class,
-            m -> {
-              probe.tell("active:" + m);
-              return Behaviors.same();
-            })
-        .onSignal(
-            PreRestart.class,
-            s -> {
-              probe.tell("active-preRestart");
-              return Behaviors.same();
-            })
-        .onSignal(
-            PostStop.class,
-            s -> {
-              probe.tell("active-postStop");
-              return Behaviors.same();
-            })
-        .build();
+    BehaviorBuilder<String> active =
+        Receives.reporting(
+            Behaviors.receive(String.class)
+                .onMessageEquals(
+                    "boom",
+                    () -> {
+                      throw new TestChild.Boom("boom");
+                    }),
+            "active:",
+            probe);
+    return tellingRestartAndStop(active, probe, "active-").build();
+  }
+
+  /** Adds cases that tell {@code probe} {@code name + "preRestart"} and {@code "postStop"}. */
+  static BehaviorBuilder<String> tellingRestartAndStop(
+      BehaviorBuilder<String> receive, ActorRef<String> probe, String name) {
+    return Receives.telling(
+        Receives.telling(receive, PreRestart.class, probe, name + "preRestart"),
+        PostStop.class,
+        probe,
+        name + "postStop");
   }
 
   @Test
@@ -733,14 +619,13 @@ final class LifecycleTest {
   void aStoppedBehaviorWithACallbackRunsItOnceAfterThePostStopOfTheBehaviorThatStopped() {
     TestProbe<String> probe = kit.createTestProbe();
     Behavior<String> child =
-        Behaviors.receive(String.class)
-            .onMessageEquals("stop", () -> Behaviors.stopped(() -> probe.ref().tell("callback")))
-            .onSignal(
+        Receives.telling(
+                Behaviors.receive(String.class)
+                    .onMessageEquals(
+                        "stop", () -> Behaviors.stopped(() -> probe.ref().tell("callback"))),
                 PostStop.class,
-                s -> {
-                  probe.ref().tell("postStop");
-                  return Behaviors.same();
-                })
+                probe.ref(),
+                "postStop")
             .build();
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, unjittered()));
     actor.tell("stop");
@@ -754,28 +639,12 @@ final class LifecycleTest {
   void aNewBehaviorReturnedByTheChildHandlesTheNextMessagesAndARestartGoesBackToTheInitialOne() {
     TestProbe<String> probe = kit.createTestProbe();
     Behavior<String> second =
-        Behaviors.receive(String.class)
-            .onMessageEquals(
-                "fail",
-                () -> {
-                  throw new TestChild.Boom("fail");
-                })
-            .onMessage(
-                String.class,
-                m -> {
-                  probe.ref().tell("second:" + m);
-                  return Behaviors.same();
-                })
-            .build();
+        Receives.reporting(Receives.failing(), "second:", probe.ref()).build();
     Behavior<String> first =
-        Behaviors.receive(String.class)
-            .onMessageEquals("become", () -> second)
-            .onMessage(
-                String.class,
-                m -> {
-                  probe.ref().tell("first:" + m);
-                  return Behaviors.same();
-                })
+        Receives.reporting(
+                Behaviors.receive(String.class).onMessageEquals("become", () -> second),
+                "first:",
+                probe.ref())
             .build();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(first, reporting(events)));
@@ -845,12 +714,7 @@ final class LifecycleTest {
         .getEventStream()
         .subscribe(Adapter.toClassic(unhandled.ref()), UnhandledMessage.class);
     Behavior<String> child =
-        Behaviors.receive(String.class)
-            .onMessageEquals(
-                "fail",
-                () -> {
-                  throw new TestChild.Boom("fail");
-                })
+        Receives.failing()
             .onMessageEquals(
                 "known",
                 () -> {

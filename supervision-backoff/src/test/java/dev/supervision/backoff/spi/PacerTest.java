@@ -174,69 +174,53 @@ final class PacerTest {
     return granted >= Math.floor(expected) - 1 && granted <= Math.ceil(expected) + 1;
   }
 
-  /** How many permits a pacer with this history would take back to back at {@code at}. */
-  private static int inARow(
-      int rate, int burst, long quantum, List<Long> taken, long at, int most) {
-    Pacer p = Pacer.of(rate, burst, quantum);
-    for (long t : taken) {
-      p.tryAcquire(t);
-    }
-    int n = 0;
-    while (n < most && p.tryAcquire(at)) {
-      n++;
-    }
-    return n;
-  }
-
-  /**
-   * Until {@code nextChangeAt(now)} nothing a driver could observe changes, and then it does: more
-   * permits in a row, or a full pacer. A driver with nobody waiting may sleep until then.
-   */
-  @Property(tries = 500)
-  boolean nothingChangesBeforeNextChangeAt_andSomethingDoesThen(
-      @ForAll @IntRange(min = 1, max = 5_000) int rate,
-      @ForAll @IntRange(min = 1, max = 20) int burst,
-      @ForAll @IntRange(min = 0, max = 20) int quantumMillis,
-      @ForAll @Size(min = 1, max = 50) List<@IntRange(min = 0, max = 50) Integer> gaps,
-      @ForAll @IntRange(min = 0, max = 999) int where) {
-    long quantum = quantumMillis * MS;
-    Pacer p = Pacer.of(rate, burst, quantum);
-    List<Long> taken = new ArrayList<>();
-    long now = 0;
-    for (int gap : gaps) {
-      now += gap * MS / 10;
-      if (p.tryAcquire(now)) {
-        taken.add(now);
-      }
-    }
-    long next = p.nextChangeAt(now);
-    if (next == Long.MAX_VALUE) {
-      return p.isFull(now);
-    }
-    if (next <= now) {
-      return false;
-    }
-    // a permit late by at most one quantum keeps the schedule, so more than the burst may go
-    int most = burst + (int) (rate * quantumMillis / 1000.0) + 3;
-    int atNow = inARow(rate, burst, quantum, taken, now, most);
-    long between = now + (long) ((next - 1 - now) * (where / 1000.0));
-    Pacer later = Pacer.of(rate, burst, quantum);
-    taken.forEach(later::tryAcquire);
-    boolean fullThen = later.isFull(next);
-    return inARow(rate, burst, quantum, taken, between, most) == atNow
-        && inARow(rate, burst, quantum, taken, next - 1, most) == atNow
-        && (fullThen || inARow(rate, burst, quantum, taken, next, most) > atNow);
+  @Test
+  void drop_drainsAnAvailablePacer_itsNextPermitOneIntervalLater() {
+    Pacer p = Pacer.of(100, 5, MS); // 10 ms apart, burst 5
+    p.drop(0); // full: five would go at once; none after the drop
+    assertFalse(p.tryAcquire(0));
+    assertFalse(p.tryAcquire(10 * MS - 2));
+    assertTrue(p.tryAcquire(10 * MS));
+    assertFalse(p.tryAcquire(10 * MS));
   }
 
   @Test
-  void aDrainedPacer_changesWhenItsNextPermitIsDue_andOnceFull_never() {
-    Pacer p = Pacer.of(1, 2, 10 * MS); // one a second, burst 2
+  void drop_changesNothingWhenNoPermitIsAvailable() {
+    Pacer p = Pacer.of(100, 1, MS);
     assertTrue(p.tryAcquire(0));
-    assertTrue(p.tryAcquire(0));
-    // the third may go at 1 s (less the nanosecond of slack for the rounding of the schedule)
-    assertTrue(Math.abs(p.nextChangeAt(0) - 1_000 * MS) <= 1, "" + p.nextChangeAt(0));
-    assertTrue(p.nextChangeAt(1_000 * MS) > 1_000 * MS);
-    assertTrue(p.nextChangeAt(3_000 * MS) == Long.MAX_VALUE); // full again
+    p.drop(5 * MS); // the next one is due at 10 ms anyway
+    assertTrue(p.tryAcquire(10 * MS));
+  }
+
+  /** A drop is as if the bucket had just been drained: in any interval, at most {@link Pacer#maxIn}. */
+  @Property(tries = 300)
+  boolean dropsKeepTheBoundOfAnyInterval(
+      @ForAll @IntRange(min = 1, max = 2_000) int rate,
+      @ForAll @IntRange(min = 1, max = 20) int burst,
+      @ForAll @IntRange(min = 0, max = 10) int quantumMillis,
+      @ForAll @Size(min = 1, max = 60) List<@IntRange(min = 0, max = 30) Integer> gaps,
+      @ForAll @IntRange(min = 1, max = 7) int dropEvery) {
+    Pacer p = Pacer.of(rate, burst, quantumMillis * MS);
+    List<Long> taken = new ArrayList<>();
+    long now = 0;
+    int i = 0;
+    for (int gap : gaps) {
+      now += gap * MS / 10;
+      if (++i % dropEvery == 0) {
+        p.drop(now);
+      }
+      while (p.tryAcquire(now)) {
+        taken.add(now);
+      }
+    }
+    for (int a = 0; a < taken.size(); a++) {
+      for (int b = a; b < taken.size(); b++) {
+        if (b - a + 1 > p.maxIn(taken.get(b) - taken.get(a))) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   @Test
@@ -280,7 +264,6 @@ final class PacerTest {
     assertTrue(p.available(5 * MS));
     assertEquals(5 * MS, p.nextAt(5 * MS));
     assertTrue(p.isFull(5 * MS));
-    assertEquals(Long.MAX_VALUE, p.nextChangeAt(5 * MS));
   }
 
   @Test

@@ -7,9 +7,6 @@ import org.apache.pekko.stream.Inlet;
 import org.apache.pekko.stream.Outlet;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Source;
-import org.apache.pekko.stream.stage.AbstractInHandler;
-import org.apache.pekko.stream.stage.AbstractOutHandler;
-import org.apache.pekko.stream.stage.GraphStage;
 import org.apache.pekko.stream.stage.GraphStageLogic;
 
 /**
@@ -21,13 +18,10 @@ import org.apache.pekko.stream.stage.GraphStageLogic;
  * @param <I> the input type
  * @param <O> the output type
  */
-public final class FlowStage<I, O> extends GraphStage<FlowShape<I, O>> {
+public final class FlowStage<I, O> extends RestartStage<FlowShape<I, O>, Flow<I, O, ?>> {
 
-  private final StreamSpec spec;
-  private final Creator<Flow<I, O, ?>> factory;
-  private final Inlet<I> in = Inlet.create("BackoffFlow.in");
-  private final Outlet<O> out = Outlet.create("BackoffFlow.out");
-  private final FlowShape<I, O> shape = FlowShape.of(in, out);
+  private final Inlet<I> in = shape().in();
+  private final Outlet<O> out = shape().out();
 
   /**
    * A new stage.
@@ -36,147 +30,24 @@ public final class FlowStage<I, O> extends GraphStage<FlowShape<I, O>> {
    * @param factory makes each inner flow
    */
   public FlowStage(StreamSpec spec, Creator<Flow<I, O, ?>> factory) {
-    this.spec = spec;
-    this.factory = factory;
-  }
-
-  @Override
-  public FlowShape<I, O> shape() {
-    return shape;
-  }
-
-  @Override
-  public Attributes initialAttributes() {
-    return Attributes.name(spec.name());
+    super(
+        spec,
+        factory,
+        FlowShape.of(Inlet.create("BackoffFlow.in"), Outlet.create("BackoffFlow.out")),
+        "BackoffFlow");
   }
 
   @Override
   public GraphStageLogic createLogic(Attributes inheritedAttributes) {
-    return new RestartLogic(shape, spec, inheritedAttributes) {
+    return new RestartLogic(shape(), spec, inheritedAttributes) {
 
-      private SubSourceOutlet<I> sourceOut;
-      private SubSinkInlet<O> sinkIn;
-
-      private final AbstractInHandler backoffIn =
-          new AbstractInHandler() {
-            @Override
-            public void onPush() {} // the element waits in the port for the next inner flow
-
-            @Override
-            public void onUpstreamFinish() {
-              finishing = true;
-              completeStage();
-            }
-
-            @Override
-            public void onUpstreamFailure(Throwable ex) {
-              finishing = true;
-              failStage(ex);
-            }
-          };
-
-      private final AbstractOutHandler backoffOut =
-          new AbstractOutHandler() {
-            @Override
-            public void onPull() {} // served by the next inner flow
-
-            @Override
-            public void onDownstreamFinish(Throwable cause) {
-              finishing = true;
-              cancelStage(cause);
-            }
-          };
-
-      {
-        setHandler(in, backoffIn);
-        setHandler(out, backoffOut);
-      }
+      private final Feed<I> feed = new Feed<>(in, "BackoffFlow.subOut");
+      private final Drain<O> drain = new Drain<>(out, "BackoffFlow.subIn", false);
 
       @Override
       protected void startInner() throws Exception {
-        SubSourceOutlet<I> up = new SubSourceOutlet<>("BackoffFlow.subOut");
-        SubSinkInlet<O> down = new SubSinkInlet<>("BackoffFlow.subIn");
-        sourceOut = up;
-        sinkIn = down;
-        up.setHandler(
-            new AbstractOutHandler() {
-              @Override
-              public void onPull() {
-                if (isAvailable(in)) {
-                  up.push(grab(in));
-                } else if (!hasBeenPulled(in) && !isClosed(in)) {
-                  pull(in);
-                }
-              }
-
-              @Override
-              public void onDownstreamFinish(Throwable cause) {
-                if (sourceOut == up) {
-                  innerCancelled(cause, () -> cancel(in, cause));
-                }
-              }
-            });
-        down.setHandler(
-            new AbstractInHandler() {
-              @Override
-              public void onPush() {
-                push(out, down.grab());
-              }
-
-              @Override
-              public void onUpstreamFinish() {
-                if (sinkIn == down) {
-                  innerCompleted(() -> complete(out));
-                }
-              }
-
-              @Override
-              public void onUpstreamFailure(Throwable ex) {
-                if (sinkIn == down) {
-                  innerFailed(ex);
-                }
-              }
-            });
-        setHandler(
-            in,
-            new AbstractInHandler() {
-              @Override
-              public void onPush() {
-                if (up.isAvailable()) {
-                  up.push(grab(in));
-                }
-              }
-
-              @Override
-              public void onUpstreamFinish() {
-                finishing = true;
-                if (!up.isClosed()) {
-                  up.complete();
-                }
-              }
-
-              @Override
-              public void onUpstreamFailure(Throwable ex) {
-                finishing = true;
-                if (!up.isClosed()) {
-                  up.fail(ex);
-                }
-              }
-            });
-        setHandler(
-            out,
-            new AbstractOutHandler() {
-              @Override
-              public void onPull() {
-                down.pull();
-              }
-
-              @Override
-              public void onDownstreamFinish(Throwable cause) {
-                finishing = true;
-                down.cancel(cause);
-              }
-            });
+        SubSourceOutlet<I> up = feed.start();
+        SubSinkInlet<O> down = drain.start();
         Flow<I, O, ?> flow = Checks.created(factory.create(), "Flow");
         subFusingMaterializer()
             .materialize(
@@ -191,26 +62,11 @@ public final class FlowStage<I, O> extends GraphStage<FlowShape<I, O>> {
 
       @Override
       protected void enterBackoff() {
-        setHandler(in, backoffIn);
-        setHandler(out, backoffOut);
-        if (sourceOut != null) {
-          if (!sourceOut.isClosed()) {
-            sourceOut.complete();
-          }
-          sourceOut = null;
-        }
-        if (sinkIn != null) {
-          if (!sinkIn.isClosed()) {
-            sinkIn.cancel();
-          }
-          sinkIn = null;
-        }
+        feed.pause();
+        drain.pause();
+        feed.release();
+        drain.release();
       }
     };
-  }
-
-  @Override
-  public String toString() {
-    return "BackoffFlow(" + spec.name() + ")";
   }
 }

@@ -27,8 +27,12 @@ import org.apache.pekko.actor.typed.Signal;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.stream.Attributes;
+import org.apache.pekko.stream.Inlet;
+import org.apache.pekko.stream.Outlet;
 import org.apache.pekko.stream.Shape;
 import org.apache.pekko.stream.SubscriptionWithCancelException;
+import org.apache.pekko.stream.stage.AbstractInHandler;
+import org.apache.pekko.stream.stage.AbstractOutHandler;
 import org.apache.pekko.stream.stage.TimerGraphStageLogic;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -113,6 +117,229 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
 
   /** Closes what is left of the inner stream and puts the outer ports into their backoff handlers. */
   protected abstract void enterBackoff();
+
+  /**
+   * The outer input of a sink or flow stage, fed to each inner stream through a source of its own.
+   * During a backoff an element that the outer upstream pushes waits in the port for the next inner
+   * stream, and the outer upstream's end ends the stage.
+   *
+   * @param <T> the element type
+   */
+  protected final class Feed<T> {
+    private final Inlet<T> in;
+    private final String name;
+    private final AbstractInHandler backoff;
+    private SubSourceOutlet<T> current;
+
+    /**
+     * The feed of {@code in}, in its backoff handler until the first {@link #start()}.
+     *
+     * @param in the stage's inlet
+     * @param name the name of each inner source
+     */
+    public Feed(Inlet<T> in, String name) {
+      this.in = in;
+      this.name = name;
+      this.backoff =
+          new AbstractInHandler() {
+            @Override
+            public void onPush() {} // the element waits in the port for the next inner stream
+
+            @Override
+            public void onUpstreamFinish() {
+              finishing = true;
+              completeStage();
+            }
+
+            @Override
+            public void onUpstreamFailure(Throwable ex) {
+              finishing = true;
+              failStage(ex);
+            }
+          };
+      setHandler(in, backoff);
+    }
+
+    /**
+     * Connects the outer input to a new inner source: the inner stream's demand pulls the outer
+     * inlet; its cancellation is reported ({@link #innerCancelled}); the outer upstream's end ends
+     * the inner source.
+     *
+     * @return the inner source's outlet, to materialize with {@code up.source()}
+     */
+    public SubSourceOutlet<T> start() {
+      SubSourceOutlet<T> up = new SubSourceOutlet<>(name);
+      current = up;
+      up.setHandler(
+          new AbstractOutHandler() {
+            @Override
+            public void onPull() {
+              if (isAvailable(in)) {
+                up.push(grab(in));
+              } else if (!hasBeenPulled(in) && !isClosed(in)) {
+                pull(in);
+              }
+            }
+
+            @Override
+            public void onDownstreamFinish(Throwable cause) {
+              if (current == up) {
+                innerCancelled(cause, () -> cancel(in, cause));
+              }
+            }
+          });
+      setHandler(
+          in,
+          new AbstractInHandler() {
+            @Override
+            public void onPush() {
+              if (up.isAvailable()) {
+                up.push(grab(in));
+              }
+            }
+
+            @Override
+            public void onUpstreamFinish() {
+              finishing = true;
+              if (!up.isClosed()) {
+                up.complete();
+              }
+            }
+
+            @Override
+            public void onUpstreamFailure(Throwable ex) {
+              finishing = true;
+              if (!up.isClosed()) {
+                up.fail(ex);
+              }
+            }
+          });
+      return up;
+    }
+
+    /** Puts the outer inlet into its backoff handler. */
+    public void pause() {
+      setHandler(in, backoff);
+    }
+
+    /** Completes the inner source, if it is still open, and forgets it. */
+    public void release() {
+      if (current != null) {
+        if (!current.isClosed()) {
+          current.complete();
+        }
+        current = null;
+      }
+    }
+  }
+
+  /**
+   * The outer output of a source or flow stage, served by each inner stream through a sink of its
+   * own. During a backoff downstream demand waits for the next inner stream, and a cancellation
+   * from downstream ends the stage.
+   *
+   * @param <T> the element type
+   */
+  protected final class Drain<T> {
+    private final Outlet<T> out;
+    private final String name;
+    private final boolean cancelStageWithInner;
+    private final AbstractOutHandler backoff;
+    private SubSinkInlet<T> current;
+
+    /**
+     * The drain of {@code out}, in its backoff handler until the first {@link #start()}.
+     *
+     * @param out the stage's outlet
+     * @param name the name of each inner sink
+     * @param cancelStageWithInner whether a cancellation from downstream cancels the stage at once
+     *     as well as the inner stream (a source), or only the inner stream, whose cancellation of
+     *     its own input then ends the stage (a flow)
+     */
+    public Drain(Outlet<T> out, String name, boolean cancelStageWithInner) {
+      this.out = out;
+      this.name = name;
+      this.cancelStageWithInner = cancelStageWithInner;
+      this.backoff =
+          new AbstractOutHandler() {
+            @Override
+            public void onPull() {} // served by the next inner stream
+
+            @Override
+            public void onDownstreamFinish(Throwable cause) {
+              finishing = true;
+              cancelStage(cause);
+            }
+          };
+      setHandler(out, backoff);
+    }
+
+    /**
+     * Connects a new inner sink to the outer output: its elements go downstream, its completion
+     * and failure are reported ({@link #innerCompleted}, {@link #innerFailed}); downstream demand
+     * pulls it.
+     *
+     * @return the inner sink's inlet, to materialize with {@code down.sink()}
+     */
+    public SubSinkInlet<T> start() {
+      SubSinkInlet<T> down = new SubSinkInlet<>(name);
+      current = down;
+      down.setHandler(
+          new AbstractInHandler() {
+            @Override
+            public void onPush() {
+              push(out, down.grab());
+            }
+
+            @Override
+            public void onUpstreamFinish() {
+              if (current == down) {
+                innerCompleted(() -> complete(out));
+              }
+            }
+
+            @Override
+            public void onUpstreamFailure(Throwable ex) {
+              if (current == down) {
+                innerFailed(ex);
+              }
+            }
+          });
+      setHandler(
+          out,
+          new AbstractOutHandler() {
+            @Override
+            public void onPull() {
+              down.pull();
+            }
+
+            @Override
+            public void onDownstreamFinish(Throwable cause) {
+              finishing = true;
+              down.cancel(cause);
+              if (cancelStageWithInner) {
+                cancelStage(cause);
+              }
+            }
+          });
+      return down;
+    }
+
+    /** Puts the outer outlet into its backoff handler. */
+    public void pause() {
+      setHandler(out, backoff);
+    }
+
+    /** Cancels the inner sink, if it is still open, and forgets it. */
+    public void release() {
+      if (current != null) {
+        if (!current.isClosed()) {
+          current.cancel();
+        }
+        current = null;
+      }
+    }
+  }
 
   @Override
   public String stageActorName() {

@@ -5,9 +5,6 @@ import org.apache.pekko.stream.Attributes;
 import org.apache.pekko.stream.Outlet;
 import org.apache.pekko.stream.SourceShape;
 import org.apache.pekko.stream.javadsl.Source;
-import org.apache.pekko.stream.stage.AbstractInHandler;
-import org.apache.pekko.stream.stage.AbstractOutHandler;
-import org.apache.pekko.stream.stage.GraphStage;
 import org.apache.pekko.stream.stage.GraphStageLogic;
 
 /**
@@ -17,12 +14,9 @@ import org.apache.pekko.stream.stage.GraphStageLogic;
  *
  * @param <T> the element type
  */
-public final class SourceStage<T> extends GraphStage<SourceShape<T>> {
+public final class SourceStage<T> extends RestartStage<SourceShape<T>, Source<T, ?>> {
 
-  private final StreamSpec spec;
-  private final Creator<Source<T, ?>> factory;
-  private final Outlet<T> out = Outlet.create("BackoffSource.out");
-  private final SourceShape<T> shape = SourceShape.of(out);
+  private final Outlet<T> out = shape().out();
 
   /**
    * A new stage.
@@ -31,82 +25,18 @@ public final class SourceStage<T> extends GraphStage<SourceShape<T>> {
    * @param factory makes each inner source
    */
   public SourceStage(StreamSpec spec, Creator<Source<T, ?>> factory) {
-    this.spec = spec;
-    this.factory = factory;
-  }
-
-  @Override
-  public SourceShape<T> shape() {
-    return shape;
-  }
-
-  @Override
-  public Attributes initialAttributes() {
-    return Attributes.name(spec.name());
+    super(spec, factory, SourceShape.of(Outlet.create("BackoffSource.out")), "BackoffSource");
   }
 
   @Override
   public GraphStageLogic createLogic(Attributes inheritedAttributes) {
-    return new RestartLogic(shape, spec, inheritedAttributes) {
+    return new RestartLogic(shape(), spec, inheritedAttributes) {
 
-      private SubSinkInlet<T> sinkIn;
-
-      private final AbstractOutHandler backoffOut =
-          new AbstractOutHandler() {
-            @Override
-            public void onPull() {} // served by the next inner source
-
-            @Override
-            public void onDownstreamFinish(Throwable cause) {
-              finishing = true;
-              cancelStage(cause);
-            }
-          };
-
-      {
-        setHandler(out, backoffOut);
-      }
+      private final Drain<T> drain = new Drain<>(out, "BackoffSource.subIn", true);
 
       @Override
       protected void startInner() throws Exception {
-        SubSinkInlet<T> port = new SubSinkInlet<>("BackoffSource.subIn");
-        sinkIn = port;
-        port.setHandler(
-            new AbstractInHandler() {
-              @Override
-              public void onPush() {
-                push(out, port.grab());
-              }
-
-              @Override
-              public void onUpstreamFinish() {
-                if (sinkIn == port) {
-                  innerCompleted(() -> complete(out));
-                }
-              }
-
-              @Override
-              public void onUpstreamFailure(Throwable ex) {
-                if (sinkIn == port) {
-                  innerFailed(ex);
-                }
-              }
-            });
-        setHandler(
-            out,
-            new AbstractOutHandler() {
-              @Override
-              public void onPull() {
-                port.pull();
-              }
-
-              @Override
-              public void onDownstreamFinish(Throwable cause) {
-                finishing = true;
-                port.cancel(cause);
-                cancelStage(cause);
-              }
-            });
+        SubSinkInlet<T> port = drain.start();
         Source<T, ?> source = Checks.created(factory.create(), "Source");
         subFusingMaterializer().materialize(source.to(port.sink()), inheritedAttributes);
         if (isAvailable(out)) {
@@ -116,19 +46,9 @@ public final class SourceStage<T> extends GraphStage<SourceShape<T>> {
 
       @Override
       protected void enterBackoff() {
-        setHandler(out, backoffOut);
-        if (sinkIn != null) {
-          if (!sinkIn.isClosed()) {
-            sinkIn.cancel();
-          }
-          sinkIn = null;
-        }
+        drain.pause();
+        drain.release();
       }
     };
-  }
-
-  @Override
-  public String toString() {
-    return "BackoffSource(" + spec.name() + ")";
   }
 }

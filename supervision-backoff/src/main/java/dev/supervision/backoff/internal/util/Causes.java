@@ -47,9 +47,7 @@ public final class Causes {
     try {
       return t.getCause();
     } catch (Throwable broken) {
-      if (!NonFatal.apply(broken)) {
-        throw Causes.<RuntimeException>rethrow(broken);
-      }
+      rethrowIfFatal(broken);
       return null;
     }
   }
@@ -65,14 +63,36 @@ public final class Causes {
     try {
       return failure.toString();
     } catch (Throwable broken) {
-      if (!NonFatal.apply(broken)) {
-        throw Causes.<RuntimeException>rethrow(broken);
-      }
+      rethrowIfFatal(broken);
       return failure.getClass().getName()
           + " (whose toString threw "
           + broken.getClass().getName()
           + ")";
     }
+  }
+
+  /**
+   * Rethrows {@code t} if it is fatal (what Scala's {@code NonFatal}, and so Pekko, does not catch:
+   * a {@code VirtualMachineError}, a {@code LinkageError}, an {@code InterruptedException}, a
+   * {@code ControlThrowable}); returns if it is not, for the caller to handle.
+   *
+   * @param t the throwable that was caught
+   */
+  public static void rethrowIfFatal(Throwable t) {
+    if (!NonFatal.apply(t)) {
+      throw sneaky(t);
+    }
+  }
+
+  /**
+   * Throws {@code t} as it is, checked or not, without wrapping it. Declared to return an
+   * exception so that a caller can write {@code throw sneaky(t)} where the compiler needs a throw.
+   *
+   * @param t the throwable to throw
+   * @return never returns
+   */
+  public static RuntimeException sneaky(Throwable t) {
+    throw Causes.<RuntimeException>rethrow(t);
   }
 
   @SuppressWarnings("unchecked")

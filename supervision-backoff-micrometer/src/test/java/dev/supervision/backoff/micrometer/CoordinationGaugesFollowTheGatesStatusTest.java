@@ -1,0 +1,209 @@
+package dev.supervision.backoff.micrometer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.supervision.backoff.BudgetEvent;
+import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.RestartBudgets;
+import dev.supervision.backoff.spi.ClusterCoordinator.Decision;
+import dev.supervision.backoff.spi.GateProtocol;
+import dev.supervision.backoff.testkit.BackoffTestKit;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The coordination gauges of a cluster-wide adaptive budget show its gate's status as it is now:
+ * they appear at the first decision the gate is told, follow every later one within a poll (or at
+ * once after a {@link BudgetEvent.CoordinationChanged}), count the losses of the coordination, and
+ * are NaN once the budget has no gate. The gate's status is driven directly, as the cluster
+ * module's coordination drives it, with {@link GateProtocol.Coordinate}.
+ */
+final class CoordinationGaugesFollowTheGatesStatusTest {
+
+  @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
+
+  private static final List<String> COORDINATION_METERS =
+      List.of(
+          BackoffMetrics.BUDGET_COORDINATED,
+          BackoffMetrics.BUDGET_SHARE,
+          BackoffMetrics.BUDGET_PROBER,
+          BackoffMetrics.BUDGET_CLUSTER_NODES,
+          BackoffMetrics.BUDGET_CLUSTER_WAITING,
+          BackoffMetrics.BUDGET_COORDINATION_LOSSES);
+
+  private static double gauge(MeterRegistry r, String meter, String budget) {
+    return r.get(meter).tag(BackoffMetrics.BUDGET_TAG, budget).gauge().value();
+  }
+
+  private static double losses(MeterRegistry r, String budget) {
+    return r.get(BackoffMetrics.BUDGET_COORDINATION_LOSSES)
+        .tag(BackoffMetrics.BUDGET_TAG, budget)
+        .counter()
+        .count();
+  }
+
+  /** Coordinated (1/0), share, prober (1/0), nodes in view, waiting over the cluster. */
+  private static List<Double> shown(MeterRegistry r, String budget) {
+    return List.of(
+        gauge(r, BackoffMetrics.BUDGET_COORDINATED, budget),
+        gauge(r, BackoffMetrics.BUDGET_SHARE, budget),
+        gauge(r, BackoffMetrics.BUDGET_PROBER, budget),
+        gauge(r, BackoffMetrics.BUDGET_CLUSTER_NODES, budget),
+        gauge(r, BackoffMetrics.BUDGET_CLUSTER_WAITING, budget));
+  }
+
+  private static Decision decision(
+      boolean coordinated, double share, boolean prober, int inView, long waiting) {
+    return new Decision(
+        coordinated,
+        share,
+        prober,
+        coordinated ? 1 : 3,
+        false,
+        Double.NaN,
+        0,
+        false,
+        inView,
+        waiting);
+  }
+
+  private static void publish(BudgetEvent e) {
+    kit.system().eventStream().tell(new EventStream.Publish<>(e));
+  }
+
+  private static Set<String> meterNames(MeterRegistry r) {
+    return r.getMeters().stream().map(m -> m.getId().getName()).collect(Collectors.toSet());
+  }
+
+  @Test
+  void theGaugesShowEachDecisionOfTheGate_andCountTheLossesOfTheCoordination() {
+    String budget = "coordinated-db";
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    BackoffMetrics metrics = new BackoffMetrics(Tags.of("service", "shop"));
+    metrics.bindTo(registry);
+    metrics.bindBudgets(kit.system());
+    TestProbe<String> p = kit.createTestProbe();
+    ActorRef<GateProtocol.Command> gate =
+        RestartBudgets.get(kit.system()).gate(RestartBudget.adaptive(budget));
+    p.awaitAssert(
+        () -> registry.get(BackoffMetrics.BUDGET_STATE).tag(BackoffMetrics.BUDGET_TAG, budget));
+    // no decision yet: a budget without coordination has no coordination meters, even after polls
+    kit.time().timePasses(BudgetWatcher.POLL);
+    p.expectNoMessage(Duration.ofMillis(200));
+    kit.time().timePasses(BudgetWatcher.POLL);
+    p.expectNoMessage(Duration.ofMillis(200));
+    for (String meter : COORDINATION_METERS) {
+      assertNull(registry.find(meter).meter(), meter);
+    }
+
+    // the first decision: coordinated, half of the budget, another node probes, 3 nodes, 40 waiting
+    gate.tell(new GateProtocol.Coordinate(decision(true, 0.5, false, 3, 40)));
+    kit.time().timePasses(BudgetWatcher.POLL);
+    p.awaitAssert(
+        () -> {
+          assertEquals(List.of(1.0, 0.5, 0.0, 3.0, 40.0), shown(registry, budget));
+          return null;
+        });
+    // the coordination's tags: the budget and the extra tags, no name
+    registry.getMeters().stream()
+        .filter(m -> COORDINATION_METERS.contains(m.getId().getName()))
+        .forEach(
+            m -> {
+              assertEquals(budget, m.getId().getTag(BackoffMetrics.BUDGET_TAG));
+              assertEquals("shop", m.getId().getTag("service"));
+              assertNull(m.getId().getTag(BackoffMetrics.NAME_TAG), m.getId().toString());
+            });
+    assertTrue(
+        meterNames(registry).containsAll(COORDINATION_METERS), meterNames(registry)::toString);
+
+    // the share follows demand with no event at all: the next poll shows it
+    gate.tell(new GateProtocol.Coordinate(decision(true, 0.25, false, 3, 90)));
+    kit.time().timePasses(BudgetWatcher.POLL);
+    p.awaitAssert(
+        () -> {
+          assertEquals(List.of(1.0, 0.25, 0.0, 3.0, 90.0), shown(registry, budget));
+          return null;
+        });
+
+    // the coordination is lost: the gate is told, then the event comes; no time passes
+    publish(new BudgetEvent.CoordinationChanged(budget, true, false, 3, 3, 0, false));
+    gate.tell(new GateProtocol.Coordinate(decision(false, 1.0 / 3, true, 2, 25)));
+    publish(new BudgetEvent.CoordinationChanged(budget, false, true, 3, 2, 0, false));
+    p.awaitAssert(
+        () -> {
+          assertEquals(List.of(0.0, 1.0 / 3, 1.0, 2.0, 25.0), shown(registry, budget));
+          assertEquals(1.0, losses(registry, budget));
+          return null;
+        });
+    // picked up again, and lost a second time
+    gate.tell(new GateProtocol.Coordinate(decision(true, 0.4, true, 3, 10)));
+    publish(new BudgetEvent.CoordinationChanged(budget, true, true, 3, 3, 0, false));
+    p.awaitAssert(
+        () -> {
+          assertEquals(List.of(1.0, 0.4, 1.0, 3.0, 10.0), shown(registry, budget));
+          return null;
+        });
+    gate.tell(new GateProtocol.Coordinate(decision(false, 1.0 / 3, true, 1, 4)));
+    publish(new BudgetEvent.CoordinationChanged(budget, false, true, 3, 1, 0, false));
+    p.awaitAssert(
+        () -> {
+          assertEquals(List.of(0.0, 1.0 / 3, 1.0, 1.0, 4.0), shown(registry, budget));
+          assertEquals(2.0, losses(registry, budget));
+          return null;
+        });
+
+    // the budget is released: once its gate has stopped, the gauges show no decision
+    RestartBudgets.get(kit.system()).release(budget);
+    p.awaitAssert(
+        () -> {
+          assertTrue(!RestartBudgets.get(kit.system()).names().contains(budget));
+          return null;
+        });
+    kit.time().timePasses(BudgetWatcher.POLL);
+    p.awaitAssert(
+        () -> {
+          for (double v : shown(registry, budget)) {
+            assertTrue(Double.isNaN(v), () -> "no gate, no decision: " + shown(registry, budget));
+          }
+          return null;
+        });
+    metrics.close();
+    assertEquals(0, registry.getMeters().size());
+  }
+
+  @Test
+  void aLocalAdaptiveBudgetHasNoCoordinationMeters() {
+    String budget = "local-db";
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    BackoffMetrics metrics = new BackoffMetrics();
+    metrics.bindTo(registry);
+    metrics.bindBudgets(kit.system());
+    TestProbe<String> p = kit.createTestProbe();
+    RestartBudgets.get(kit.system()).gate(RestartBudget.adaptive(budget));
+    p.awaitAssert(
+        () -> registry.get(BackoffMetrics.BUDGET_STATE).tag(BackoffMetrics.BUDGET_TAG, budget));
+    kit.time().timePasses(BudgetWatcher.POLL.multipliedBy(3));
+    p.expectNoMessage(Duration.ofMillis(300));
+    assertEquals(
+        Set.of(
+            BackoffMetrics.BUDGET_STATE,
+            BackoffMetrics.BUDGET_RATE,
+            BackoffMetrics.BUDGET_GOODPUT,
+            BackoffMetrics.BUDGET_PROBES),
+        meterNames(registry));
+    RestartBudgets.get(kit.system()).release(budget);
+    metrics.close();
+  }
+}
