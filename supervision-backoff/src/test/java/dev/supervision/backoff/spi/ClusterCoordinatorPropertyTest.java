@@ -581,4 +581,98 @@ final class ClusterCoordinatorPropertyTest {
                         null, Duration.ofMillis(400), Duration.ofMillis(500)))
             .getMessage());
   }
+
+  @Test
+  void aViewWithMoreNodesThanTheMembersCounted_sharesAmongAllItSees() {
+    Report self = new Report(1, State.STEADY, 0, Double.POSITIVE_INFINITY, 0);
+    List<Heard> others =
+        List.of(
+            new Heard(new Report(2, State.STEADY, 0, Double.POSITIVE_INFINITY, 0), NOW),
+            new Heard(new Report(3, State.STEADY, 0, Double.POSITIVE_INFINITY, 0), NOW));
+    Decision d = coordinator.decide(self, 0, SETTLED, 2, others, NOW);
+    assertTrue(d.coordinated());
+    assertEquals(1.0 / 3, d.share(), 1e-12, "nobody waits: 1/n of the three in view");
+  }
+
+  @Test
+  void theLocalState_countsTheHoldFromWhenItStarted() {
+    ClusterCoordinator.Local local = new ClusterCoordinator.Local(5);
+    Report self = local.observe(State.HOLDING, 10, 0, Double.NaN, 1_000);
+    Heard steady = new Heard(new Report(1, State.STEADY, 0, 0, 0), 1_000);
+    assertFalse(
+        local.decide(coordinator, self, 2, 0, List.of(steady), 1_000 + SETTLE - 1).prober(),
+        "still settling: node 1 may be holding too");
+    assertTrue(local.decide(coordinator, self, 2, 0, List.of(steady), 1_000 + SETTLE).prober());
+  }
+
+  @Test
+  void theLocalState_aNodeThatRampedOnTheNewsAndRecovered_isNotResumedByIt() {
+    ClusterCoordinator.Local told = new ClusterCoordinator.Local(2);
+    Report holding = told.observe(State.HOLDING, 10, 0, Double.NaN, 0);
+    Report finder = new Report(1, State.RAMPING, 10, 100, 1);
+    assertTrue(told.decide(coordinator, holding, 2, 0, List.of(new Heard(finder, 1)), 1).resume());
+    told.observe(State.RAMPING, 10, 50, Double.NaN, 2);
+    Report steady = told.observe(State.STEADY, 0, Double.POSITIVE_INFINITY, Double.NaN, 3);
+    assertFalse(
+        told.decide(coordinator, steady, 2, 0, List.of(new Heard(finder, 3)), 3).resume(),
+        "it ramped on epoch 1 already");
+  }
+
+  @Test
+  void theLocalState_holdsOffAfterARampStart_andAfterANewGoodput_notAfterTheSameOne() {
+    ClusterCoordinator c = new ClusterCoordinator(STALE, SETTLE, 500);
+    ClusterCoordinator.Local local = new ClusterCoordinator.Local(2);
+    Report other = new Report(1, State.RAMPING, 10, 500, 1);
+    local.observe(State.HOLDING, 10, 0, Double.NaN, 0);
+    Report start = local.observe(State.RAMPING, 10, 20, Double.NaN, 1_000);
+    assertTrue(
+        Double.isNaN(local.decide(c, start, 2, 0, List.of(new Heard(other, 1_200)), 1_200).rate()),
+        "200 ns after the ramp started");
+    Report on = local.observe(State.RAMPING, 10, 20, Double.NaN, 1_600);
+    // 520 in use, W = 20, n = 2, reserve 1: 520 x 11 / 22
+    assertEquals(
+        260, local.decide(c, on, 2, 0, List.of(new Heard(other, 1_600)), 1_600).rate(), 1e-9);
+    Report loss = local.observe(State.RAMPING, 10, 20, 5.0, 2_000); // same rate, a new goodput
+    assertTrue(
+        Double.isNaN(local.decide(c, loss, 2, 0, List.of(new Heard(other, 2_100)), 2_100).rate()));
+    Report same = local.observe(State.RAMPING, 10, 20, 5.0, 2_600);
+    assertEquals(
+        260, local.decide(c, same, 2, 0, List.of(new Heard(other, 2_600)), 2_600).rate(), 1e-9);
+  }
+
+  @Test
+  void aTimingRejectsEveryIntervalThatIsNotPositive_namingIt() {
+    Duration one = Duration.ofSeconds(1);
+    assertEquals(
+        "heartbeat must be > 0 but was PT0S",
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new ClusterCoordinator.Timing(one, Duration.ZERO, one, one))
+            .getMessage());
+    assertEquals(
+        "deltaInterval must be > 0 but was PT-1S",
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new ClusterCoordinator.Timing(one, one, one.negated(), one))
+            .getMessage());
+    assertEquals(
+        "notifyInterval must be > 0 but was PT0S",
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new ClusterCoordinator.Timing(one, one, one, Duration.ZERO))
+            .getMessage());
+    assertEquals(
+        "slice must be > 0 but was PT0S",
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> ClusterCoordinator.Timing.of(Duration.ZERO, one, one))
+            .getMessage());
+  }
+
+  @Test
+  void aSettledHolder_probes_whenTheSmallerIdHoldsWithNoActorWaiting() {
+    Report self = new Report(5, State.HOLDING, 10, 0, 0);
+    Heard idle = new Heard(new Report(1, State.HOLDING, 0, 0, 0), NOW);
+    assertTrue(coordinator.decide(self, 0, SETTLED, 2, List.of(idle), NOW).prober());
+  }
 }
