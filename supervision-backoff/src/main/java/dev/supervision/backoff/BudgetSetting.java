@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * One key of a restart budget block, and the table of all of them: what {@link PolicySetting} is
+ * One key of a restart budget block, and the table of all of them: what {@link BackoffPolicy.Setting} is
  * for a policy block. The keys, what each allows (in the messages about a bad, null or missing
  * value) and what each means are written here once; the configuration reader, {@code
  * reference.conf}'s {@code default-budget} block (a test checks it) and the budget key table of the
