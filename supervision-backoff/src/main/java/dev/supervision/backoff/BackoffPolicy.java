@@ -985,6 +985,13 @@ public final class BackoffPolicy {
     private static final String CLASSES = "a list of Throwable class names";
     private static final String MULTIPLIER_RULE = "a finite number >= 1.0";
 
+    /** The built-in jitters; configuration accepts their names (their {@code toString}). */
+    private static final List<Jitter> BUILT_IN_JITTERS =
+        List.of(Jitter.full(), Jitter.equal(), Jitter.decorrelated(), Jitter.none());
+
+    private static final List<String> JITTER_NAMES =
+        BUILT_IN_JITTERS.stream().map(Jitter::toString).toList();
+
     /**
      * A setting's rule: throws, naming the parameter {@code name} and the value, if {@code value}
      * breaks it. Applied by {@link BackoffPolicy#with} to every value set, so a {@code withX} method
@@ -1042,8 +1049,8 @@ public final class BackoffPolicy {
             "withJitter(Jitter)",
             "How the bound becomes a delay; code may pass its own Jitter.",
             "jitter",
-            "one of " + String.join(", ", BuiltInJitter.NAMES),
-            (c, k) -> BuiltInJitter.named(c.oneOf(k, BuiltInJitter.NAMES)),
+            "one of " + String.join(", ", JITTER_NAMES),
+            (c, k) -> BUILT_IN_JITTERS.get(JITTER_NAMES.indexOf(c.oneOf(k, JITTER_NAMES))),
             BackoffPolicy::withJitter);
 
     static final Setting<Duration> RESET_AFTER =

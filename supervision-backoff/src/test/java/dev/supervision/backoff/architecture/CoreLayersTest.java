@@ -199,8 +199,7 @@ final class CoreLayersTest {
   /**
    * The core read at the grain of docs/architecture.md's picture: each package below the root is
    * one node, and the root package (the entry points and the values) one node per top-level file.
-   * Its only circles are the documented companions of the values layer: an interface and its built-in
-   * constants ({@code Jitter}, {@code BuiltInJitter}), a sealed interface and its kinds ({@code
+   * Its only circle is the documented companions of the values layer: a sealed interface and its kinds ({@code
    * RestartBudget}, {@code FixedRestartBudget}, {@code AdaptiveRestartBudget}); no circle runs
    * through two packages, and no arrow runs from a lower layer to a higher one.
    */
@@ -225,9 +224,7 @@ final class CoreLayersTest {
       }
     }
     assertEquals(
-        Set.of(
-            Set.of("BuiltInJitter", "Jitter"),
-            Set.of("AdaptiveRestartBudget", "FixedRestartBudget", "RestartBudget")),
+        Set.of(Set.of("AdaptiveRestartBudget", "FixedRestartBudget", "RestartBudget")),
         circles,
         "circles between the core's packages and API files (docs/architecture.md lists them)");
     Set<String> upward = new TreeSet<>();
