@@ -147,7 +147,7 @@ final class BackoffPolicyFromConfigTest {
 
   @Test
   void budgetDefaultsAreAutoBurstAndLocal() {
-    FixedRestartBudget expected = RestartBudget.of("db", 200, Duration.ofSeconds(1));
+    RestartBudget.Fixed expected = RestartBudget.of("db", 200, Duration.ofSeconds(1));
     assertEquals(
         Optional.of(expected),
         read("budget = db", "db { permits = 200, period = 1s }").getBudget());
