@@ -80,7 +80,7 @@ public final class Pacer {
   }
 
   private static void checkBurst(double burst) {
-    Check.argument(burst >= 1 && Double.isFinite(burst), "burst", "finite and >= 1", burst);
+    Check.finiteAtLeast(burst, 1, "burst");
   }
 
   /**
