@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.spi.ILoggingEvent;
 import dev.supervision.backoff.BackoffEvent;
+import dev.supervision.backoff.BackoffHandler;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.ChildStopped;
@@ -13,8 +15,11 @@ import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.testkit.BackoffProbe;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.SupervisorLines;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -287,5 +292,49 @@ final class RestartOnStopTest {
     events.advanceToRestart(kit.time());
     events.expectRestarted();
     probe.expectMessage("started-2");
+  }
+
+  @Test
+  void aFinalStopPredicateThatThrowsIsOneWarnLinePerMessage_duringABackoffToo() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<Object> handled = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    BackoffHandler stashing =
+        (message, untilRestart) -> {
+          handled.ref().tell(message);
+          return false; // stashed
+        };
+    try (SupervisorLines lines = new SupervisorLines()) {
+      ActorRef<String> actor =
+          kit.spawn(
+              BackoffSupervisor.wrap(
+                  child(probe),
+                  policy(events)
+                      .withHandlerWhileBackingOff(stashing)
+                      .withFinalStopMessage(
+                          m -> {
+                            throw new IllegalStateException("broken rule");
+                          })));
+      probe.expectMessage("started-1");
+      actor.tell("stop"); // tested once, while the child runs
+      events.expectRestartScheduled();
+      actor.tell("kept"); // tested once more, during the backoff, before the handler sees it
+      handled.expectMessage("kept");
+      List<ILoggingEvent> warnings =
+          lines.about(actor).stream()
+              .filter(
+                  e ->
+                      e.getLevel() == ch.qos.logback.classic.Level.WARN
+                          && e.getFormattedMessage().contains("final stop message predicate"))
+              .collect(Collectors.toList());
+      assertEquals(2, warnings.size(), () -> "one WARN line per message: " + lines.about(actor));
+      for (ILoggingEvent warning : warnings) {
+        assertTrue(warning.getFormattedMessage().contains("taken as no match"));
+        assertInstanceOf(
+            IllegalStateException.class,
+            ((ch.qos.logback.classic.spi.ThrowableProxy) warning.getThrowableProxy())
+                .getThrowable());
+      }
+    }
   }
 }
