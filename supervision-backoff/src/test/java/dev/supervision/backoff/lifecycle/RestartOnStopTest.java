@@ -16,6 +16,7 @@ import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.testkit.BackoffProbe;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import dev.supervision.backoff.testsupport.SupervisorLines;
+import dev.supervision.backoff.testsupport.WatchingParent;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -208,6 +209,67 @@ final class RestartOnStopTest {
   }
 
   @Test
+  void aFinalStopMessageDuringABackoffStopsTheActorWithoutFailingIt() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<String> parentSaw = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    ActorRef<String> parent =
+        kit.spawn(
+            WatchingParent.of(
+                BackoffSupervisor.wrap(
+                    child(probe), policy(events).withFinalStopMessage(m -> m.equals("final"))),
+                "final-during-backoff",
+                parentSaw.ref()));
+    probe.expectMessage("started-1");
+    parent.tell("stop");
+    events.expectRestartScheduled();
+    parent.tell("final");
+    events.expectEvent(BackoffEvent.StoppedDuringBackoff.class);
+    parentSaw.expectMessage("terminated"); // a plain stop: the parent sees no ChildFailed
+    kit.testKit().stop(parent);
+  }
+
+  @Test
+  void aPostStopThatThrowsAfterTheChildStoppedItselfIsLoggedAndTheRestartGoesOn() {
+    TestProbe<String> probe = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    AtomicInteger starts = new AtomicInteger();
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx -> {
+              probe.ref().tell("started-" + starts.incrementAndGet());
+              return Behaviors.receive(String.class)
+                  .onMessageEquals("stop", Behaviors::stopped)
+                  .onSignal(
+                      PostStop.class,
+                      s -> {
+                        throw new IllegalStateException("cleanup failed");
+                      })
+                  .build();
+            });
+    try (SupervisorLines lines = new SupervisorLines()) {
+      ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, policy(events)));
+      probe.expectMessage("started-1");
+      actor.tell("stop");
+      assertInstanceOf(ChildStopped.class, events.expectRestartScheduled().cause());
+      List<ILoggingEvent> errors =
+          lines.about(actor).stream()
+              .filter(e -> e.getLevel() == ch.qos.logback.classic.Level.ERROR)
+              .collect(Collectors.toList());
+      assertEquals(1, errors.size(), () -> "one ERROR line: " + lines.about(actor));
+      assertTrue(
+          errors
+              .get(0)
+              .getFormattedMessage()
+              .endsWith("failed in PostStop after it stopped itself; the restart goes on"),
+          errors.get(0)::getFormattedMessage);
+      events.advanceToRestart(kit.time());
+      events.expectRestarted();
+      probe.expectMessage("started-2");
+    }
+  }
+
+  @Test
   void aPoisonPillStopIsFinal() {
     TestProbe<String> probe = kit.createTestProbe();
     BackoffProbe events = kit.createProbe();
@@ -329,7 +391,11 @@ final class RestartOnStopTest {
               .collect(Collectors.toList());
       assertEquals(2, warnings.size(), () -> "one WARN line per message: " + lines.about(actor));
       for (ILoggingEvent warning : warnings) {
-        assertTrue(warning.getFormattedMessage().contains("taken as no match"));
+        assertTrue(
+            warning
+                .getFormattedMessage()
+                .contains("threw on a message of java.lang.String; taken as no match"),
+            warning::getFormattedMessage);
         assertInstanceOf(
             IllegalStateException.class,
             ((ch.qos.logback.classic.spi.ThrowableProxy) warning.getThrowableProxy())
