@@ -16,6 +16,7 @@ import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.testkit.BackoffProbe;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import dev.supervision.backoff.testsupport.SupervisorLines;
+import dev.supervision.backoff.testsupport.TestChild;
 import dev.supervision.backoff.testsupport.WatchingParent;
 import java.time.Duration;
 import java.util.List;
@@ -25,6 +26,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.internal.PoisonPill;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
@@ -402,5 +404,56 @@ final class RestartOnStopTest {
                 .getThrowable());
       }
     }
+  }
+
+  /**
+   * The final stop predicate is asked about messages only: a signal stashed during the backoff and
+   * replayed to the restarted child is not one, even for a predicate that matches everything this
+   * actor is never sent (here: anything that is not a String).
+   */
+  @Test
+  void theFinalStopPredicateIsNotAskedAboutASignalReplayedFromTheStash() {
+    TestProbe<String> probe = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    ActorRef<String> watched = kit.spawn(Behaviors.<String>empty());
+    AtomicInteger starts = new AtomicInteger();
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx -> {
+              int n = starts.incrementAndGet();
+              if (n == 1) {
+                ctx.watch(watched);
+              }
+              probe.ref().tell("started-" + n);
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new TestChild.Boom("fail");
+                      })
+                  .onMessageEquals("stop", Behaviors::stopped)
+                  .onSignal(
+                      Terminated.class,
+                      t -> {
+                        probe.ref().tell("saw-terminated");
+                        return Behaviors.same();
+                      })
+                  .build();
+            });
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                child, policy(events).withFinalStopMessage(m -> !(m instanceof String))));
+    probe.expectMessage("started-1");
+    actor.tell("fail");
+    events.expectRestartScheduled();
+    kit.testKit().stop(watched); // its Terminated reaches the actor during the backoff: stashed
+    probe.expectNoMessage(Duration.ofMillis(200));
+    events.advanceToRestart(kit.time());
+    events.expectRestarted();
+    probe.expectMessage("started-2");
+    probe.expectMessage("saw-terminated"); // replayed
+    actor.tell("stop"); // no final stop message was seen: restarted
+    assertTrue(events.expectRestartScheduled().afterStop());
   }
 }
