@@ -1,8 +1,6 @@
 package dev.supervision.backoff.internal;
 
-import dev.supervision.backoff.AdaptiveRestartBudget;
 import dev.supervision.backoff.BudgetEvent;
-import dev.supervision.backoff.FixedRestartBudget;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
@@ -204,10 +202,10 @@ public final class BudgetGate {
         int members,
         long tickNanos,
         AdaptiveRateController.Listener listener) {
-      if (budget instanceof AdaptiveRestartBudget adaptive) {
+      if (budget instanceof RestartBudget.Adaptive adaptive) {
         return new AdaptiveLimiter(adaptive, members, tickNanos, listener);
       }
-      return new FixedLimiter((FixedRestartBudget) budget, members, tickNanos);
+      return new FixedLimiter((RestartBudget.Fixed) budget, members, tickNanos);
     }
 
     Behavior<Command> behavior() {

@@ -1,6 +1,6 @@
 package dev.supervision.backoff.internal;
 
-import dev.supervision.backoff.FixedRestartBudget;
+import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.Pacer;
 import dev.supervision.backoff.spi.TokenBucket;
 
@@ -12,12 +12,12 @@ import dev.supervision.backoff.spi.TokenBucket;
  */
 final class FixedLimiter implements Limiter {
 
-  private final FixedRestartBudget budget;
+  private final RestartBudget.Fixed budget;
   private final Pacer pacer;
   private final long keepGrantsNanos;
   private final long tickNanos;
 
-  FixedLimiter(FixedRestartBudget budget, int members, long tickNanos) {
+  FixedLimiter(RestartBudget.Fixed budget, int members, long tickNanos) {
     this.budget = budget;
     this.pacer = Pacer.of(rate(members), burst(members), tickNanos);
     this.tickNanos = tickNanos;
