@@ -1,19 +1,19 @@
 package dev.supervision.backoff.internal;
 
-import static dev.supervision.backoff.internal.Gates.forwarding;
-import static dev.supervision.backoff.internal.Gates.status;
+import static dev.supervision.backoff.testsupport.Gates.forwarding;
+import static dev.supervision.backoff.testsupport.Gates.status;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.internal.Gates.Grant;
 import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.spi.GateProtocol.Acquire;
 import dev.supervision.backoff.spi.GateProtocol.Failed;
 import dev.supervision.backoff.spi.GateProtocol.Status;
+import dev.supervision.backoff.testsupport.Gates.Grant;
 import dev.supervision.backoff.testsupport.StartingRequester;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,11 +1,10 @@
 package dev.supervision.backoff.internal;
 
-import static dev.supervision.backoff.internal.Gates.forwarding;
+import static dev.supervision.backoff.testsupport.Gates.forwarding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.internal.Gates.Grant;
 import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.ClusterCoordinator.Decision;
@@ -13,6 +12,7 @@ import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.spi.GateProtocol.Acquire;
 import dev.supervision.backoff.spi.GateProtocol.Coordinate;
 import dev.supervision.backoff.spi.GateProtocol.Failed;
+import dev.supervision.backoff.testsupport.Gates.Grant;
 import java.time.Duration;
 import java.util.Optional;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;

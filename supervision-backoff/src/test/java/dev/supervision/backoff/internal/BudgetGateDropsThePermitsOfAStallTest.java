@@ -1,7 +1,7 @@
 package dev.supervision.backoff.internal;
 
-import static dev.supervision.backoff.internal.Gates.queued;
-import static dev.supervision.backoff.internal.Gates.waiting;
+import static dev.supervision.backoff.testsupport.Gates.queued;
+import static dev.supervision.backoff.testsupport.Gates.waiting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.typesafe.config.ConfigFactory;

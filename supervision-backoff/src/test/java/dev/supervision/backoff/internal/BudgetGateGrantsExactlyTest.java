@@ -1,18 +1,18 @@
 package dev.supervision.backoff.internal;
 
-import static dev.supervision.backoff.internal.Gates.forwarding;
-import static dev.supervision.backoff.internal.Gates.status;
-import static dev.supervision.backoff.internal.Gates.waiting;
+import static dev.supervision.backoff.testsupport.Gates.forwarding;
+import static dev.supervision.backoff.testsupport.Gates.status;
+import static dev.supervision.backoff.testsupport.Gates.waiting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.internal.Gates.Grant;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.spi.GateProtocol.Acquire;
 import dev.supervision.backoff.spi.GateProtocol.Cancel;
 import dev.supervision.backoff.spi.GateProtocol.Status;
+import dev.supervision.backoff.testsupport.Gates.Grant;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

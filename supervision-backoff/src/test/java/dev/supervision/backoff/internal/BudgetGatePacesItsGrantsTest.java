@@ -1,16 +1,16 @@
 package dev.supervision.backoff.internal;
 
-import static dev.supervision.backoff.internal.Gates.queued;
-import static dev.supervision.backoff.internal.Gates.requester;
-import static dev.supervision.backoff.internal.Gates.waiting;
+import static dev.supervision.backoff.testsupport.Gates.queued;
+import static dev.supervision.backoff.testsupport.Gates.requester;
+import static dev.supervision.backoff.testsupport.Gates.waiting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.internal.Gates.Grant;
 import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.spi.GateProtocol.Acquire;
+import dev.supervision.backoff.testsupport.Gates.Grant;
 import dev.supervision.backoff.testsupport.StartingRequester;
 import java.time.Duration;
 import java.util.ArrayList;

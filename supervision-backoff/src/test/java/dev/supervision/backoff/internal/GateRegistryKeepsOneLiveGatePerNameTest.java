@@ -1,6 +1,6 @@
 package dev.supervision.backoff.internal;
 
-import static dev.supervision.backoff.internal.Gates.forwarding;
+import static dev.supervision.backoff.testsupport.Gates.forwarding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.internal.Gates.Grant;
 import dev.supervision.backoff.spi.GateProtocol;
+import dev.supervision.backoff.testsupport.Gates.Grant;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,6 +1,7 @@
-package dev.supervision.backoff.internal;
+package dev.supervision.backoff.testsupport;
 
 import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.internal.BudgetGate;
 import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.spi.GateProtocol.Acquire;
 import dev.supervision.backoff.spi.GateProtocol.Status;
@@ -12,7 +13,7 @@ import org.apache.pekko.actor.typed.Signal;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /** The fixture of the gate tests: a grant, requesters, and the gate's answers to its queries. */
-final class Gates {
+public final class Gates {
 
   private Gates() {}
 
@@ -21,10 +22,10 @@ final class Gates {
    *
    * @param who names the request it grants
    */
-  record Grant(String who) implements Signal {}
+  public record Grant(String who) implements Signal {}
 
   /** A requester that gives each grant it gets to {@code onGrant} (and never reports a start). */
-  static ActorRef<Object> requester(ActorTestKit kit, Consumer<Grant> onGrant) {
+  public static ActorRef<Object> requester(ActorTestKit kit, Consumer<Grant> onGrant) {
     return kit.spawn(
         Behaviors.receive(Object.class)
             .onSignal(
@@ -37,19 +38,19 @@ final class Gates {
   }
 
   /** A requester that forwards the name in each grant it gets to {@code granted}. */
-  static ActorRef<Object> forwarding(ActorTestKit kit, TestProbe<String> granted) {
+  public static ActorRef<Object> forwarding(ActorTestKit kit, TestProbe<String> granted) {
     return requester(kit, g -> granted.ref().tell(g.who()));
   }
 
   /** How many actors wait in {@code gate} now. */
-  static int waiting(ActorTestKit kit, ActorRef<GateProtocol.Command> gate) {
+  public static int waiting(ActorTestKit kit, ActorRef<GateProtocol.Command> gate) {
     TestProbe<Integer> reply = kit.createTestProbe();
     gate.tell(new GateProtocol.Waiting(reply.ref()));
     return reply.receiveMessage();
   }
 
   /** The gate's status now. */
-  static Status status(ActorTestKit kit, ActorRef<GateProtocol.Command> gate) {
+  public static Status status(ActorTestKit kit, ActorRef<GateProtocol.Command> gate) {
     TestProbe<Status> reply = kit.createTestProbe();
     gate.tell(new GateProtocol.Query(reply.ref()));
     return reply.receiveMessage();
@@ -59,7 +60,7 @@ final class Gates {
    * A gate of {@code budget} with {@code waiters} requests of one requester waiting from now on: the
    * gate has them all, and its timer runs, before the caller lets time pass.
    */
-  static ActorRef<GateProtocol.Command> queued(
+  public static ActorRef<GateProtocol.Command> queued(
       ActorTestKit kit, RestartBudget budget, int waiters) {
     ActorRef<GateProtocol.Command> gate = kit.spawn(BudgetGate.create(budget, 1));
     ActorRef<Object> r = requester(kit, g -> {});
