@@ -11,7 +11,8 @@ import java.util.Optional;
  * kind of budget ({@link FixedLimiter} around a token bucket's pacer, {@link AdaptiveLimiter} around
  * an {@link AdaptiveRateController}). The gate keeps the queue, the clock and the grants; the limiter
  * keeps the arithmetic. What a kind has no use for does nothing by default: a fixed budget learns
- * nothing, an adaptive one takes no permit back (its controller counted the grant). Time is the gate's clock, in nanoseconds; not thread-safe (the gate's actor owns it).
+ * nothing, an adaptive one takes no permit back (its controller counted the grant). Time is the
+ * gate's clock, in nanoseconds; not thread-safe (the gate's actor owns it).
  */
 interface Limiter {
 
