@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
+import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 
 /**
@@ -425,12 +426,26 @@ public final class PolicyConfig {
    * @throws IllegalArgumentException if the value is not a duration
    */
   public Duration duration(String key, String allowed) {
+    return typed(key, allowed, Config::getDuration);
+  }
+
+  /** The value of {@code key} read by {@code get}; {@code allowed} names the type in the message. */
+  private <T> T typed(String key, String allowed, BiFunction<Config, String, T> get) {
     raw(key);
     try {
-      return source(key).getDuration(key);
+      return get.apply(source(key), key);
     } catch (ConfigException e) {
       throw bad(key, "is not " + allowed);
     }
+  }
+
+  /** The value of {@code key} if it is a whole number, or a string that spells one. */
+  private ConfigValue integral(String key, String allowed) {
+    ConfigValue value = raw(key);
+    if (!isIntegral(value)) {
+      throw bad(key, "is not " + allowed);
+    }
+    return value;
   }
 
   /**
@@ -441,12 +456,7 @@ public final class PolicyConfig {
    * @throws IllegalArgumentException if the value is not a number
    */
   public double number(String key) {
-    raw(key);
-    try {
-      return source(key).getDouble(key);
-    } catch (ConfigException e) {
-      throw bad(key, "is not a number");
-    }
+    return typed(key, "a number", Config::getDouble);
   }
 
   /**
@@ -458,15 +468,8 @@ public final class PolicyConfig {
    * @throws IllegalArgumentException if the value is not such a number
    */
   public int integer(String key, String allowed) {
-    ConfigValue value = raw(key);
-    if (!isIntegral(value)) {
-      throw bad(key, "is not " + allowed);
-    }
-    try {
-      return source(key).getInt(key);
-    } catch (ConfigException e) {
-      throw bad(key, "is not " + allowed);
-    }
+    integral(key, allowed);
+    return typed(key, allowed, Config::getInt);
   }
 
   /**
@@ -478,11 +481,7 @@ public final class PolicyConfig {
    * @throws IllegalArgumentException if the value is not such a number
    */
   public long longInteger(String key, String allowed) {
-    ConfigValue value = raw(key);
-    if (!isIntegral(value)) {
-      throw bad(key, "is not " + allowed);
-    }
-    if (value.unwrapped() instanceof String digits) {
+    if (integral(key, allowed).unwrapped() instanceof String digits) {
       // HOCON's getLong saturates a string of digits beyond the range of long; reject it instead
       try {
         return Long.parseLong(digits.trim());
@@ -490,11 +489,7 @@ public final class PolicyConfig {
         throw bad(key, "is not " + allowed + " from " + Long.MIN_VALUE + " to " + Long.MAX_VALUE);
       }
     }
-    try {
-      return source(key).getLong(key);
-    } catch (ConfigException e) {
-      throw bad(key, "is not " + allowed);
-    }
+    return typed(key, allowed, Config::getLong);
   }
 
   /** A whole number, or a string that spells one (HOCON converts those); never 1.5. */
@@ -514,12 +509,7 @@ public final class PolicyConfig {
    * @throws IllegalArgumentException if the value is not a boolean
    */
   public boolean bool(String key) {
-    raw(key);
-    try {
-      return source(key).getBoolean(key);
-    } catch (ConfigException e) {
-      throw bad(key, "is not one of on, off, true, false, yes, no");
-    }
+    return typed(key, BOOLEAN, Config::getBoolean);
   }
 
   /**
