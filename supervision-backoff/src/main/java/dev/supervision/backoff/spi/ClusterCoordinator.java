@@ -580,13 +580,7 @@ public final class ClusterCoordinator {
           waitingSum);
     }
     int n = Math.max(members, fresh + 1);
-    double share;
-    if (waitingSum == 0) {
-      share = 1.0 / n;
-    } else {
-      double reserve = Math.max(1.0, waitingSum / (10.0 * n));
-      share = (self.waiting() + reserve) / (waitingSum + n * reserve);
-    }
+    double share = part(1.0, self.waiting(), waitingSum, n); // 1/n with no actor waiting
     boolean isProber = proberFound && prober == self.node();
     double rate = Double.NaN;
     if (using && Double.isFinite(rampingRate) && sinceLossNanos >= raiseAfterLossNanos) {
@@ -600,9 +594,9 @@ public final class ClusterCoordinator {
   }
 
   /**
-   * A node's part of the ramping nodes' summed rate, by the rule of the shares: {@code sum (w + r)
-   * / (W + n r)}, {@code r = max(1, W / 10n)}. The parts of nodes with a common view sum to {@code
-   * sum}.
+   * A node's part of {@code sum} by the rule of the shares: {@code sum (w + r) / (W + n r)}, {@code
+   * r = max(1, W / 10n)}; the parts of nodes with a common view add up to {@code sum}. The share is
+   * the part of 1, the rate the part of the ramping nodes' summed rate.
    */
   static double part(double sum, long waiting, long waitingSum, int nodes) {
     double reserve = Math.max(1.0, waitingSum / (10.0 * nodes));
