@@ -604,7 +604,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     Recovery r = recovery;
     current = failedBehavior; // gets PostStop through us if we give up
     if (!stop && policy.isPermanent(failure)) {
-      throw giveUp(ctx, failure, BackoffEvent.Reason.PERMANENT_FAILURE);
+      throw giveUp(ctx, failure, BackoffEvent.Reason.PERMANENT_FAILURE, false);
     }
     if (!stop && policy.getBudget().orElse(null) instanceof RestartBudget.Adaptive) {
       // an adaptive budget learns from failures (permanent ones and stops excepted)
@@ -612,10 +612,10 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     }
     if (policy.getMaxRestarts().isPresent() && r.restarts >= policy.getMaxRestarts().getAsInt()) {
       if (stop) {
-        giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED); // does not throw
+        giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED, true); // does not throw
         return Behaviors.stopped(); // stopped, not failed: a watching parent sees Terminated
       }
-      throw giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED);
+      throw giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED, false);
     }
     current = null;
     if (failedBehavior != null) {
@@ -645,16 +645,17 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   }
 
   /**
-   * Stops the actor: throws the failure (the actor then gives PostStop to us); for a {@link
-   * ChildStopped} it only reports and returns null, and the caller returns {@code stopped}. Called
-   * by {@link #onFailure} only, after it has cancelled every timer.
+   * Stops the actor: returns the failure to throw (the actor then gives PostStop to us); for a
+   * child that stopped itself ({@code stop}) it only reports and returns null, and the caller
+   * returns {@code stopped}. A {@link ChildStopped} a child throws is a failure like any other.
+   * Called by {@link #onFailure} only, after it has cancelled every timer.
    */
   private RuntimeException giveUp(
-      TypedActorContext<T> ctx, Throwable failure, BackoffEvent.Reason reason) {
+      TypedActorContext<T> ctx, Throwable failure, BackoffEvent.Reason reason, boolean stop) {
     recovery.inBackoff = false;
     dropStash(ctx, "actor stopped by its backoff supervisor: " + reason);
     SupervisorReports.gaveUp(policy(), ctx.asJava(), restarts(), failure, reason);
-    if (failure instanceof ChildStopped) {
+    if (stop) {
       return null; // the child stopped itself: the caller stops the actor cleanly
     }
     return Causes.sneaky(failure);
