@@ -21,9 +21,20 @@ final class ReplicatedCoordinationEntryTest {
   }
 
   @Test
+  void anEntryCarriesTheMeasuredGoodput_andAnOlderEntryWithoutOneHasNone() {
+    Report measured = new Report(5, State.RAMPING, 0, 240.0, 2, 212.5);
+    assertEquals(
+        measured, ReplicatedCoordination.decode(5, ReplicatedCoordination.encode(measured, 4)));
+    assertEquals(
+        new Report(5, State.RAMPING, 0, 240.0, 2, Double.NaN),
+        ReplicatedCoordination.decode(5, "RAMPING 0 240.0 2 4"));
+  }
+
+  @Test
   void anEntryOfAnotherFormat_isIgnored() {
     assertNull(ReplicatedCoordination.decode(1, "something else"));
     assertNull(ReplicatedCoordination.decode(1, "FLYING 1 2 3 4"));
     assertNull(ReplicatedCoordination.decode(1, "HOLDING -1 0 0 1"));
+    assertNull(ReplicatedCoordination.decode(1, "RAMPING 1 2.0 0 1 -3.0"));
   }
 }
