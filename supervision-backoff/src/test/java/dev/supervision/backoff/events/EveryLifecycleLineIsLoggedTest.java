@@ -22,8 +22,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The supervisor's lines that no other test pins: the restart (DEBUG), a stop during the backoff
- * (DEBUG, with the number of dropped messages), a {@code PreRestart} that throws (ERROR, with its
- * cause) and a listener that throws (WARN, naming the event). Each line names the actor's path.
+ * (DEBUG, with the number of dropped messages), a final stop message during the backoff (DEBUG), a
+ * {@code PreRestart} that throws (ERROR, with its cause) and a listener that throws (WARN, naming
+ * the event). Each line names the actor's path.
  */
 final class EveryLifecycleLineIsLoggedTest {
 
@@ -157,5 +158,29 @@ final class EveryLifecycleLineIsLoggedTest {
               return null;
             });
     kit.testKit().stop(actor);
+  }
+
+  @Test
+  void aFinalStopMessageDuringTheBackoffIsLoggedAtDebug() {
+    TestProbe<String> probe = kit.createTestProbe();
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                TestChild.create(probe.ref()),
+                unjittered().withRestartOnStop(true).withFinalStopMessage("final"::equals)));
+    probe.expectMessage("started");
+    actor.tell("fail");
+    probe.expectMessage("preRestart");
+    LoggingTestKit.empty()
+        .withLogLevel(org.slf4j.event.Level.DEBUG)
+        .withMessageRegex(
+            quoted(actor) + Pattern.quote(" got a final stop message during its backoff; it stops"))
+        .expect(
+            kit.system(),
+            () -> {
+              actor.tell("final");
+              probe.expectTerminated(actor);
+              return null;
+            });
   }
 }

@@ -451,6 +451,38 @@ final class BackoffSupervisorTest {
     probe.expectTerminated(actor);
   }
 
+  /** The stop by a {@code PoisonPill} during a backoff is a plain stop: the parent sees no failure. */
+  @Test
+  @SuppressWarnings("unchecked")
+  void aPoisonPillDuringTheBackoffStopsTheActorWithoutFailingIt() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<String> parentSaw = kit.createTestProbe();
+    TestProbe<ActorRef<String>> self = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    BackoffPolicy policy = unjittered().withListener(events.ref()::tell);
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx -> {
+              self.ref().tell(ctx.getSelf());
+              return TestChild.create(probe.ref());
+            });
+    ActorRef<String> parent =
+        kit.spawn(
+            WatchingParent.of(
+                Behaviors.intercept(
+                    PoisonPillInterceptor::new, BackoffSupervisor.wrap(child, policy)),
+                "poisoned-during-backoff",
+                parentSaw.ref()));
+    ActorRef<String> actor = self.receiveMessage();
+    probe.expectMessage("started");
+    actor.tell("fail");
+    events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+    ((ActorRef<Object>) (ActorRef<?>) actor).tell(PoisonPill.instance());
+    events.expectMessageClass(BackoffEvent.StoppedDuringBackoff.class);
+    parentSaw.expectMessage("terminated");
+    kit.testKit().stop(parent);
+  }
+
   @Test
   void nestedSupervisorsEachKeepTheirOwnSchedule() {
     TestProbe<String> probe = kit.createTestProbe();

@@ -9,8 +9,11 @@ import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.TestChild;
+import dev.supervision.backoff.testsupport.WatchingParent;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.Dropped;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -19,6 +22,7 @@ import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.internal.BehaviorImpl;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -346,5 +350,101 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
     probe.expectMessage("preRestart");
     probe.expectMessage("started-2"); // restarted by the outer supervisor at once
     events.expectNoMessage(java.time.Duration.ofMillis(200)); // no backoff of the inner one
+  }
+
+  /** A probe of the {@code Dropped} messages published on the event stream. */
+  private static TestProbe<Dropped> droppedProbe() {
+    TestProbe<Dropped> dropped = kit.createTestProbe();
+    Adapter.toClassic(kit.system())
+        .getEventStream()
+        .subscribe(Adapter.toClassic(dropped.ref()), Dropped.class);
+    return dropped;
+  }
+
+  private static void expectInnerStop(TestProbe<BackoffEvent> events, Throwable cause) {
+    BackoffEvent.GaveUp gaveUp =
+        assertInstanceOf(BackoffEvent.GaveUp.class, events.receiveMessage());
+    assertEquals(BackoffEvent.Reason.INNER_STOP, gaveUp.reason());
+    assertSame(cause, gaveUp.cause());
+  }
+
+  @Test
+  void aFailedBehaviorWithAnotherCauseReturnedAtARestartStopsTheActorAndDropsTheStash() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<String> parentSaw = kit.createTestProbe();
+    TestProbe<Dropped> dropped = droppedProbe();
+    IllegalStateException cause = new IllegalStateException("not persistence");
+    AtomicInteger starts = new AtomicInteger();
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx ->
+                starts.incrementAndGet() > 1
+                    ? BehaviorImpl.failed(cause) // an inner stop, at the restart
+                    : TestChild.create(probe.ref()));
+    ActorRef<String> parent =
+        kit.spawn(
+            WatchingParent.of(
+                BackoffSupervisor.wrap(child, policy(events)),
+                "fails-at-restart",
+                parentSaw.ref()));
+    probe.expectMessage("started");
+    parent.tell("fail");
+    parent.tell("kept"); // stashed
+    probe.expectMessage("preRestart");
+    assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
+    kit.time().timePasses(Duration.ofMillis(100));
+    assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage());
+    expectInnerStop(events, cause);
+    assertEquals("kept", dropped.receiveMessage().message());
+    parentSaw.expectMessage("child-failed");
+    kit.testKit().stop(parent);
+  }
+
+  @Test
+  void aFailedBehaviorWithAnotherCauseReturnedDuringTheStashReplayStopsTheActorAndDropsTheRest() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<String> parentSaw = kit.createTestProbe();
+    TestProbe<Dropped> dropped = droppedProbe();
+    IllegalStateException cause = new IllegalStateException("not persistence");
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx -> {
+              probe.ref().tell("started");
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new TestChild.Boom("fail");
+                      })
+                  .onMessageEquals("inner-stop", () -> BehaviorImpl.failed(cause))
+                  .onMessage(
+                      String.class,
+                      m -> {
+                        probe.ref().tell("got:" + m);
+                        return Behaviors.same();
+                      })
+                  .build();
+            });
+    ActorRef<String> parent =
+        kit.spawn(
+            WatchingParent.of(
+                BackoffSupervisor.wrap(child, policy(events)), "fails-in-replay", parentSaw.ref()));
+    probe.expectMessage("started");
+    parent.tell("fail");
+    parent.tell("a");
+    parent.tell("inner-stop");
+    parent.tell("b");
+    assertInstanceOf(BackoffEvent.RestartScheduled.class, events.receiveMessage());
+    kit.time().timePasses(Duration.ofMillis(100));
+    probe.expectMessage("started");
+    probe.expectMessage("got:a");
+    assertInstanceOf(BackoffEvent.Restarted.class, events.receiveMessage());
+    expectInnerStop(events, cause);
+    assertEquals("b", dropped.receiveMessage().message());
+    parentSaw.expectMessage("child-failed");
+    probe.expectNoMessage(Duration.ofMillis(100)); // "b" never reached the child
+    kit.testKit().stop(parent);
   }
 }

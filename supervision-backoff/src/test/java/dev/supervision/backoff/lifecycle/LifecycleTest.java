@@ -674,14 +674,18 @@ final class LifecycleTest {
     BackoffPolicy policy =
         BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
             .withListener(events.ref()::tell);
-    ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, policy));
-    actor.tell("first");
+    TestProbe<String> parentSaw = kit.createTestProbe();
+    ActorRef<String> parent =
+        kit.spawn(
+            WatchingParent.of(BackoffSupervisor.wrap(child, policy), "ignores", parentSaw.ref()));
+    parent.tell("first");
     probe.expectMessage("got:first");
-    actor.tell("second");
-    actor.tell("third");
+    parent.tell("second");
+    parent.tell("third");
     probe.expectNoMessage(Duration.ofMillis(200));
     events.expectNoMessage(Duration.ZERO);
-    kit.testKit().stop(actor);
+    parentSaw.expectNoMessage(Duration.ZERO); // the actor still runs
+    kit.testKit().stop(parent);
   }
 
   @Test

@@ -35,7 +35,10 @@ final class ManualResetTest {
         .withListener(events.listener());
   }
 
-  /** "started-n" at each start; "fail" throws; "healthy" resets the backoff; others are echoed. */
+  /**
+   * "started-n" at each start; "fail" throws; "healthy" resets the backoff; "reset-then-fail" asks
+   * for a reset and then throws; others are echoed.
+   */
   static Behavior<String> child(TestProbe<String> probe) {
     AtomicInteger starts = new AtomicInteger();
     return Behaviors.setup(
@@ -46,6 +49,12 @@ final class ManualResetTest {
                   "fail",
                   () -> {
                     throw new IllegalStateException("fail");
+                  })
+              .onMessageEquals(
+                  "reset-then-fail",
+                  () -> {
+                    BackoffSupervisor.resetBackoff(ctx);
+                    throw new IllegalStateException("failed after asking for a reset");
                   })
               .onMessageEquals(
                   "healthy",
@@ -105,6 +114,27 @@ final class ManualResetTest {
     BackoffEvent.RestartScheduled next = events.expectRestartScheduled();
     assertEquals(1, next.attempt()); // the first delay again
     assertEquals(B, next.delay());
+  }
+
+  /**
+   * A reset asked by an incarnation that failed since reaches the supervisor during the backoff: it
+   * is ignored, and the count goes on.
+   */
+  @Test
+  void aResetAskedByTheIncarnationThatThenFailedIsIgnored() {
+    TestProbe<String> probe = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    ActorRef<String> actor =
+        kit.spawn(BackoffSupervisor.wrap(child(probe), policy(events).withManualReset()));
+    probe.expectMessage("started-1");
+    failAndRestart(actor, probe, events, 1);
+    actor.tell("reset-then-fail");
+    assertEquals(2, events.expectRestartScheduled().attempt());
+    events.advanceToRestart(kit.time());
+    events.expectRestarted(); // no BackoffReset before it
+    probe.expectMessage("started-3");
+    actor.tell("fail");
+    assertEquals(3, events.expectRestartScheduled().attempt()); // not reset
   }
 
   @Test

@@ -447,4 +447,51 @@ final class ReWrappingKeepsOneSupervisorLayerTest {
         1, assertInstanceOf(BackoffEvent.BackoffReset.class, events.receiveMessage()).attempt());
     events.expectNoMessage(Duration.ofMillis(200));
   }
+
+  /**
+   * Under {@code withRestartOnStop} and a final stop message, a child whose every message returns
+   * {@code setup(ctx -> wrap(itself, policy))}: "stop" stops it, anything else is echoed as "got:m".
+   * Each message starts a new layer that takes over from the old one.
+   */
+  static Behavior<String> reWrappingOnEveryMessage(TestProbe<String> probe, BackoffPolicy policy) {
+    return Behaviors.receive(String.class)
+        .onMessageEquals("stop", Behaviors::stopped)
+        .onMessage(
+            String.class,
+            m -> {
+              probe.ref().tell("got:" + m);
+              return Behaviors.setup(
+                  ctx -> BackoffSupervisor.wrap(reWrappingOnEveryMessage(probe, policy), policy));
+            })
+        .build();
+  }
+
+  @Test
+  void aLayerThatTakesOverKeepsWhetherAFinalStopMessageWasSeen_andSeesNoneThatWasNot() {
+    for (boolean finalSeen : new boolean[] {false, true}) {
+      TestProbe<String> probe = kit.createTestProbe();
+      TestProbe<BackoffEvent> events = kit.createTestProbe();
+      BackoffPolicy policy =
+          BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+              .withJitter(Jitter.none())
+              .withRestartOnStop(true)
+              .withFinalStopMessage(m -> m.equals("final"))
+              .withListener(events.ref()::tell);
+      ActorRef<String> actor =
+          kit.spawn(BackoffSupervisor.wrap(reWrappingOnEveryMessage(probe, policy), policy));
+      String first = finalSeen ? "final" : "other";
+      actor.tell(first); // seen by the first layer; the layer its answer starts takes over
+      probe.expectMessage("got:" + first);
+      actor.tell("stop");
+      if (finalSeen) {
+        probe.expectTerminated(actor); // the stop after the final stop message is final
+        events.expectNoMessage(Duration.ofMillis(100));
+      } else {
+        BackoffEvent.RestartScheduled scheduled =
+            events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+        assertTrue(scheduled.afterStop(), "no final stop message seen: restarted");
+        kit.testKit().stop(actor);
+      }
+    }
+  }
 }

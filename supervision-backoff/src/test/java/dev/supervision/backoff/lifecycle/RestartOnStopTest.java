@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.spi.ILoggingEvent;
 import dev.supervision.backoff.BackoffEvent;
+import dev.supervision.backoff.BackoffHandler;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.ChildStopped;
@@ -13,12 +15,18 @@ import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.testkit.BackoffProbe;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.SupervisorLines;
+import dev.supervision.backoff.testsupport.TestChild;
+import dev.supervision.backoff.testsupport.WatchingParent;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.internal.PoisonPill;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
@@ -203,6 +211,67 @@ final class RestartOnStopTest {
   }
 
   @Test
+  void aFinalStopMessageDuringABackoffStopsTheActorWithoutFailingIt() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<String> parentSaw = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    ActorRef<String> parent =
+        kit.spawn(
+            WatchingParent.of(
+                BackoffSupervisor.wrap(
+                    child(probe), policy(events).withFinalStopMessage(m -> m.equals("final"))),
+                "final-during-backoff",
+                parentSaw.ref()));
+    probe.expectMessage("started-1");
+    parent.tell("stop");
+    events.expectRestartScheduled();
+    parent.tell("final");
+    events.expectEvent(BackoffEvent.StoppedDuringBackoff.class);
+    parentSaw.expectMessage("terminated"); // a plain stop: the parent sees no ChildFailed
+    kit.testKit().stop(parent);
+  }
+
+  @Test
+  void aPostStopThatThrowsAfterTheChildStoppedItselfIsLoggedAndTheRestartGoesOn() {
+    TestProbe<String> probe = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    AtomicInteger starts = new AtomicInteger();
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx -> {
+              probe.ref().tell("started-" + starts.incrementAndGet());
+              return Behaviors.receive(String.class)
+                  .onMessageEquals("stop", Behaviors::stopped)
+                  .onSignal(
+                      PostStop.class,
+                      s -> {
+                        throw new IllegalStateException("cleanup failed");
+                      })
+                  .build();
+            });
+    try (SupervisorLines lines = new SupervisorLines()) {
+      ActorRef<String> actor = kit.spawn(BackoffSupervisor.wrap(child, policy(events)));
+      probe.expectMessage("started-1");
+      actor.tell("stop");
+      assertInstanceOf(ChildStopped.class, events.expectRestartScheduled().cause());
+      List<ILoggingEvent> errors =
+          lines.about(actor).stream()
+              .filter(e -> e.getLevel() == ch.qos.logback.classic.Level.ERROR)
+              .collect(Collectors.toList());
+      assertEquals(1, errors.size(), () -> "one ERROR line: " + lines.about(actor));
+      assertTrue(
+          errors
+              .get(0)
+              .getFormattedMessage()
+              .endsWith("failed in PostStop after it stopped itself; the restart goes on"),
+          errors.get(0)::getFormattedMessage);
+      events.advanceToRestart(kit.time());
+      events.expectRestarted();
+      probe.expectMessage("started-2");
+    }
+  }
+
+  @Test
   void aPoisonPillStopIsFinal() {
     TestProbe<String> probe = kit.createTestProbe();
     BackoffProbe events = kit.createProbe();
@@ -287,5 +356,104 @@ final class RestartOnStopTest {
     events.advanceToRestart(kit.time());
     events.expectRestarted();
     probe.expectMessage("started-2");
+  }
+
+  @Test
+  void aFinalStopPredicateThatThrowsIsOneWarnLinePerMessage_duringABackoffToo() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<Object> handled = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    BackoffHandler stashing =
+        (message, untilRestart) -> {
+          handled.ref().tell(message);
+          return false; // stashed
+        };
+    try (SupervisorLines lines = new SupervisorLines()) {
+      ActorRef<String> actor =
+          kit.spawn(
+              BackoffSupervisor.wrap(
+                  child(probe),
+                  policy(events)
+                      .withHandlerWhileBackingOff(stashing)
+                      .withFinalStopMessage(
+                          m -> {
+                            throw new IllegalStateException("broken rule");
+                          })));
+      probe.expectMessage("started-1");
+      actor.tell("stop"); // tested once, while the child runs
+      events.expectRestartScheduled();
+      actor.tell("kept"); // tested once more, during the backoff, before the handler sees it
+      handled.expectMessage("kept");
+      List<ILoggingEvent> warnings =
+          lines.about(actor).stream()
+              .filter(
+                  e ->
+                      e.getLevel() == ch.qos.logback.classic.Level.WARN
+                          && e.getFormattedMessage().contains("final stop message predicate"))
+              .collect(Collectors.toList());
+      assertEquals(2, warnings.size(), () -> "one WARN line per message: " + lines.about(actor));
+      for (ILoggingEvent warning : warnings) {
+        assertTrue(
+            warning
+                .getFormattedMessage()
+                .contains("threw on a message of java.lang.String; taken as no match"),
+            warning::getFormattedMessage);
+        assertInstanceOf(
+            IllegalStateException.class,
+            ((ch.qos.logback.classic.spi.ThrowableProxy) warning.getThrowableProxy())
+                .getThrowable());
+      }
+    }
+  }
+
+  /**
+   * The final stop predicate is asked about messages only: a signal stashed during the backoff and
+   * replayed to the restarted child is not one, even for a predicate that matches everything this
+   * actor is never sent (here: anything that is not a String).
+   */
+  @Test
+  void theFinalStopPredicateIsNotAskedAboutASignalReplayedFromTheStash() {
+    TestProbe<String> probe = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    ActorRef<String> watched = kit.spawn(Behaviors.<String>empty());
+    AtomicInteger starts = new AtomicInteger();
+    Behavior<String> child =
+        Behaviors.setup(
+            ctx -> {
+              int n = starts.incrementAndGet();
+              if (n == 1) {
+                ctx.watch(watched);
+              }
+              probe.ref().tell("started-" + n);
+              return Behaviors.receive(String.class)
+                  .onMessageEquals(
+                      "fail",
+                      () -> {
+                        throw new TestChild.Boom("fail");
+                      })
+                  .onMessageEquals("stop", Behaviors::stopped)
+                  .onSignal(
+                      Terminated.class,
+                      t -> {
+                        probe.ref().tell("saw-terminated");
+                        return Behaviors.same();
+                      })
+                  .build();
+            });
+    ActorRef<String> actor =
+        kit.spawn(
+            BackoffSupervisor.wrap(
+                child, policy(events).withFinalStopMessage(m -> !(m instanceof String))));
+    probe.expectMessage("started-1");
+    actor.tell("fail");
+    events.expectRestartScheduled();
+    kit.testKit().stop(watched); // its Terminated reaches the actor during the backoff: stashed
+    probe.expectNoMessage(Duration.ofMillis(200));
+    events.advanceToRestart(kit.time());
+    events.expectRestarted();
+    probe.expectMessage("started-2");
+    probe.expectMessage("saw-terminated"); // replayed
+    actor.tell("stop"); // no final stop message was seen: restarted
+    assertTrue(events.expectRestartScheduled().afterStop());
   }
 }

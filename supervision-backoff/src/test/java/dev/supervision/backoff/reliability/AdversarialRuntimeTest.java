@@ -27,6 +27,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
@@ -216,6 +217,77 @@ final class AdversarialRuntimeTest {
         assertThrows(
             StackOverflowError.class,
             () -> BehaviorTestKit.create(BackoffSupervisor.wrap(child, policy))));
+  }
+
+  /** A failure whose Retry-After hint throws {@code error}. */
+  static final class HintThatThrows extends RuntimeException implements RetryAfter {
+    private final Error error;
+
+    HintThatThrows(Error error) {
+      super("hint that throws", null, false, false);
+      this.error = error;
+    }
+
+    @Override
+    public Duration retryAfter() {
+      throw error;
+    }
+  }
+
+  /**
+   * A fatal error thrown by a user's code that the supervisor otherwise survives (a final stop
+   * predicate, a {@code PreRestart} handler, a {@code RetryAfter} hint) is not caught: it leaves
+   * the supervisor as thrown, as Pekko lets fatal errors through. (A {@code BehaviorTestKit}, which
+   * runs the actor on the test's thread: in an actor system a fatal error stops the system.)
+   */
+  @Test
+  void aFatalErrorOfACallbackAPreRestartOrAHintIsNotCaught() {
+    LinkageError fatal = new LinkageError("fatal");
+    Behavior<String> failing =
+        Behaviors.receive(String.class)
+            .onMessageEquals(
+                "hint",
+                () -> {
+                  throw new HintThatThrows(fatal);
+                })
+            .onMessage(
+                String.class,
+                m -> {
+                  throw new TestChild.Boom(m);
+                })
+            .build();
+    BackoffPolicy base = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1));
+
+    BehaviorTestKit<String> predicate =
+        BehaviorTestKit.create(
+            BackoffSupervisor.wrap(
+                failing,
+                base.withRestartOnStop(true)
+                    .withFinalStopMessage(
+                        m -> {
+                          throw fatal;
+                        })));
+    assertSame(fatal, assertThrows(LinkageError.class, () -> predicate.run("any")));
+
+    Behavior<String> preRestartThrows =
+        Behaviors.receive(String.class)
+            .onMessage(
+                String.class,
+                m -> {
+                  throw new TestChild.Boom(m);
+                })
+            .onSignal(
+                PreRestart.class,
+                s -> {
+                  throw fatal;
+                })
+            .build();
+    BehaviorTestKit<String> preRestart =
+        BehaviorTestKit.create(BackoffSupervisor.wrap(preRestartThrows, base));
+    assertSame(fatal, assertThrows(LinkageError.class, () -> preRestart.run("fail")));
+
+    BehaviorTestKit<String> hint = BehaviorTestKit.create(BackoffSupervisor.wrap(failing, base));
+    assertSame(fatal, assertThrows(LinkageError.class, () -> hint.run("hint")));
   }
 
   // ------------------------------------------------------------ a broken stop rule

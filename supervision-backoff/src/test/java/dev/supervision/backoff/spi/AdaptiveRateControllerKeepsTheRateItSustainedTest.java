@@ -124,4 +124,52 @@ final class AdaptiveRateControllerKeepsTheRateItSustainedTest {
         grants.subList((int) first.slice() + 4, 40).stream().filter(g -> g > 24).count(),
         grants.toString());
   }
+
+  /**
+   * Slow start from slice 3 (10, 14, 20, 28, 40 grants a slice, all served); half of slice 8's
+   * grants fail at once: the cut at slice 9, the end of slow start, keeps 0.85 x the 28 of slice 7
+   * (238 a second). Half of slice 9's grants fail during slice 10, within their probation: that
+   * loss is known when slice 9 is resolved, at slice 11, two slices after slow start ended. It is
+   * the loss going on, so what slow start got through is forgotten and the cut is to 0.9 x the
+   * goodput of slice 9 (12 successes, 120 a second), not back to 238.
+   */
+  @Test
+  void aLossResolvedTwoSlicesAfterSlowStartEnded_stillForgetsWhatSlowStartGotThrough() {
+    AdaptiveRateController c = controller();
+    for (int i = 0; i < 10; i++) {
+      c.onFailure(0, AdaptiveRateController.NOT_GRANTED);
+    }
+    List<Integer> grants = new ArrayList<>();
+    int failLater = 0;
+    for (long k = 1; k <= 11; k++) {
+      long now = k * S;
+      c.onSlice(now, 5_000);
+      if (k == 10) {
+        for (int i = 0; i < failLater; i++) {
+          c.onFailure(now, 9 * S); // granted in slice 9, failed within the probation
+        }
+      }
+      int g = 0;
+      while (g < 100_000 && c.tryAcquire(now)) {
+        g++;
+      }
+      if (k == 8) {
+        for (int i = 0; i < g / 2; i++) {
+          c.onFailure(now, now);
+        }
+      } else if (k == 9) {
+        failLater = g / 2;
+      }
+      grants.add(g);
+    }
+    assertEquals(List.of(1, 0, 10, 10, 14, 20, 28, 40, 23, 25, 10), grants, cuts.toString());
+    assertEquals(2, cuts.size(), cuts.toString());
+    Cut first = cuts.get(0);
+    assertEquals(9, first.slice());
+    assertEquals(0.85 * 28 * 10, first.to(), 1e-9, "the first cut keeps what slow start sustained");
+    Cut second = cuts.get(1);
+    assertEquals(11, second.slice());
+    assertEquals(120, second.goodput(), 1e-9);
+    assertEquals(0.9 * 120, second.to(), 1e-9, "slow start's 28 a slice is forgotten: " + cuts);
+  }
 }
