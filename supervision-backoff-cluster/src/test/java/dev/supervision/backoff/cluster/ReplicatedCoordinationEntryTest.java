@@ -12,10 +12,10 @@ final class ReplicatedCoordinationEntryTest {
 
   @Test
   void anEntryDecodesToTheReportItWasMadeOf() {
-    Report ramping = new Report(42, State.RAMPING, 17, 123.5, 3);
+    Report ramping = new Report(42, State.RAMPING, 17, 123.5, 3, Double.NaN);
     assertEquals(
         ramping, ReplicatedCoordination.decode(42, ReplicatedCoordination.encode(ramping, 9)));
-    Report steady = new Report(-7, State.STEADY, 0, Double.POSITIVE_INFINITY, 0);
+    Report steady = new Report(-7, State.STEADY, 0, Double.POSITIVE_INFINITY, 0, Double.NaN);
     assertEquals(
         steady, ReplicatedCoordination.decode(-7, ReplicatedCoordination.encode(steady, 1)));
   }

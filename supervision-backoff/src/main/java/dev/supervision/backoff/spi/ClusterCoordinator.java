@@ -129,22 +129,6 @@ public final class ClusterCoordinator {
       Check.argument(backEpoch >= 0, "backEpoch", ">= 0", backEpoch);
       Check.argument(!(goodput < 0), "goodput", ">= 0 or NaN", goodput);
     }
-
-    /**
-     * A report with no goodput measured yet ({@code NaN}).
-     *
-     * @param node see the record's description
-     * @param state see the record's description
-     * @param waiting see the record's description
-     * @param rate see the record's description
-     * @param backEpoch see the record's description
-     * @throws NullPointerException if {@code state} is null
-     * @throws IllegalArgumentException if {@code waiting}, {@code rate} or {@code backEpoch} is
-     *     negative (the message names it)
-     */
-    public Report(long node, State state, int waiting, double rate, long backEpoch) {
-      this(node, state, waiting, rate, backEpoch, Double.NaN);
-    }
   }
 
   /**

@@ -37,8 +37,8 @@ final class FreedGoodputGoesToTheWaitingNodesTest {
 
   @Test
   void theFreedGoodputRaisesTheWaitingNode_notTheIdleNodesRate() {
-    Report self = new Report(1, State.RAMPING, 900, 390, 1);
-    Heard other = new Heard(new Report(2, State.RAMPING, 100, 10, 1), NOW);
+    Report self = new Report(1, State.RAMPING, 900, 390, 1, Double.NaN);
+    Heard other = new Heard(new Report(2, State.RAMPING, 100, 10, 1, Double.NaN), NOW);
     // its actors are back; its rate grew to 400, the resource served it 150 at its last loss
     Heard done = new Heard(new Report(3, State.RAMPING, 0, 400, 1, 150), NOW);
     Decision d = decide(self, HOLD_OFF, other, done);
@@ -49,8 +49,8 @@ final class FreedGoodputGoesToTheWaitingNodesTest {
 
   @Test
   void aRaiseByTheFreedGoodput_isAtMostAStepOfTheNodesOwnRate() {
-    Report self = new Report(1, State.RAMPING, 900, 100, 1);
-    Heard other = new Heard(new Report(2, State.RAMPING, 100, 0, 1), NOW);
+    Report self = new Report(1, State.RAMPING, 900, 100, 1, Double.NaN);
+    Heard other = new Heard(new Report(2, State.RAMPING, 100, 0, 1, Double.NaN), NOW);
     Heard done = new Heard(new Report(3, State.RAMPING, 0, 2_000, 1, 2_000), NOW);
     Decision d = decide(self, HOLD_OFF, other, done);
     assertEquals(ClusterCoordinator.FREED_STEP * 100, d.rate(), 1e-9);
@@ -58,8 +58,8 @@ final class FreedGoodputGoesToTheWaitingNodesTest {
 
   @Test
   void aStepDoesNotHoldBackTheRaiseToThePartOfTheRatesInUse() {
-    Report self = new Report(1, State.RAMPING, 900, 10, 1);
-    Heard other = new Heard(new Report(2, State.RAMPING, 100, 190, 1), NOW);
+    Report self = new Report(1, State.RAMPING, 900, 10, 1, Double.NaN);
+    Heard other = new Heard(new Report(2, State.RAMPING, 100, 190, 1, Double.NaN), NOW);
     Heard done = new Heard(new Report(3, State.RAMPING, 0, 100, 1, 100), NOW);
     Decision d = decide(self, HOLD_OFF, other, done);
     // the part of the rates in use, 200 x 950 / 1100, is above 1.25 x 10: it is not capped
@@ -68,10 +68,10 @@ final class FreedGoodputGoesToTheWaitingNodesTest {
 
   @Test
   void noGoodputMeasured_aReportFromBeforeTheLoss_orANodeThatStillWaits_freesNothing() {
-    Report self = new Report(1, State.RAMPING, 900, 300, 1);
-    Heard other = new Heard(new Report(2, State.RAMPING, 100, 100, 1), NOW);
+    Report self = new Report(1, State.RAMPING, 900, 300, 1, Double.NaN);
+    Heard other = new Heard(new Report(2, State.RAMPING, 100, 100, 1, Double.NaN), NOW);
     double inUse = 400 * 950.0 / 1100;
-    Heard unmeasured = new Heard(new Report(3, State.RAMPING, 0, 400, 1), NOW);
+    Heard unmeasured = new Heard(new Report(3, State.RAMPING, 0, 400, 1, Double.NaN), NOW);
     assertEquals(inUse, decide(self, HOLD_OFF, other, unmeasured).rate(), 1e-9);
     // heard 1 ns before this node's last loss: it describes the resource as it was
     Heard old = new Heard(new Report(3, State.RAMPING, 0, 400, 1, 150), NOW - HOLD_OFF - 1);
@@ -82,7 +82,7 @@ final class FreedGoodputGoesToTheWaitingNodesTest {
 
   @Test
   void withinTheHoldOffAfterALoss_theFreedGoodputRaisesNobody() {
-    Report self = new Report(1, State.RAMPING, 900, 100, 1);
+    Report self = new Report(1, State.RAMPING, 900, 100, 1, Double.NaN);
     Heard done = new Heard(new Report(3, State.RAMPING, 0, 400, 1, 400), NOW);
     assertTrue(Double.isNaN(decide(self, HOLD_OFF - 1, done).rate()));
   }
