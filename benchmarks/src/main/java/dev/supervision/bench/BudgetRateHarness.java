@@ -1,7 +1,6 @@
 package dev.supervision.bench;
 
 import com.typesafe.config.ConfigFactory;
-import dev.supervision.backoff.FixedRestartBudget;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.RestartBudgets;
 import dev.supervision.backoff.spi.GateProtocol;
@@ -51,7 +50,7 @@ public final class BudgetRateHarness {
             ConfigFactory.parseString("pekko.scheduler.tick-duration = " + tick)
                 .withFallback(ConfigFactory.load()));
     try {
-      FixedRestartBudget budget = RestartBudget.of("rate", permits, Duration.ofSeconds(1));
+      RestartBudget.Fixed budget = RestartBudget.of("rate", permits, Duration.ofSeconds(1));
       ActorRef<GateProtocol.Command> gate = RestartBudgets.get(system).gate(budget);
       int capacity = permits * (seconds + 5) + budget.getBurst() + 10;
       long[] at = new long[capacity];

@@ -1,6 +1,6 @@
 package dev.supervision.herd;
 
-import dev.supervision.backoff.FixedRestartBudget;
+import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.Pacer;
 import java.util.ArrayDeque;
 import java.util.function.IntConsumer;
@@ -18,7 +18,7 @@ final class FixedGate implements HerdStrategy.ExactGate {
   private final ArrayDeque<Integer> waiting = new ArrayDeque<>();
   private long now;
 
-  FixedGate(FixedRestartBudget b, long tickNanos) {
+  FixedGate(RestartBudget.Fixed b, long tickNanos) {
     this.tick = tickNanos;
     this.pacer =
         Pacer.of(

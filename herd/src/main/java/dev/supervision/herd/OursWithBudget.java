@@ -2,7 +2,6 @@ package dev.supervision.herd;
 
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
-import dev.supervision.backoff.FixedRestartBudget;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.Pacer;
@@ -36,7 +35,7 @@ final class OursWithBudget extends NamedStrategy {
   /** The real library budget, its period scaled like every other duration of the run. */
   @Override
   public RealRun real(HerdScenario s) {
-    FixedRestartBudget model = Strategies.budget();
+    RestartBudget.Fixed model = Strategies.budget();
     RestartBudget real =
         RestartBudget.of(
                 model.getName(),
@@ -55,7 +54,7 @@ final class OursWithBudget extends NamedStrategy {
   @Override
   public Optional<ExactRun> exact(HerdScenario s) {
     ExactRun delays = full.exact(s).orElseThrow();
-    FixedRestartBudget b = Strategies.budget();
+    RestartBudget.Fixed b = Strategies.budget();
     return Optional.of(
         RowSupport.gated(delays, () -> new FixedGate(b, GateTicks.gateTickNanos(s))));
   }

@@ -1,6 +1,5 @@
 package dev.supervision.herd;
 
-import dev.supervision.backoff.FixedRestartBudget;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
 import java.awt.Color;
@@ -195,7 +194,7 @@ public final class Strategies {
    *
    * @return the budget
    */
-  public static FixedRestartBudget budget() {
+  public static RestartBudget.Fixed budget() {
     return RestartBudget.of("herd", BUDGET_PER_SECOND, Duration.ofSeconds(1));
   }
 

@@ -5,17 +5,22 @@ import com.typesafe.config.ConfigException;
 import dev.supervision.backoff.internal.policy.DelaySchedule;
 import dev.supervision.backoff.internal.policy.PolicyConfig;
 import dev.supervision.backoff.internal.util.Causes;
+import dev.supervision.backoff.internal.util.ParameterException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.StringJoiner;
+import java.util.function.BiFunction;
 import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import java.util.stream.Stream;
@@ -50,7 +55,7 @@ import scala.util.control.NonFatal;
  */
 public final class BackoffPolicy {
 
-  /** The value of every setting, in the order of {@link PolicySetting#ALL}; never modified. */
+  /** The value of every setting, in the order of {@link Setting#ALL}; never modified. */
   private final Object[] values;
 
   private BackoffPolicy(Object[] values) {
@@ -59,16 +64,16 @@ public final class BackoffPolicy {
 
   /**
    * Returns a copy of this policy with one setting changed, after the setting's rule ({@link
-   * PolicySetting#checked}); rules that involve another argument are checked before.
+   * Setting#checked}); rules that involve another argument are checked before.
    */
-  <T> BackoffPolicy with(PolicySetting<T> setting, T value) {
+  <T> BackoffPolicy with(Setting<T> setting, T value) {
     Object[] copy = values.clone();
     copy[setting.index] = setting.checked(value);
     return new BackoffPolicy(copy);
   }
 
   @SuppressWarnings("unchecked")
-  private <T> T get(PolicySetting<T> setting) {
+  private <T> T get(Setting<T> setting) {
     return (T) values[setting.index];
   }
 
@@ -91,10 +96,10 @@ public final class BackoffPolicy {
         "maxBackoff",
         ">= minBackoff (" + minBackoff + ")",
         maxBackoff);
-    Object[] values = PolicySetting.codeDefaults();
-    values[PolicySetting.MIN_BACKOFF.index] = minBackoff;
-    values[PolicySetting.MAX_BACKOFF.index] = maxBackoff;
-    values[PolicySetting.RESET_AFTER.index] = minBackoff.plus(maxBackoff).dividedBy(2);
+    Object[] values = Setting.codeDefaults();
+    values[Setting.MIN_BACKOFF.index] = minBackoff;
+    values[Setting.MAX_BACKOFF.index] = maxBackoff;
+    values[Setting.RESET_AFTER.index] = minBackoff.plus(maxBackoff).dividedBy(2);
     return new BackoffPolicy(values);
   }
 
@@ -149,8 +154,7 @@ public final class BackoffPolicy {
    */
   public static BackoffPolicy fromConfig(Config root, String path) {
     try {
-      return PolicySetting.read(
-          PolicyConfig.policy(root, path, PolicySetting.KEYS, PolicySetting.ALLOWED));
+      return Setting.read(PolicyConfig.policy(root, path, Setting.KEYS, Setting.ALLOWED));
     } catch (ConfigException.NotResolved e) {
       throw notResolved(path, e);
     }
@@ -174,8 +178,7 @@ public final class BackoffPolicy {
    */
   public static BackoffPolicy fromConfig(Config config) {
     try {
-      return PolicySetting.read(
-          PolicyConfig.policy(config, PolicySetting.KEYS, PolicySetting.ALLOWED));
+      return Setting.read(PolicyConfig.policy(config, Setting.KEYS, Setting.ALLOWED));
     } catch (ConfigException.NotResolved e) {
       throw notResolved("the policy block", e);
     }
@@ -200,7 +203,7 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code multiplier} is NaN, infinite or below 1.0
    */
   public BackoffPolicy withMultiplier(double multiplier) {
-    return with(PolicySetting.MULTIPLIER, multiplier);
+    return with(Setting.MULTIPLIER, multiplier);
   }
 
   /**
@@ -213,7 +216,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withJitter(Jitter jitter) {
     Require.nonNull(jitter, "jitter");
-    return with(PolicySetting.JITTER, jitter);
+    return with(Setting.JITTER, jitter);
   }
 
   /**
@@ -227,7 +230,7 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code resetAfter} is zero, negative or above 180 days
    */
   public BackoffPolicy withResetAfter(Duration resetAfter) {
-    return with(PolicySetting.RESET_AFTER, resetAfter);
+    return with(Setting.RESET_AFTER, resetAfter);
   }
 
   /**
@@ -241,7 +244,7 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code maxRestarts} is negative
    */
   public BackoffPolicy withMaxRestarts(int maxRestarts) {
-    return with(PolicySetting.MAX_RESTARTS, maxRestarts);
+    return with(Setting.MAX_RESTARTS, maxRestarts);
   }
 
   /**
@@ -250,7 +253,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withUnlimitedRestarts() {
-    return with(PolicySetting.MAX_RESTARTS, null);
+    return with(Setting.MAX_RESTARTS, null);
   }
 
   /**
@@ -266,7 +269,7 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code stashCapacity} is negative
    */
   public BackoffPolicy withStashCapacity(int stashCapacity) {
-    return with(PolicySetting.STASH_CAPACITY, stashCapacity);
+    return with(Setting.STASH_CAPACITY, stashCapacity);
   }
 
   /**
@@ -282,7 +285,7 @@ public final class BackoffPolicy {
   @SafeVarargs
   public final BackoffPolicy withStopOn(Class<? extends Throwable>... types) {
     List<Class<? extends Throwable>> copy = distinct(types);
-    return with(PolicySetting.STOP_ON, copy);
+    return with(Setting.STOP_ON, copy);
   }
 
   /**
@@ -300,7 +303,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withStopOn(Predicate<Throwable> stopOn) {
     Require.nonNull(stopOn, "stopOn");
-    return with(PolicySetting.STOP_ON_PREDICATE, stopOn);
+    return with(Setting.STOP_ON_PREDICATE, stopOn);
   }
 
   /**
@@ -318,7 +321,7 @@ public final class BackoffPolicy {
   @SafeVarargs
   public final BackoffPolicy withRestartOn(Class<? extends Throwable>... types) {
     List<Class<? extends Throwable>> copy = distinct(types);
-    return with(PolicySetting.RESTART_ON, copy);
+    return with(Setting.RESTART_ON, copy);
   }
 
   private static List<Class<? extends Throwable>> distinct(Class<? extends Throwable>[] types) {
@@ -340,7 +343,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withStopChildren(boolean stopChildren) {
-    return with(PolicySetting.STOP_CHILDREN, stopChildren);
+    return with(Setting.STOP_CHILDREN, stopChildren);
   }
 
   /**
@@ -371,7 +374,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withRestartOnStop(boolean restartOnStop) {
-    return with(PolicySetting.RESTART_ON_STOP, restartOnStop);
+    return with(Setting.RESTART_ON_STOP, restartOnStop);
   }
 
   /**
@@ -392,7 +395,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withFinalStopMessage(Predicate<Object> finalStopMessage) {
     Require.nonNull(finalStopMessage, "finalStopMessage");
-    return with(PolicySetting.FINAL_STOP_MESSAGE, finalStopMessage);
+    return with(Setting.FINAL_STOP_MESSAGE, finalStopMessage);
   }
 
   /**
@@ -405,7 +408,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withManualReset() {
-    return with(PolicySetting.MANUAL_RESET, true);
+    return with(Setting.MANUAL_RESET, true);
   }
 
   /**
@@ -428,7 +431,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withHandlerWhileBackingOff(BackoffHandler handler) {
     Require.nonNull(handler, "handler");
-    return with(PolicySetting.HANDLER_WHILE_BACKING_OFF, handler);
+    return with(Setting.HANDLER_WHILE_BACKING_OFF, handler);
   }
 
   /**
@@ -441,7 +444,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withRandomSeed(long seed) {
-    return with(PolicySetting.RANDOM_SEED, seed);
+    return with(Setting.RANDOM_SEED, seed);
   }
 
   /**
@@ -453,7 +456,7 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code maxRetryAfter} is zero, negative or above 180 days
    */
   public BackoffPolicy withMaxRetryAfter(Duration maxRetryAfter) {
-    return with(PolicySetting.MAX_RETRY_AFTER, maxRetryAfter);
+    return with(Setting.MAX_RETRY_AFTER, maxRetryAfter);
   }
 
   /**
@@ -474,7 +477,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withLogLevel(Level logLevel) {
     Require.nonNull(logLevel, "logLevel");
-    return with(PolicySetting.LOG_LEVEL, logLevel);
+    return with(Setting.LOG_LEVEL, logLevel);
   }
 
   /**
@@ -491,8 +494,8 @@ public final class BackoffPolicy {
   public BackoffPolicy withCriticalLogLevel(Level criticalLogLevel, int afterFailures) {
     Require.nonNull(criticalLogLevel, "criticalLogLevel");
     Require.argument(afterFailures >= 1, "afterFailures", ">= 1", afterFailures);
-    return with(PolicySetting.CRITICAL_LOG_LEVEL, criticalLogLevel)
-        .with(PolicySetting.CRITICAL_LOG_LEVEL_AFTER, afterFailures);
+    return with(Setting.CRITICAL_LOG_LEVEL, criticalLogLevel)
+        .with(Setting.CRITICAL_LOG_LEVEL_AFTER, afterFailures);
   }
 
   /**
@@ -502,7 +505,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withLoggingEnabled(boolean enabled) {
-    return with(PolicySetting.LOGGING_ENABLED, enabled);
+    return with(Setting.LOGGING_ENABLED, enabled);
   }
 
   /**
@@ -528,7 +531,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withAggregatedLogging(boolean aggregated) {
-    return with(PolicySetting.AGGREGATED_LOGGING, aggregated);
+    return with(Setting.AGGREGATED_LOGGING, aggregated);
   }
 
   /**
@@ -538,7 +541,7 @@ public final class BackoffPolicy {
    * @return the setting, or, if it was not set, whether the policy has a budget
    */
   public boolean isAggregatedLogging() {
-    Boolean set = get(PolicySetting.AGGREGATED_LOGGING);
+    Boolean set = get(Setting.AGGREGATED_LOGGING);
     return set != null ? set : getBudget().isPresent();
   }
 
@@ -556,7 +559,7 @@ public final class BackoffPolicy {
     List<BackoffListener> copy = new ArrayList<>(listeners.size() + 1);
     copy.addAll(listeners);
     copy.add(listener);
-    return with(PolicySetting.LISTENERS, Collections.unmodifiableList(copy));
+    return with(Setting.LISTENERS, Collections.unmodifiableList(copy));
   }
 
   /**
@@ -570,7 +573,7 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withBudget(RestartBudget budget) {
     Require.nonNull(budget, "budget");
-    return with(PolicySetting.BUDGET, budget);
+    return with(Setting.BUDGET, budget);
   }
 
   /**
@@ -579,7 +582,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withoutBudget() {
-    return with(PolicySetting.BUDGET, null);
+    return with(Setting.BUDGET, null);
   }
 
   /**
@@ -588,7 +591,7 @@ public final class BackoffPolicy {
    * @return the budget, or empty if restarts are limited only by the backoff
    */
   public Optional<RestartBudget> getBudget() {
-    return Optional.ofNullable(get(PolicySetting.BUDGET));
+    return Optional.ofNullable(get(Setting.BUDGET));
   }
 
   /**
@@ -610,7 +613,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withEventStreamPublishing(boolean enabled) {
-    return with(PolicySetting.EVENT_STREAM_PUBLISHING, enabled);
+    return with(Setting.EVENT_STREAM_PUBLISHING, enabled);
   }
 
   /**
@@ -638,7 +641,7 @@ public final class BackoffPolicy {
    * @return the minimum backoff
    */
   public Duration getMinBackoff() {
-    return get(PolicySetting.MIN_BACKOFF);
+    return get(Setting.MIN_BACKOFF);
   }
 
   /**
@@ -647,7 +650,7 @@ public final class BackoffPolicy {
    * @return the maximum backoff
    */
   public Duration getMaxBackoff() {
-    return get(PolicySetting.MAX_BACKOFF);
+    return get(Setting.MAX_BACKOFF);
   }
 
   /**
@@ -656,7 +659,7 @@ public final class BackoffPolicy {
    * @return the multiplier, {@code >= 1.0}
    */
   public double getMultiplier() {
-    return get(PolicySetting.MULTIPLIER);
+    return get(Setting.MULTIPLIER);
   }
 
   /**
@@ -665,7 +668,7 @@ public final class BackoffPolicy {
    * @return the jitter
    */
   public Jitter getJitter() {
-    return get(PolicySetting.JITTER);
+    return get(Setting.JITTER);
   }
 
   /**
@@ -674,7 +677,7 @@ public final class BackoffPolicy {
    * @return the reset window
    */
   public Duration getResetAfter() {
-    return get(PolicySetting.RESET_AFTER);
+    return get(Setting.RESET_AFTER);
   }
 
   /**
@@ -683,7 +686,7 @@ public final class BackoffPolicy {
    * @return the limit, or empty for unlimited restarts
    */
   public OptionalInt getMaxRestarts() {
-    Integer maxRestarts = get(PolicySetting.MAX_RESTARTS);
+    Integer maxRestarts = get(Setting.MAX_RESTARTS);
     return maxRestarts == null ? OptionalInt.empty() : OptionalInt.of(maxRestarts);
   }
 
@@ -696,7 +699,7 @@ public final class BackoffPolicy {
    *     configuration, or empty if it is left to the actor system (the default)
    */
   public OptionalInt getStashCapacitySetting() {
-    Integer stashCapacity = get(PolicySetting.STASH_CAPACITY);
+    Integer stashCapacity = get(Setting.STASH_CAPACITY);
     return stashCapacity == null ? OptionalInt.empty() : OptionalInt.of(stashCapacity);
   }
 
@@ -706,7 +709,7 @@ public final class BackoffPolicy {
    * @return an unmodifiable list, in the order given, without duplicates
    */
   public List<Class<? extends Throwable>> getStopOn() {
-    return get(PolicySetting.STOP_ON);
+    return get(Setting.STOP_ON);
   }
 
   /**
@@ -715,7 +718,7 @@ public final class BackoffPolicy {
    * @return the predicate, or empty if there is none (the default)
    */
   public Optional<Predicate<Throwable>> getStopOnPredicate() {
-    return Optional.ofNullable(get(PolicySetting.STOP_ON_PREDICATE));
+    return Optional.ofNullable(get(Setting.STOP_ON_PREDICATE));
   }
 
   /**
@@ -725,7 +728,7 @@ public final class BackoffPolicy {
    *     restarts every failure that no stop rule matches
    */
   public List<Class<? extends Throwable>> getRestartOn() {
-    return get(PolicySetting.RESTART_ON);
+    return get(Setting.RESTART_ON);
   }
 
   /**
@@ -734,7 +737,7 @@ public final class BackoffPolicy {
    * @return {@code true} (the default) if they are
    */
   public boolean isStopChildren() {
-    return get(PolicySetting.STOP_CHILDREN);
+    return get(Setting.STOP_CHILDREN);
   }
 
   /**
@@ -743,7 +746,7 @@ public final class BackoffPolicy {
    * @return {@code true} if it is; {@code false} (the default) if its stop stops the actor
    */
   public boolean isRestartOnStop() {
-    return get(PolicySetting.RESTART_ON_STOP);
+    return get(Setting.RESTART_ON_STOP);
   }
 
   /**
@@ -752,7 +755,7 @@ public final class BackoffPolicy {
    * @return the predicate, or empty if there is none (the default)
    */
   public Optional<Predicate<Object>> getFinalStopMessage() {
-    return Optional.ofNullable(get(PolicySetting.FINAL_STOP_MESSAGE));
+    return Optional.ofNullable(get(Setting.FINAL_STOP_MESSAGE));
   }
 
   /**
@@ -761,7 +764,7 @@ public final class BackoffPolicy {
    * @return {@code true} if the reset window does not reset the count; {@code false} by default
    */
   public boolean isManualReset() {
-    return get(PolicySetting.MANUAL_RESET);
+    return get(Setting.MANUAL_RESET);
   }
 
   /**
@@ -770,7 +773,7 @@ public final class BackoffPolicy {
    * @return the handler, or empty if messages are only stashed (the default)
    */
   public Optional<BackoffHandler> getHandlerWhileBackingOff() {
-    return Optional.ofNullable(get(PolicySetting.HANDLER_WHILE_BACKING_OFF));
+    return Optional.ofNullable(get(Setting.HANDLER_WHILE_BACKING_OFF));
   }
 
   /**
@@ -779,7 +782,7 @@ public final class BackoffPolicy {
    * @return the seed, or empty if each actor seeds itself
    */
   public OptionalLong getRandomSeed() {
-    Long seed = get(PolicySetting.RANDOM_SEED);
+    Long seed = get(Setting.RANDOM_SEED);
     return seed == null ? OptionalLong.empty() : OptionalLong.of(seed);
   }
 
@@ -789,7 +792,7 @@ public final class BackoffPolicy {
    * @return the limit
    */
   public Duration getMaxRetryAfter() {
-    return get(PolicySetting.MAX_RETRY_AFTER);
+    return get(Setting.MAX_RETRY_AFTER);
   }
 
   /**
@@ -798,7 +801,7 @@ public final class BackoffPolicy {
    * @return the level
    */
   public Level getLogLevel() {
-    return get(PolicySetting.LOG_LEVEL);
+    return get(Setting.LOG_LEVEL);
   }
 
   /**
@@ -807,7 +810,7 @@ public final class BackoffPolicy {
    * @return the level
    */
   public Level getCriticalLogLevel() {
-    return get(PolicySetting.CRITICAL_LOG_LEVEL);
+    return get(Setting.CRITICAL_LOG_LEVEL);
   }
 
   /**
@@ -817,7 +820,7 @@ public final class BackoffPolicy {
    * @return the count; {@code Integer.MAX_VALUE} means never
    */
   public int getCriticalLogLevelAfter() {
-    return get(PolicySetting.CRITICAL_LOG_LEVEL_AFTER);
+    return get(Setting.CRITICAL_LOG_LEVEL_AFTER);
   }
 
   /**
@@ -826,7 +829,7 @@ public final class BackoffPolicy {
    * @return {@code true} if it logs
    */
   public boolean isLoggingEnabled() {
-    return get(PolicySetting.LOGGING_ENABLED);
+    return get(Setting.LOGGING_ENABLED);
   }
 
   /**
@@ -835,7 +838,7 @@ public final class BackoffPolicy {
    * @return an unmodifiable list, in the order they were added
    */
   public List<BackoffListener> getListeners() {
-    return get(PolicySetting.LISTENERS);
+    return get(Setting.LISTENERS);
   }
 
   /**
@@ -844,7 +847,7 @@ public final class BackoffPolicy {
    * @return {@code true} if events are published
    */
   public boolean isEventStreamPublishing() {
-    return get(PolicySetting.EVENT_STREAM_PUBLISHING);
+    return get(Setting.EVENT_STREAM_PUBLISHING);
   }
 
   /**
@@ -881,7 +884,7 @@ public final class BackoffPolicy {
   public boolean isPermanent(Throwable failure) {
     Require.nonNull(failure, "failure");
     List<Class<? extends Throwable>> stopOn = getStopOn();
-    Predicate<Throwable> stopOnPredicate = get(PolicySetting.STOP_ON_PREDICATE);
+    Predicate<Throwable> stopOnPredicate = get(Setting.STOP_ON_PREDICATE);
     List<Class<? extends Throwable>> restartOn = getRestartOn();
     if (stopOn.isEmpty() && stopOnPredicate == null && restartOn.isEmpty()) {
       return false;
@@ -948,9 +951,523 @@ public final class BackoffPolicy {
   @Override
   public String toString() {
     StringJoiner joiner = new StringJoiner(", ", "BackoffPolicy{", "}");
-    for (PolicySetting<?> setting : PolicySetting.ALL) {
+    for (Setting<?> setting : Setting.ALL) {
       joiner.add(setting.name + "=" + setting.show(values[setting.index]));
     }
     return joiner.toString();
+  }
+
+  /**
+   * One setting of a {@link BackoffPolicy}, and the table of all of them: the one place where a
+   * setting is written. A policy stores its values in the order of {@link #ALL}; its {@code equals},
+   * {@code hashCode} and {@code toString}, {@link BackoffPolicy#fromConfig(com.typesafe.config.Config,
+   * String) fromConfig} and the key table of the configuration documentation all derive from this
+   * table. Adding a setting is a constant here, its {@code withX}/{@code getX} pair on the policy, its
+   * line in {@code reference.conf} (a test checks it) and its test.
+   *
+   * <p>Package-private: not API. Nested in the policy, which stores its values in this table's
+   * order, so that the value and its table are one file.
+   *
+   * @param <T> the type of the stored value; {@code null} is a value (unset, none, off, auto) where
+   *     the setting allows it
+   */
+  static final class Setting<T> {
+
+    /** How a setting's value is read from its key: a method of {@link PolicyConfig}. */
+    @FunctionalInterface
+    interface Reader<T> {
+      T read(PolicyConfig config, String key);
+    }
+
+    private static final List<Setting<?>> TABLE = new ArrayList<>();
+    private static final List<String> LEVELS = List.of("error", "warn", "info", "debug", "trace");
+    private static final String LEVEL = "one of error, warn, info, debug, trace";
+    private static final String CLASSES = "a list of Throwable class names";
+    private static final String MULTIPLIER_RULE = "a finite number >= 1.0";
+
+    /** The built-in jitters; configuration accepts their names (their {@code toString}). */
+    private static final List<Jitter> BUILT_IN_JITTERS =
+        List.of(Jitter.full(), Jitter.equal(), Jitter.decorrelated(), Jitter.none());
+
+    private static final List<String> JITTER_NAMES =
+        BUILT_IN_JITTERS.stream().map(Jitter::toString).toList();
+
+    /**
+     * A setting's rule: throws, naming the parameter {@code name} and the value, if {@code value}
+     * breaks it. Applied by {@link BackoffPolicy#with} to every value set, so a {@code withX} method
+     * that has no other argument to check only delegates.
+     */
+    @FunctionalInterface
+    interface Check<T> {
+      void check(T value, String name);
+    }
+
+    static final Setting<Duration> MIN_BACKOFF =
+        new Setting<>(
+            "minBackoff",
+            null,
+            "exponential(minBackoff, maxBackoff)",
+            "The bound of the first restart's delay.",
+            "min-backoff",
+            "a duration > 0",
+            PolicyConfig::duration,
+            null);
+
+    static final Setting<Duration> MAX_BACKOFF =
+        new Setting<>(
+            "maxBackoff",
+            null,
+            "exponential(minBackoff, maxBackoff)",
+            "The hard cap of every delay; only a Retry-After hint may exceed it.",
+            "max-backoff",
+            "a duration >= min-backoff and <= 180d",
+            PolicyConfig::duration,
+            null);
+
+    static final Setting<Double> MULTIPLIER =
+        new Setting<>(
+                "multiplier",
+                2.0,
+                "withMultiplier(double)",
+                "The growth factor of the exponential bound.",
+                "multiplier",
+                MULTIPLIER_RULE,
+                PolicyConfig::number,
+                BackoffPolicy::withMultiplier)
+            .checkedBy(
+                (v, n) ->
+                    Require.argument(
+                        !Double.isNaN(v) && !Double.isInfinite(v) && v >= 1.0,
+                        n,
+                        MULTIPLIER_RULE,
+                        v));
+
+    static final Setting<Jitter> JITTER =
+        new Setting<>(
+            "jitter",
+            Jitter.full(),
+            "withJitter(Jitter)",
+            "How the bound becomes a delay; code may pass its own Jitter.",
+            "jitter",
+            "one of " + String.join(", ", JITTER_NAMES),
+            (c, k) -> BUILT_IN_JITTERS.get(JITTER_NAMES.indexOf(c.oneOf(k, JITTER_NAMES))),
+            BackoffPolicy::withJitter);
+
+    static final Setting<Duration> RESET_AFTER =
+        new Setting<>(
+                "resetAfter",
+                null,
+                "withResetAfter(Duration)",
+                "How long a restarted actor must run without failing before its restart count returns to 0;"
+                    + " auto is (min-backoff + max-backoff) / 2, as Pekko.",
+                "reset-after",
+                "auto or a duration > 0",
+                (c, k) ->
+                    c.isWord(k, "auto")
+                        ? null
+                        : c.duration(k, "a duration (for example 30s) or auto"),
+                (p, v) -> v == null ? p : p.withResetAfter(v))
+            .checkedBy(Require::positive);
+
+    static final Setting<Integer> MAX_RESTARTS =
+        new Setting<>(
+                "maxRestarts",
+                null,
+                "withMaxRestarts(int), withUnlimitedRestarts()",
+                "Restarts allowed between two resets before the actor is stopped; 0 stops on the first"
+                    + " failure; off is unlimited.",
+                "max-restarts",
+                "off or a whole number >= 0",
+                (c, k) -> c.isWord(k, "off") ? null : c.integer(k, "off or a whole number >= 0"),
+                (p, v) -> v == null ? p.withUnlimitedRestarts() : p.withMaxRestarts(v))
+            .checkedBy(Setting::unsetOrNonNegative);
+
+    static final Setting<Integer> STASH_CAPACITY =
+        new Setting<>(
+                "stashCapacity",
+                null,
+                "withStashCapacity(int)",
+                "Messages kept while the actor waits for its restart (the rest are published as Dropped);"
+                    + " auto is the actor system's pekko.actor.typed.restart-stash-capacity, as Pekko.",
+                "stash-capacity",
+                "auto or a whole number >= 0",
+                (c, k) -> c.isWord(k, "auto") ? null : c.integer(k, "auto or a whole number >= 0"),
+                (p, v) -> v == null ? p.with(Setting.STASH_CAPACITY, null) : p.withStashCapacity(v))
+            .checkedBy(Setting::unsetOrNonNegative);
+
+    static final Setting<Boolean> STOP_CHILDREN =
+        new Setting<>(
+            "stopChildren",
+            true,
+            "withStopChildren(boolean)",
+            "Whether the children of a failed actor are stopped before it restarts, as Pekko; with off"
+                + " they survive and the restart does not wait for them.",
+            "stop-children",
+            PolicyConfig.BOOLEAN,
+            PolicyConfig::bool,
+            BackoffPolicy::withStopChildren);
+
+    static final Setting<Boolean> RESTART_ON_STOP =
+        new Setting<>(
+            "restartOnStop",
+            false,
+            "withRestartOnStop(boolean)",
+            "Whether a child that stops itself is restarted like a failed one (counted, delayed by the"
+                + " same schedule, max-restarts and the budget apply), as classic BackoffOpts.onStop; a"
+                + " stop from outside is always final.",
+            "restart-on-stop",
+            PolicyConfig.BOOLEAN,
+            PolicyConfig::bool,
+            BackoffPolicy::withRestartOnStop);
+
+    static final Setting<Predicate<Object>> FINAL_STOP_MESSAGE =
+        code(
+            "finalStopMessage",
+            null,
+            "withFinalStopMessage(Predicate)",
+            "With restart-on-stop: a stop after a message matching it is final; during a backoff such"
+                + " a message stops the actor at once.");
+
+    static final Setting<Boolean> MANUAL_RESET =
+        new Setting<>(
+            "manualReset",
+            false,
+            "withManualReset()",
+            "Whether only BackoffSupervisor.resetBackoff(ctx), called by the child, resets the restart"
+                + " count; with on, reset-after no longer does.",
+            "manual-reset",
+            PolicyConfig.BOOLEAN,
+            PolicyConfig::bool,
+            (p, v) -> v ? p.withManualReset() : p.with(Setting.MANUAL_RESET, false));
+
+    static final Setting<BackoffHandler> HANDLER_WHILE_BACKING_OFF =
+        code(
+            "handlerWhileBackingOff",
+            null,
+            "withHandlerWhileBackingOff(BackoffHandler)",
+            "Sees every message that arrives during a backoff; true means it answered it (not"
+                + " stashed).");
+
+    static final Setting<List<Class<? extends Throwable>>> STOP_ON =
+        new Setting<>(
+            "stopOn",
+            List.of(),
+            "withStopOn(Class...)",
+            "Failures that stop the actor at once (the failure or a cause in its chain is an instance"
+                + " of one); stop rules win over restart-on.",
+            "stop-on",
+            CLASSES,
+            (c, k) -> List.of(c.throwables(k)),
+            (p, v) -> p.withStopOn(array(v)));
+
+    static final Setting<Predicate<Throwable>> STOP_ON_PREDICATE =
+        code(
+            "stopOnPredicate",
+            null,
+            "withStopOn(Predicate)",
+            "A rule that makes failures permanent, tested on each throwable of the cause chain.");
+
+    static final Setting<List<Class<? extends Throwable>>> RESTART_ON =
+        new Setting<>(
+            "restartOn",
+            List.of(),
+            "withRestartOn(Class...)",
+            "If not empty, only these failures (or failures with one in their cause chain) are"
+                + " restarted; any other stops the actor at once.",
+            "restart-on",
+            CLASSES,
+            (c, k) -> List.of(c.throwables(k)),
+            (p, v) -> p.withRestartOn(array(v)));
+
+    static final Setting<Long> RANDOM_SEED =
+        new Setting<>(
+            "randomSeed",
+            null,
+            "withRandomSeed(long)",
+            "A seed that makes the delays reproducible per actor path; off lets each actor seed its"
+                + " own generator.",
+            "random-seed",
+            "off or a whole number",
+            (c, k) -> c.isWord(k, "off") ? null : c.longInteger(k, "off or a whole number"),
+            (p, v) -> v == null ? p.with(Setting.RANDOM_SEED, null) : p.withRandomSeed(v));
+
+    static final Setting<Duration> MAX_RETRY_AFTER =
+        new Setting<>(
+                "maxRetryAfter",
+                Duration.ofHours(1),
+                "withMaxRetryAfter(Duration)",
+                "The longest delay that a RetryAfter hint on a failure may ask for.",
+                "max-retry-after",
+                "a duration > 0",
+                PolicyConfig::duration,
+                BackoffPolicy::withMaxRetryAfter)
+            .checkedBy(Require::positive);
+
+    static final Setting<Level> LOG_LEVEL =
+        new Setting<>(
+            "logLevel",
+            Level.WARN,
+            "withLogLevel(Level)",
+            "The level of the log line for a failure that is restarted (Pekko logs at ERROR).",
+            "log-level",
+            LEVEL,
+            (c, k) -> level(c.oneOf(k, LEVELS)),
+            BackoffPolicy::withLogLevel);
+
+    static final Setting<Level> CRITICAL_LOG_LEVEL =
+        new Setting<>(
+            "criticalLogLevel",
+            Level.ERROR,
+            "withCriticalLogLevel(Level, int)",
+            "The level used once an actor failed more than critical-log-level-after times in a row.",
+            "critical-log-level",
+            LEVEL,
+            (c, k) -> level(c.oneOf(k, LEVELS)),
+            (p, v) -> p.withCriticalLogLevel(v, p.getCriticalLogLevelAfter()));
+
+    static final Setting<Integer> CRITICAL_LOG_LEVEL_AFTER =
+        new Setting<>(
+            "criticalLogLevelAfter",
+            Integer.MAX_VALUE,
+            "withCriticalLogLevel(Level, int)",
+            "How many failures in a row are logged at log-level first; off never uses"
+                + " critical-log-level.",
+            "critical-log-level-after",
+            "off or a whole number >= 1",
+            (c, k) ->
+                c.isWord(k, "off") ? Integer.MAX_VALUE : c.integer(k, "off or a whole number >= 1"),
+            (p, v) -> p.withCriticalLogLevel(p.getCriticalLogLevel(), v));
+
+    static final Setting<Boolean> LOGGING_ENABLED =
+        new Setting<>(
+            "loggingEnabled",
+            true,
+            "withLoggingEnabled(boolean)",
+            "Whether the supervisor writes log lines at all (events are reported either way).",
+            "logging-enabled",
+            PolicyConfig.BOOLEAN,
+            PolicyConfig::bool,
+            BackoffPolicy::withLoggingEnabled);
+
+    static final Setting<Boolean> AGGREGATED_LOGGING =
+        new Setting<>(
+            "aggregatedLogging",
+            null,
+            "withAggregatedLogging(boolean)",
+            "Whether a herd's lines are logged as a herd: failures, give-ups and restarts after a"
+                + " stop, one line per cause and second with the counts of actors and events, each"
+                + " actor's own line at DEBUG; auto is on for a policy with a budget.",
+            "aggregate-logs",
+            "auto or " + PolicyConfig.BOOLEAN,
+            (c, k) -> c.isWord(k, "auto") ? null : c.bool(k),
+            (p, v) ->
+                v == null ? p.with(Setting.AGGREGATED_LOGGING, null) : p.withAggregatedLogging(v));
+
+    static final Setting<Boolean> EVENT_STREAM_PUBLISHING =
+        new Setting<>(
+            "eventStreamPublishing",
+            false,
+            "withEventStreamPublishing(boolean)",
+            "Whether every BackoffEvent is also published on the actor system's event stream.",
+            "publish-events",
+            PolicyConfig.BOOLEAN,
+            PolicyConfig::bool,
+            BackoffPolicy::withEventStreamPublishing);
+
+    static final Setting<RestartBudget> BUDGET =
+        new Setting<>(
+            "budget",
+            null,
+            "withBudget(RestartBudget), withoutBudget()",
+            "The name of a restart budget shared by a group of actors, defined at"
+                + " `supervision-backoff.budgets.<name>`; null for none.",
+            "budget",
+            "null or the name of a budget",
+            BudgetSetting::read,
+            (p, v) -> v == null ? p.withoutBudget() : p.withBudget(v));
+
+    static final Setting<List<BackoffListener>> LISTENERS =
+        code(
+            "listeners",
+            List.of(),
+            "withListener(BackoffListener)",
+            "Listeners that receive every BackoffEvent, in the order they were added.");
+
+    /** Every setting, in the order of storage, printing, {@code reference.conf} and the docs. */
+    static final List<Setting<?>> ALL = Collections.unmodifiableList(TABLE);
+
+    /** The keys of a policy block, in order. */
+    static final List<String> KEYS;
+
+    /** What each key allows, for the messages about a null or missing value. */
+    static final Map<String, String> ALLOWED;
+
+    static {
+      List<String> keys = new ArrayList<>();
+      Map<String, String> allowed = new LinkedHashMap<>();
+      for (Setting<?> setting : ALL) {
+        if (setting.key != null) {
+          keys.add(setting.key);
+          allowed.put(setting.key, setting.allowed);
+        }
+      }
+      KEYS = List.copyOf(keys);
+      ALLOWED = Collections.unmodifiableMap(allowed);
+    }
+
+    /** The position of the value in a policy's storage. */
+    final int index;
+
+    /** The Java name, as in the policy's {@code toString} and in validation messages. */
+    final String name;
+
+    /** The value {@link BackoffPolicy#exponential} starts with. */
+    final T codeDefault;
+
+    /** The methods of the policy that set it. */
+    final String method;
+
+    /** One sentence for the documentation. */
+    final String meaning;
+
+    /** The HOCON key, or {@code null} for a setting that only code can set. */
+    final String key;
+
+    /** What the key allows, in HOCON terms. */
+    final String allowed;
+
+    private final Reader<T> reader;
+
+    /** The rule of the value, or null for a setting whose setter checks it (nulls, pairs). */
+    private Check<T> check;
+
+    /** Applies a value read from HOCON through the policy's validating setter. */
+    private final BiFunction<BackoffPolicy, T, BackoffPolicy> apply;
+
+    private Setting(
+        String name,
+        T codeDefault,
+        String method,
+        String meaning,
+        String key,
+        String allowed,
+        Reader<T> reader,
+        BiFunction<BackoffPolicy, T, BackoffPolicy> apply) {
+      this.index = TABLE.size();
+      this.name = name;
+      this.codeDefault = codeDefault;
+      this.method = method;
+      this.meaning = meaning;
+      this.key = key;
+      this.allowed = allowed;
+      this.reader = reader;
+      this.apply = apply;
+      TABLE.add(this);
+    }
+
+    /** Sets this setting's rule; called once, where the constant is made. */
+    private Setting<T> checkedBy(Check<T> rule) {
+      this.check = rule;
+      return this;
+    }
+
+    /** Applies this setting's rule to {@code value}, if it has one (see {@link Check}). */
+    T checked(T value) {
+      if (check != null) {
+        check.check(value, name);
+      }
+      return value;
+    }
+
+    private static void unsetOrNonNegative(Integer value, String name) {
+      if (value != null) {
+        Require.nonNegative(value, name);
+      }
+    }
+
+    private static <T> Setting<T> code(String name, T codeDefault, String method, String meaning) {
+      return new Setting<>(name, codeDefault, method, meaning, null, null, null, null);
+    }
+
+    /** How the value appears in the policy's {@code toString}. */
+    String show(Object value) {
+      if (value == null) {
+        return this == MAX_RESTARTS
+            ? "unlimited"
+            : this == STASH_CAPACITY || this == AGGREGATED_LOGGING ? "auto" : "none";
+      }
+      if (value instanceof List<?> list && (this == STOP_ON || this == RESTART_ON)) {
+        return list.stream().map(c -> ((Class<?>) c).getName()).toList().toString();
+      }
+      if (this == LISTENERS) {
+        return Integer.toString(((List<?>) value).size());
+      }
+      return value.toString();
+    }
+
+    /** The values a policy starts with, in storage order. */
+    static Object[] codeDefaults() {
+      Object[] values = new Object[ALL.size()];
+      for (Setting<?> setting : ALL) {
+        values[setting.index] = setting.codeDefault;
+      }
+      return values;
+    }
+
+    /**
+     * Reads a policy: {@code min-backoff} and {@code max-backoff} through {@link
+     * BackoffPolicy#exponential}, then every other key through its setter, in table order. A value a
+     * setter rejects is reported under the key of the setting being applied; for {@code exponential},
+     * which checks two values, under the key of the parameter its exception names.
+     */
+    static BackoffPolicy read(PolicyConfig config) {
+      Duration min = MIN_BACKOFF.reader.read(config, MIN_BACKOFF.key);
+      Duration max = MAX_BACKOFF.reader.read(config, MAX_BACKOFF.key);
+      BackoffPolicy policy;
+      try {
+        policy = BackoffPolicy.exponential(min, max);
+      } catch (ParameterException e) {
+        throw config.invalid(named(e.parameter()).key, e);
+      }
+      for (Setting<?> setting : ALL) {
+        policy = setting.readInto(config, policy);
+      }
+      return policy;
+    }
+
+    private BackoffPolicy readInto(PolicyConfig config, BackoffPolicy policy) {
+      if (apply == null) {
+        return policy; // code only, or applied by exponential
+      }
+      T value = reader.read(config, key);
+      try {
+        return apply.apply(policy, value);
+      } catch (IllegalArgumentException e) {
+        throw config.invalid(key, e);
+      }
+    }
+
+    private static Setting<?> named(String name) {
+      for (Setting<?> setting : ALL) {
+        if (setting.name.equals(name)) {
+          return setting;
+        }
+      }
+      throw new IllegalStateException("no setting named " + name);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Class<? extends Throwable>[] array(List<Class<? extends Throwable>> types) {
+      return types.toArray(new Class[0]);
+    }
+
+    private static Level level(String name) {
+      return Level.valueOf(name.toUpperCase(Locale.ROOT));
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
   }
 }

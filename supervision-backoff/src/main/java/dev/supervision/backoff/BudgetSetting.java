@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * One key of a restart budget block, and the table of all of them: what {@link PolicySetting} is
+ * One key of a restart budget block, and the table of all of them: what {@link BackoffPolicy.Setting} is
  * for a policy block. The keys, what each allows (in the messages about a bad, null or missing
  * value) and what each means are written here once; the configuration reader, {@code
  * reference.conf}'s {@code default-budget} block (a test checks it) and the budget key table of the
@@ -117,10 +117,10 @@ record BudgetSetting(String key, String noDefault, String allowed, String meanin
     return config.bool(CLUSTER_WIDE.key()) ? budget.clusterWide() : budget;
   }
 
-  private static FixedRestartBudget fixed(PolicyConfig config, String name) {
+  private static RestartBudget.Fixed fixed(PolicyConfig config, String name) {
     int permits = config.integer(PERMITS.key(), PERMITS.allowed());
     Duration period = config.duration(PERIOD.key());
-    FixedRestartBudget budget;
+    RestartBudget.Fixed budget;
     try {
       budget = RestartBudget.of(name, permits, period);
     } catch (ParameterException e) {
@@ -138,8 +138,8 @@ record BudgetSetting(String key, String noDefault, String allowed, String meanin
    * its ceiling), so {@code burst} is not read: one {@code default-budget} block can serve budgets of
    * both modes.
    */
-  private static AdaptiveRestartBudget adaptive(PolicyConfig config, String name) {
-    AdaptiveRestartBudget budget = RestartBudget.adaptive(name);
+  private static RestartBudget.Adaptive adaptive(PolicyConfig config, String name) {
+    RestartBudget.Adaptive budget = RestartBudget.adaptive(name);
     Duration probation = config.duration(PROBATION.key(), PROBATION.allowed());
     budget = config.apply(budget, PROBATION.key(), b -> b.withProbation(probation));
     int holdAfter = config.integer(HOLD_AFTER.key(), HOLD_AFTER.allowed());

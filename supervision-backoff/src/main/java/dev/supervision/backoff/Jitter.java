@@ -1,6 +1,8 @@
 package dev.supervision.backoff;
 
+import dev.supervision.backoff.internal.util.StandardJitter;
 import java.time.Duration;
+import java.util.Locale;
 
 /**
  * Turns the exponential bound of one restart attempt into the actual delay, using one uniform random
@@ -46,39 +48,66 @@ public interface Jitter {
   /**
    * Full jitter, {@code random(0, min(max, min * m^(n-1)))}: the default, as recommended by AWS.
    *
-   * @return the shared, stateless full-jitter instance
+   * @return the full jitter, stateless; equal to every other, printed {@code full}
    */
   static Jitter full() {
-    return BuiltInJitter.FULL;
+    return standard(StandardJitter.FULL);
   }
 
   /**
    * Equal jitter, {@code e/2 + random(0, e/2)}.
    *
-   * @return the shared, stateless equal-jitter instance
+   * @return the equal jitter, stateless; equal to every other, printed {@code equal}
    */
   static Jitter equal() {
-    return BuiltInJitter.EQUAL;
+    return standard(StandardJitter.EQUAL);
   }
 
   /**
    * Decorrelated jitter, {@code min(max, random(min, previous * 3))}, where {@code previous} is
    * {@code minBackoff} before the first restart and after a reset.
    *
-   * @return the shared, stateless decorrelated-jitter instance
+   * @return the decorrelated jitter, stateless; equal to every other, printed {@code decorrelated}
    */
   static Jitter decorrelated() {
-    return BuiltInJitter.DECORRELATED;
+    return standard(StandardJitter.DECORRELATED);
   }
 
   /**
    * No jitter: {@code min(max, min * m^(n-1))}, deterministic. With min 100 ms, max 1 s and the
    * default multiplier the delays are 100, 200, 400, 800, 1000, 1000, ... ms.
    *
-   * @return the shared, stateless no-jitter instance
+   * @return no jitter, stateless; equal to every other, printed {@code none}
    */
   static Jitter none() {
-    return BuiltInJitter.NONE;
+    return standard(StandardJitter.NONE);
+  }
+
+  /**
+   * One of the standard jitters, computed by {@code arithmetic}. Its instances are made here, in this
+   * file, so that the interface and its built-in kinds need no second type (one would import this
+   * interface, and this interface it).
+   */
+  private static Jitter standard(StandardJitter arithmetic) {
+    /** A standard jitter: equal to another of its kind, printed by its name (as configured). */
+    record Standard(StandardJitter arithmetic) implements Jitter {
+      @Override
+      public Duration delay(Step step, double draw) {
+        return Duration.ofNanos(
+            arithmetic.delayNanos(
+                step.minBackoff().toNanos(),
+                step.maxBackoff().toNanos(),
+                step.bound().toNanos(),
+                step.previous().toNanos(),
+                draw));
+      }
+
+      @Override
+      public String toString() {
+        return arithmetic.name().toLowerCase(Locale.ROOT);
+      }
+    }
+    return new Standard(arithmetic);
   }
 
   /**

@@ -26,7 +26,7 @@ final class AdaptiveRestartBudgetValueTest {
 
   @Test
   void adaptive_hasItsDefaults() {
-    AdaptiveRestartBudget a = RestartBudget.adaptive("learn");
+    RestartBudget.Adaptive a = RestartBudget.adaptive("learn");
     assertEquals(Optional.empty(), a.getMaxRate());
     assertFalse(a.isClusterWide());
     assertEquals("learn", a.getName());
@@ -45,7 +45,7 @@ final class AdaptiveRestartBudgetValueTest {
 
   @Test
   void everySettingIsKeptByTheOthers() {
-    AdaptiveRestartBudget a =
+    RestartBudget.Adaptive a =
         RestartBudget.adaptive("learn")
             .withProbation(Duration.ofMillis(250))
             .withMaxRate(40, Duration.ofMillis(500))
@@ -54,12 +54,13 @@ final class AdaptiveRestartBudgetValueTest {
             .clusterWide();
     assertEquals(Duration.ofMillis(250), a.getProbation());
     assertEquals(
-        Optional.of(new AdaptiveRestartBudget.MaxRate(40, Duration.ofMillis(500))), a.getMaxRate());
+        Optional.of(new RestartBudget.Adaptive.MaxRate(40, Duration.ofMillis(500))),
+        a.getMaxRate());
     assertEquals(15.0, a.getInitialRate(), 0.0);
     assertEquals(3, a.getHoldAfter());
     assertTrue(a.isClusterWide());
     // and in the other order
-    AdaptiveRestartBudget b =
+    RestartBudget.Adaptive b =
         RestartBudget.adaptive("learn")
             .clusterWide()
             .withHoldAfter(3)
@@ -75,12 +76,12 @@ final class AdaptiveRestartBudgetValueTest {
   void userCodeMayHoldAnAdaptiveBudgetAsARestartBudget() {
     RestartBudget b = RestartBudget.adaptive("db").withMaxRate(200, SECOND);
     assertEquals(RestartBudget.adaptive("db").withMaxRate(200, SECOND), b);
-    assertTrue(b.clusterWide() instanceof AdaptiveRestartBudget a && a.isClusterWide());
+    assertTrue(b.clusterWide() instanceof RestartBudget.Adaptive a && a.isClusterWide());
   }
 
   @Test
   void withProbation_acceptsOneMillisecondToOneMinute_andRejectsTheRest() {
-    AdaptiveRestartBudget a = RestartBudget.adaptive("p");
+    RestartBudget.Adaptive a = RestartBudget.adaptive("p");
     assertEquals(Duration.ofMillis(1), a.withProbation(Duration.ofMillis(1)).getProbation());
     assertEquals(Duration.ofMinutes(1), a.withProbation(Duration.ofMinutes(1)).getProbation());
     rejects(
@@ -97,7 +98,7 @@ final class AdaptiveRestartBudgetValueTest {
 
   @Test
   void withMaxRate_validatesPermitsAndPeriod() {
-    AdaptiveRestartBudget a = RestartBudget.adaptive("m");
+    RestartBudget.Adaptive a = RestartBudget.adaptive("m");
     rejects("permits must be >= 1 but was 0", () -> a.withMaxRate(0, SECOND));
     rejects("period must be > 0 but was PT0S", () -> a.withMaxRate(1, Duration.ZERO));
     rejects(
@@ -106,15 +107,16 @@ final class AdaptiveRestartBudgetValueTest {
         "period must not be null",
         assertThrows(NullPointerException.class, () -> a.withMaxRate(1, null)).getMessage());
     assertEquals(
-        Optional.of(new AdaptiveRestartBudget.MaxRate(1, Duration.ofMillis(10))),
+        Optional.of(new RestartBudget.Adaptive.MaxRate(1, Duration.ofMillis(10))),
         a.withMaxRate(1, Duration.ofMillis(10)).getMaxRate());
     // the ceiling's own constructor applies the same rules
-    rejects("permits must be >= 1 but was -1", () -> new AdaptiveRestartBudget.MaxRate(-1, SECOND));
+    rejects(
+        "permits must be >= 1 but was -1", () -> new RestartBudget.Adaptive.MaxRate(-1, SECOND));
   }
 
   @Test
   void withInitialRate_needsAtLeastFivePerSecond_andLeavesTheCeiling() {
-    AdaptiveRestartBudget a = RestartBudget.adaptive("i");
+    RestartBudget.Adaptive a = RestartBudget.adaptive("i");
     assertEquals(5.0, a.withInitialRate(5, SECOND).getInitialRate(), 0.0);
     assertEquals(5.0, a.withInitialRate(1, Duration.ofMillis(200)).getInitialRate(), 0.0);
     assertEquals(250.0, a.withInitialRate(25, Duration.ofMillis(100)).getInitialRate(), 0.0);
@@ -131,14 +133,14 @@ final class AdaptiveRestartBudgetValueTest {
 
   @Test
   void withHoldAfter_needsAtLeastOneFailure() {
-    AdaptiveRestartBudget a = RestartBudget.adaptive("h");
+    RestartBudget.Adaptive a = RestartBudget.adaptive("h");
     assertEquals(1, a.withHoldAfter(1).getHoldAfter());
     rejects("holdAfter must be >= 1 but was 0", () -> a.withHoldAfter(0));
   }
 
   @Test
   void equalityCoversEverySetting() {
-    AdaptiveRestartBudget a = RestartBudget.adaptive("db");
+    RestartBudget.Adaptive a = RestartBudget.adaptive("db");
     RestartBudget[] others = {
       RestartBudget.adaptive("other"),
       a.withProbation(Duration.ofMillis(200)),
@@ -160,7 +162,7 @@ final class AdaptiveRestartBudgetValueTest {
 
   @Test
   void sameLimitsIgnoresOnlyTheName() {
-    AdaptiveRestartBudget a = RestartBudget.adaptive("db");
+    RestartBudget.Adaptive a = RestartBudget.adaptive("db");
     assertTrue(a.sameLimitsAs(RestartBudget.adaptive("cache")));
     assertFalse(a.sameLimitsAs(a.withHoldAfter(3)));
     assertFalse(a.sameLimitsAs(a.withProbation(Duration.ofMillis(300))));

@@ -147,7 +147,7 @@ final class BackoffPolicyFromConfigTest {
 
   @Test
   void budgetDefaultsAreAutoBurstAndLocal() {
-    FixedRestartBudget expected = RestartBudget.of("db", 200, Duration.ofSeconds(1));
+    RestartBudget.Fixed expected = RestartBudget.of("db", 200, Duration.ofSeconds(1));
     assertEquals(
         Optional.of(expected),
         read("budget = db", "db { permits = 200, period = 1s }").getBudget());
@@ -239,7 +239,7 @@ final class BackoffPolicyFromConfigTest {
     Config reference =
         ConfigFactory.defaultReference().getConfig("supervision-backoff.default-policy");
     assertEquals(
-        new java.util.TreeSet<>(PolicySetting.KEYS),
+        new java.util.TreeSet<>(BackoffPolicy.Setting.KEYS),
         new java.util.TreeSet<>(reference.root().keySet()));
     Config budgetDefaults =
         ConfigFactory.defaultReference()
@@ -251,7 +251,7 @@ final class BackoffPolicyFromConfigTest {
 
   @Test
   void everyKeyButBudgetRejectsNullNamingWhatIsAllowed() {
-    for (String key : PolicySetting.KEYS) {
+    for (String key : BackoffPolicy.Setting.KEYS) {
       if (key.equals("budget")) {
         continue;
       }

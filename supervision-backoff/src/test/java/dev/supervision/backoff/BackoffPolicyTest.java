@@ -69,7 +69,7 @@ final class BackoffPolicyTest {
     assertEquals(MS100, BASE.getMinBackoff());
     assertEquals(S1, BASE.getMaxBackoff());
     assertEquals(2.0, BASE.getMultiplier());
-    assertSame(Jitter.full(), BASE.getJitter());
+    assertEquals(Jitter.full(), BASE.getJitter());
     assertEquals(Duration.ofMillis(550), BASE.getResetAfter()); // (min + max) / 2, as Pekko
     assertEquals(OptionalInt.empty(), BASE.getMaxRestarts());
     assertEquals(OptionalInt.empty(), BASE.getStashCapacitySetting());
@@ -104,7 +104,7 @@ final class BackoffPolicyTest {
             .withLoggingEnabled(false)
             .withListener(listener);
     assertEquals(1.5, p.getMultiplier());
-    assertSame(Jitter.equal(), p.getJitter());
+    assertEquals(Jitter.equal(), p.getJitter());
     assertEquals(Duration.ofSeconds(30), p.getResetAfter());
     assertEquals(OptionalInt.of(7), p.getMaxRestarts());
     assertEquals(OptionalInt.of(5), p.getStashCapacitySetting());

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The settings table and the budget key table of docs/configuration.md and the keys of
  * reference.conf are generated from, or checked against, the tables of settings ({@link
- * PolicySetting#ALL}, {@link BudgetSetting#ALL}).
+ * BackoffPolicy.Setting#ALL}, {@link BudgetSetting#ALL}).
  */
 final class ConfigurationDocTest {
 
@@ -36,7 +36,7 @@ final class ConfigurationDocTest {
     List<String> rows = new ArrayList<>();
     rows.add("| Key | Default | Allowed | In code | Meaning |");
     rows.add("|---|---|---|---|---|");
-    for (PolicySetting<?> s : PolicySetting.ALL) {
+    for (BackoffPolicy.Setting<?> s : BackoffPolicy.Setting.ALL) {
       String key = s.key == null ? "(code only)" : "`" + s.key + "`";
       String dflt =
           s.key == null
@@ -107,7 +107,7 @@ final class ConfigurationDocTest {
         previous = t;
       }
     }
-    assertEquals(PolicySetting.KEYS, keys);
+    assertEquals(BackoffPolicy.Setting.KEYS, keys);
   }
 
   /** The budget key table as the budget settings describe it, with the defaults of reference.conf. */
@@ -146,7 +146,7 @@ final class ConfigurationDocTest {
     String printed =
         BackoffPolicy.exponential(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(2))
             .toString();
-    for (PolicySetting<?> s : PolicySetting.ALL) {
+    for (BackoffPolicy.Setting<?> s : BackoffPolicy.Setting.ALL) {
       assertTrue(
           printed.contains(" " + s.name + "=") || printed.contains("{" + s.name + "="), s.name);
     }

@@ -56,12 +56,12 @@ final class EverySettingIsPartOfTheValueTest {
           Map.entry("budget", RestartBudget.of("db", 10, Duration.ofSeconds(1))),
           Map.entry("listeners", List.of(LISTENER)));
 
-  static Stream<PolicySetting<?>> settings() {
-    return PolicySetting.ALL.stream();
+  static Stream<BackoffPolicy.Setting<?>> settings() {
+    return BackoffPolicy.Setting.ALL.stream();
   }
 
   @SuppressWarnings("unchecked")
-  private static <T> BackoffPolicy changed(PolicySetting<T> setting) {
+  private static <T> BackoffPolicy changed(BackoffPolicy.Setting<T> setting) {
     Object sample = SAMPLES.get(setting.name);
     assertNotNull(
         sample, "no sample value for the setting " + setting.name + ": add one to SAMPLES");
@@ -70,7 +70,8 @@ final class EverySettingIsPartOfTheValueTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("settings")
-  void aPolicyThatDiffersInThisSettingIsNotEqualAndPrintsDifferently(PolicySetting<?> setting) {
+  void aPolicyThatDiffersInThisSettingIsNotEqualAndPrintsDifferently(
+      BackoffPolicy.Setting<?> setting) {
     BackoffPolicy changed = changed(setting);
     assertNotEquals(BASE, changed);
     assertNotEquals(BASE.toString(), changed.toString());

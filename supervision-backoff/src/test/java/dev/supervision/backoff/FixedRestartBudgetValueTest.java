@@ -25,7 +25,7 @@ final class FixedRestartBudgetValueTest {
 
   @Test
   void of_keepsItsSettings_withTheDefaultBurst() {
-    FixedRestartBudget b = RestartBudget.of("db", 35, Duration.ofMillis(700));
+    RestartBudget.Fixed b = RestartBudget.of("db", 35, Duration.ofMillis(700));
     assertEquals("db", b.getName());
     assertEquals(35, b.getPermits());
     assertEquals(Duration.ofMillis(700), b.getPeriod());
@@ -74,7 +74,7 @@ final class FixedRestartBudgetValueTest {
 
   @Test
   void withBurstAndClusterWideKeepEveryOtherSetting() {
-    FixedRestartBudget b = RestartBudget.of("db", 50, SECOND).withBurst(7).clusterWide();
+    RestartBudget.Fixed b = RestartBudget.of("db", 50, SECOND).withBurst(7).clusterWide();
     assertEquals("db", b.getName());
     assertEquals(50, b.getPermits());
     assertEquals(SECOND, b.getPeriod());
@@ -89,7 +89,7 @@ final class FixedRestartBudgetValueTest {
 
   @Test
   void equalityCoversEverySetting() {
-    FixedRestartBudget b = RestartBudget.of("db", 20, SECOND);
+    RestartBudget.Fixed b = RestartBudget.of("db", 20, SECOND);
     assertEquals(b, RestartBudget.of("db", 20, SECOND));
     assertEquals(b.hashCode(), RestartBudget.of("db", 20, SECOND).hashCode());
     assertEquals(b, b);
@@ -111,8 +111,8 @@ final class FixedRestartBudgetValueTest {
 
   @Test
   void aFixedBudgetIsNotTheAdaptiveBudgetOfTheSameCeiling() {
-    FixedRestartBudget fixed = RestartBudget.of("db", 20, SECOND);
-    AdaptiveRestartBudget ceiling = RestartBudget.adaptive("db").withMaxRate(20, SECOND);
+    RestartBudget.Fixed fixed = RestartBudget.of("db", 20, SECOND);
+    RestartBudget.Adaptive ceiling = RestartBudget.adaptive("db").withMaxRate(20, SECOND);
     assertNotEquals(ceiling, fixed);
     assertNotEquals(fixed, ceiling);
     assertFalse(fixed.sameLimitsAs(ceiling));
@@ -124,7 +124,7 @@ final class FixedRestartBudgetValueTest {
 
   @Test
   void sameLimitsIgnoresOnlyTheName() {
-    FixedRestartBudget b = RestartBudget.of("db", 20, SECOND);
+    RestartBudget.Fixed b = RestartBudget.of("db", 20, SECOND);
     assertTrue(b.sameLimitsAs(RestartBudget.of("cache", 20, SECOND)));
     assertFalse(b.sameLimitsAs(RestartBudget.of("db", 21, SECOND)));
     assertFalse(b.sameLimitsAs(RestartBudget.of("db", 20, Duration.ofSeconds(2))));

@@ -89,7 +89,7 @@ final class RestartBudgetTest {
 
   @Test
   void defaultsAndValueSemantics() {
-    FixedRestartBudget b = RestartBudget.of("orders-db", 200, Duration.ofSeconds(1));
+    RestartBudget.Fixed b = RestartBudget.of("orders-db", 200, Duration.ofSeconds(1));
     assertEquals(20, b.getBurst());
     assertEquals(1, RestartBudget.of("x", 5, Duration.ofSeconds(1)).getBurst());
     assertEquals(b, RestartBudget.of("orders-db", 200, Duration.ofSeconds(1)));

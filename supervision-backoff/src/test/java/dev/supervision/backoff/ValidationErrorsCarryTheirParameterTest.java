@@ -53,7 +53,7 @@ final class ValidationErrorsCarryTheirParameterTest {
   }
 
   static Stream<Arguments> rejectedAtConstruction() {
-    AdaptiveRestartBudget adaptive = RestartBudget.adaptive("a");
+    RestartBudget.Adaptive adaptive = RestartBudget.adaptive("a");
     return Stream.of(
         Arguments.of(
             "minBackoff",

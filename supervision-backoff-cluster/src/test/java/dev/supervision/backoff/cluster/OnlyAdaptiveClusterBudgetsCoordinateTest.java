@@ -66,7 +66,7 @@ final class OnlyAdaptiveClusterBudgetsCoordinateTest {
         Duration.ofSeconds(10),
         () -> {
           assertEquals(
-              Optional.of(new GateProtocol.Coordination(true, 1.0, false)),
+              Optional.of(new GateProtocol.Coordination(true, 1.0, false, 1, 0)),
               budgets
                   .status("status-adaptive")
                   .toCompletableFuture()

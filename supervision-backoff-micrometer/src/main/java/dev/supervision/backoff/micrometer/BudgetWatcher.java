@@ -26,12 +26,15 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -81,58 +84,10 @@ final class BudgetWatcher {
    * BudgetEvent.Started} of every budget whose gate starts after this call.
    */
   void watch(ActorSystem<?> system, MeterRegistry registry) {
+    RestartBudgets budgets = RestartBudgets.get(system);
     ActorRef<Object> watcher =
         system.systemActorOf(
-            Behaviors.<Object>setup(
-                ctx ->
-                    Behaviors.withTimers(
-                        timers -> {
-                          timers.startTimerWithFixedDelay(Poll.INSTANCE, POLL);
-                          // the gate answers in the order it is asked, but the answers of two
-                          // questions in flight can reach the watcher in either order: only an
-                          // answer to a later question than the last one shown is shown
-                          long[] asked = {0};
-                          Map<String, Long> shown = new HashMap<>();
-                          return Behaviors.receive(Object.class)
-                              .onMessage(
-                                  BudgetEvent.class,
-                                  e -> {
-                                    gauges(e.budget(), registry).onEvent(e);
-                                    if (e instanceof BudgetEvent.CoordinationChanged) {
-                                      poll(ctx, e.budget(), ++asked[0]);
-                                    }
-                                    return Behaviors.same();
-                                  })
-                              .onMessageEquals(
-                                  Poll.INSTANCE,
-                                  () -> {
-                                    budgetGauges.keySet().forEach(b -> poll(ctx, b, ++asked[0]));
-                                    return Behaviors.same();
-                                  })
-                              .onMessage(
-                                  Polled.class,
-                                  p -> {
-                                    if (p.asked() > shown.getOrDefault(p.budget(), 0L)) {
-                                      shown.put(p.budget(), p.asked());
-                                      gauges(p.budget(), registry).onStatus(p.status());
-                                    }
-                                    return Behaviors.same();
-                                  })
-                              .onMessage(
-                                  Stop.class,
-                                  s -> {
-                                    // unsubscribe explicitly, from this actor, after the
-                                    // Subscribe sent in watch(): the event stream's own clean-up
-                                    // on termination could otherwise leave a stopped watcher
-                                    // (and this registry) subscribed
-                                    ctx.getSystem()
-                                        .eventStream()
-                                        .tell(
-                                            new EventStream.Unsubscribe<>(ctx.getSelf().narrow()));
-                                    return Behaviors.stopped();
-                                  })
-                              .build();
-                        })),
+            behavior(registry, budgets::status),
             "backoff-metrics-budgets-" + WATCHERS.incrementAndGet(),
             Props.empty());
     system
@@ -141,15 +96,77 @@ final class BudgetWatcher {
     budgetWatchers.add(watcher.narrow());
   }
 
+  /**
+   * The watcher actor: takes {@link BudgetEvent}s, and asks {@code status} for a budget's status
+   * every {@link #POLL} and after each {@link BudgetEvent.CoordinationChanged}. The answers of two
+   * questions in flight can come back in either order: an answer is shown only if it answers a
+   * later question than the last one shown for its budget.
+   *
+   * @param status the status of a budget's gate now (package-private so that tests may answer)
+   */
+  Behavior<Object> behavior(
+      MeterRegistry registry,
+      Function<String, CompletionStage<Optional<GateProtocol.Status>>> status) {
+    return Behaviors.setup(
+        ctx ->
+            Behaviors.withTimers(
+                timers -> {
+                  timers.startTimerWithFixedDelay(Poll.INSTANCE, POLL);
+                  long[] asked = {0};
+                  Map<String, Long> shown = new HashMap<>();
+                  return Behaviors.receive(Object.class)
+                      .onMessage(
+                          BudgetEvent.class,
+                          e -> {
+                            gauges(e.budget(), registry).onEvent(e);
+                            if (e instanceof BudgetEvent.CoordinationChanged) {
+                              poll(ctx, status, e.budget(), ++asked[0]);
+                            }
+                            return Behaviors.same();
+                          })
+                      .onMessageEquals(
+                          Poll.INSTANCE,
+                          () -> {
+                            budgetGauges.keySet().forEach(b -> poll(ctx, status, b, ++asked[0]));
+                            return Behaviors.same();
+                          })
+                      .onMessage(
+                          Polled.class,
+                          p -> {
+                            if (p.asked() > shown.getOrDefault(p.budget(), 0L)) {
+                              shown.put(p.budget(), p.asked());
+                              gauges(p.budget(), registry).onStatus(p.status());
+                            }
+                            return Behaviors.same();
+                          })
+                      .onMessage(
+                          Stop.class,
+                          s -> {
+                            // unsubscribe explicitly, from this actor, after the Subscribe sent
+                            // in watch(): the event stream's own clean-up on termination could
+                            // otherwise leave a stopped watcher (and this registry) subscribed
+                            ctx.getSystem()
+                                .eventStream()
+                                .tell(new EventStream.Unsubscribe<>(ctx.getSelf().narrow()));
+                            return Behaviors.stopped();
+                          })
+                      .build();
+                }));
+  }
+
   private BudgetGauges gauges(String budget, MeterRegistry registry) {
     return budgetGauges.computeIfAbsent(budget, b -> new BudgetGauges(b, registry));
   }
 
   /** Asks the budget's gate, if it has one now, for its status; the answer comes as a {@link Polled}. */
-  private static void poll(ActorContext<Object> ctx, String budget, long asked) {
+  private static void poll(
+      ActorContext<Object> ctx,
+      Function<String, CompletionStage<Optional<GateProtocol.Status>>> status,
+      String budget,
+      long asked) {
     ctx.pipeToSelf(
-        RestartBudgets.get(ctx.getSystem()).status(budget),
-        (status, failure) -> new Polled(budget, asked, failure == null ? status : null));
+        status.apply(budget),
+        (answer, failure) -> new Polled(budget, asked, failure == null ? answer : null));
   }
 
   /** Stops every watcher and forgets the gauges (their meters are removed by the caller). */

@@ -1,6 +1,6 @@
 package dev.supervision.backoff.internal;
 
-import dev.supervision.backoff.AdaptiveRestartBudget;
+import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
@@ -26,7 +26,7 @@ final class AdaptiveLimiter implements Limiter {
   private Optional<GateProtocol.Coordination> coordination = Optional.empty();
 
   AdaptiveLimiter(
-      AdaptiveRestartBudget budget,
+      RestartBudget.Adaptive budget,
       int members,
       long tickNanos,
       AdaptiveRateController.Listener listener) {
@@ -47,7 +47,7 @@ final class AdaptiveLimiter implements Limiter {
    * @param budget the budget
    * @return its parameters
    */
-  static Parameters parameters(AdaptiveRestartBudget budget) {
+  static Parameters parameters(RestartBudget.Adaptive budget) {
     Parameters parameters =
         Parameters.defaults()
             .withProbation(budget.getProbation())

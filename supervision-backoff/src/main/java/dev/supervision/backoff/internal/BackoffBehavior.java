@@ -1,6 +1,5 @@
 package dev.supervision.backoff.internal;
 
-import dev.supervision.backoff.AdaptiveRestartBudget;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffHandler;
 import dev.supervision.backoff.BackoffPolicy;
@@ -614,7 +613,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     if (!stop && policy.isPermanent(failure)) {
       throw giveUp(ctx, failure, BackoffEvent.Reason.PERMANENT_FAILURE);
     }
-    if (!stop && policy.getBudget().orElse(null) instanceof AdaptiveRestartBudget) {
+    if (!stop && policy.getBudget().orElse(null) instanceof RestartBudget.Adaptive) {
       // an adaptive budget learns from failures (permanent ones and stops excepted)
       gate(jctx).tell(new GateProtocol.Failed(self(jctx)));
     }
@@ -776,7 +775,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     recovery.permitRequested = false;
     SupervisorReports.permitGranted(policy(), jctx, restarts(), budget.getName());
     Behavior<T> next = restart(ctx);
-    if (!inBackoff() && Behavior.isAlive(next) && budget instanceof AdaptiveRestartBudget) {
+    if (!inBackoff() && Behavior.isAlive(next) && budget instanceof RestartBudget.Adaptive) {
       // the restarted behavior is set up and has handled its stash: its probation starts now
       gate(jctx).tell(new GateProtocol.Started(self(jctx)));
     }

@@ -1,8 +1,6 @@
 package dev.supervision.backoff.internal;
 
-import dev.supervision.backoff.AdaptiveRestartBudget;
 import dev.supervision.backoff.BudgetEvent;
-import dev.supervision.backoff.FixedRestartBudget;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
@@ -33,7 +31,7 @@ import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
-import org.slf4j.Logger;
+import org.slf4j.event.Level;
 
 /**
  * INTERNAL API: the gate actor of one {@link RestartBudget}, with a FIFO queue of waiting actors.
@@ -171,7 +169,6 @@ public final class BudgetGate {
     private final RestartBudget budget;
     private final ActorContext<Command> ctx;
     private final TimerScheduler<Command> timers;
-    private final Logger log;
 
     /** The waiting requests in arrival order, and the latest of each requester: O(1) to add, cancel, poll. */
     private final LinkedHashMap<Acquire, Acquire> queue = new LinkedHashMap<>();
@@ -215,7 +212,6 @@ public final class BudgetGate {
       this.budget = budget;
       this.ctx = ctx;
       this.timers = timers;
-      this.log = ctx.getLog();
       this.tickNanos = tickNanos(ctx.getSystem().settings().config());
       this.limiter = limiter(budget, members, tickNanos, this);
     }
@@ -226,10 +222,10 @@ public final class BudgetGate {
         int members,
         long tickNanos,
         AdaptiveRateController.Listener listener) {
-      if (budget instanceof AdaptiveRestartBudget adaptive) {
+      if (budget instanceof RestartBudget.Adaptive adaptive) {
         return new AdaptiveLimiter(adaptive, members, tickNanos, listener);
       }
-      return new FixedLimiter((FixedRestartBudget) budget, members, tickNanos);
+      return new FixedLimiter((RestartBudget.Fixed) budget, members, tickNanos);
     }
 
     Behavior<Command> behavior() {
@@ -434,9 +430,7 @@ public final class BudgetGate {
 
     @Override
     public void stateChanged(State from, State to, Reason reason, long nowNanos) {
-      if (log.isDebugEnabled()) {
-        log.debug("Restart budget [{}]: {} -> {} ({})", budget.getName(), from, to, reason);
-      }
+      debug("Restart budget [{}]: {} -> {} ({})", budget.getName(), from, to, reason);
       publish(new BudgetEvent.StateChanged(budget.getName(), from, to, reason));
     }
 
@@ -449,24 +443,28 @@ public final class BudgetGate {
         return;
       }
       lastPublishedRate = to;
-      if (log.isDebugEnabled()) {
-        log.debug(
-            "Restart budget [{}]: rate {} -> {} per second ({}, measured goodput {} per second)",
-            budget.getName(),
-            round(from),
-            round(to),
-            reason,
-            round(goodput));
-      }
+      debug(
+          "Restart budget [{}]: rate {} -> {} per second ({}, measured goodput {} per second)",
+          budget.getName(),
+          round(from),
+          round(to),
+          reason,
+          round(goodput));
       publish(new BudgetEvent.RateChanged(budget.getName(), from, to, goodput, reason));
     }
 
     @Override
     public void probe(int probes, long nowNanos) {
-      if (log.isDebugEnabled()) {
-        log.debug("Restart budget [{}]: probe {} while holding", budget.getName(), probes);
-      }
+      debug("Restart budget [{}]: probe {} while holding", budget.getName(), probes);
       publish(new BudgetEvent.Probe(budget.getName(), probes));
+    }
+
+    /** A DEBUG line about the budget, with the gate's path in {@code pekkoSource}. */
+    private void debug(String format, Object... args) {
+      if (SupervisorLog.BUDGET.isDebugEnabled()) {
+        String path = ctx.getSelf().path().toString();
+        SupervisorLog.write(SupervisorLog.BUDGET, Level.DEBUG, null, path, format, args);
+      }
     }
 
     private void publish(BudgetEvent event) {

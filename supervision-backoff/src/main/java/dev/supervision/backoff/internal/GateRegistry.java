@@ -1,6 +1,5 @@
 package dev.supervision.backoff.internal;
 
-import dev.supervision.backoff.AdaptiveRestartBudget;
 import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.ClusterBudgetProvider;
@@ -162,7 +161,7 @@ public final class GateRegistry implements Extension {
 
   private Handle start(RestartBudget budget) {
     long incarnation = incarnations.incrementAndGet();
-    if (budget instanceof AdaptiveRestartBudget) {
+    if (budget instanceof RestartBudget.Adaptive) {
       // published before the gate exists, so that it reaches every subscriber before the gate's
       // own events (the event stream handles its messages in the order they were sent)
       system
@@ -185,7 +184,7 @@ public final class GateRegistry implements Extension {
     for (ClusterBudgetProvider provider : ServiceLoader.load(ClusterBudgetProvider.class)) {
       return provider.gate(
           budget.getName(),
-          budget instanceof AdaptiveRestartBudget,
+          budget instanceof RestartBudget.Adaptive,
           members -> BudgetGate.create(budget, members));
     }
     throw new IllegalStateException(

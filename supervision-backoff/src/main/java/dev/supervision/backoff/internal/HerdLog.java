@@ -139,6 +139,7 @@ public final class HerdLog implements Extension {
                   + " their restarts {} (one of them: [{}]; each actor's line is logged at DEBUG)";
         };
     SupervisorLog.write(
+        SupervisorLog.LOG,
         first.level(),
         continues ? null : first.trace(),
         first.actor(),

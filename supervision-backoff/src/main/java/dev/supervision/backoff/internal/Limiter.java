@@ -10,8 +10,8 @@ import java.util.Optional;
  * INTERNAL API: what decides, for a {@link BudgetGate}, when a permit may go: one implementation per
  * kind of budget ({@link FixedLimiter} around a token bucket's pacer, {@link AdaptiveLimiter} around
  * an {@link AdaptiveRateController}). The gate keeps the queue, the clock and the grants; the limiter
- * keeps the arithmetic. Time is the gate's clock, in nanoseconds; not thread-safe (the gate's actor
- * owns it).
+ * keeps the arithmetic. What a fixed budget's limiter ignores (it learns nothing) does nothing by
+ * default. Time is the gate's clock, in nanoseconds; not thread-safe (the gate's actor owns it).
  */
 interface Limiter {
 
@@ -37,7 +37,7 @@ interface Limiter {
    * @param now the time now
    * @param waiting how many actors wait
    */
-  void onTick(long now, int waiting);
+  default void onTick(long now, int waiting) {}
 
   /**
    * Takes a permit now, if one may go.
@@ -61,12 +61,13 @@ interface Limiter {
   /**
    * The gate could not pass on the permits available now (it has let {@link #perRelease} go since
    * its last release): an adaptive budget drops them (they are lost time's; its rate is learnt, not
-   * owed), so that its next permit goes one interval later; a fixed budget keeps to its pacer's rule
-   * (asked late, it starts its schedule again with its burst, as after an idle period).
+   * owed), so that its next permit goes one interval later; a fixed budget's rate is a promise over
+   * time, so it keeps to its pacer's rule (asked late, the pacer starts its schedule again with its
+   * burst, as after an idle period).
    *
    * @param now the time now
    */
-  void drop(long now);
+  default void drop(long now) {}
 
   /**
    * The actor of a permit granted at {@code grantedAt} has started (adaptive budgets only: a fixed
@@ -75,7 +76,7 @@ interface Limiter {
    * @param now the time now
    * @param grantedAt when the permit was granted
    */
-  void onStarted(long now, long grantedAt);
+  default void onStarted(long now, long grantedAt) {}
 
   /**
    * A permit it let through came back unused (its actor had stopped) and no actor waits for it.
@@ -91,7 +92,7 @@ interface Limiter {
    * @param startedAt when its last granted restart started, or {@link
    *     AdaptiveRateController#NOT_GRANTED}
    */
-  void onFailure(long now, long startedAt);
+  default void onFailure(long now, long startedAt) {}
 
   /**
    * The budget is shared by {@code members} nodes.
@@ -106,7 +107,7 @@ interface Limiter {
    * @param decision the decision
    * @param now the time now
    */
-  void coordinate(ClusterCoordinator.Decision decision, long now);
+  default void coordinate(ClusterCoordinator.Decision decision, long now) {}
 
   /**
    * Whether time passing changes nothing while no actor waits and no grant is remembered, so that
@@ -122,7 +123,9 @@ interface Limiter {
    *
    * @return the state
    */
-  State state();
+  default State state() {
+    return State.STEADY;
+  }
 
   /**
    * The permits per second allowed now ({@code +Infinity} for no limit, 0 while holding).
@@ -136,7 +139,9 @@ interface Limiter {
    *
    * @return the decision's gist; empty for a fixed budget, and before the first decision
    */
-  Optional<GateProtocol.Coordination> coordination();
+  default Optional<GateProtocol.Coordination> coordination() {
+    return Optional.empty();
+  }
 
   /**
    * The goodput measured at the last loss, per second; {@code NaN} if none (always for a fixed
@@ -144,5 +149,7 @@ interface Limiter {
    *
    * @return the goodput
    */
-  double goodput();
+  default double goodput() {
+    return Double.NaN;
+  }
 }

@@ -219,7 +219,8 @@ final class SupervisorReports {
       Object[] withPath = new Object[args.length + 1];
       withPath[0] = jctx.getSelf().path();
       System.arraycopy(args, 0, withPath, 1, args.length);
-      SupervisorLog.write(level, cause, withPath[0].toString(), format, withPath);
+      SupervisorLog.write(
+          SupervisorLog.LOG, level, cause, withPath[0].toString(), format, withPath);
     }
   }
 
@@ -235,6 +236,7 @@ final class SupervisorReports {
         Causes.rethrowIfFatal(t);
         if (policy.isLoggingEnabled()) {
           SupervisorLog.write(
+              SupervisorLog.LOG,
               Level.WARN,
               t,
               jctx.getSelf().path().toString(),

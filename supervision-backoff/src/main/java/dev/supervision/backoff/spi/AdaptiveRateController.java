@@ -348,27 +348,6 @@ public final class AdaptiveRateController {
           maxProbeInterval,
           holdAfter);
     }
-
-    /**
-     * A copy with another longest probe interval.
-     *
-     * @param maxProbeInterval the interval
-     * @return a new value
-     */
-    public Parameters withMaxProbeInterval(Duration maxProbeInterval) {
-      return new Parameters(
-          slice,
-          probation,
-          initialRate,
-          minRate,
-          maxRate,
-          decrease,
-          tolerance,
-          growth,
-          firstProbe,
-          maxProbeInterval,
-          holdAfter);
-    }
   }
 
   private final Parameters p;

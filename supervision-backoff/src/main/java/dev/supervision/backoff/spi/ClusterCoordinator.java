@@ -170,54 +170,7 @@ public final class ClusterCoordinator {
       long backEpoch,
       boolean stayRamping,
       int inView,
-      long clusterWaiting) {
-
-    /**
-     * A decision without the view's figures ({@code inView = 1}, {@code clusterWaiting = 0}).
-     *
-     * @param coordinated see the record's description
-     * @param share see the record's description
-     * @param prober see the record's description
-     * @param probeMembers see the record's description
-     * @param resume see the record's description
-     * @param rate see the record's description
-     * @param backEpoch see the record's description
-     * @param stayRamping see the record's description
-     */
-    public Decision(
-        boolean coordinated,
-        double share,
-        boolean prober,
-        int probeMembers,
-        boolean resume,
-        double rate,
-        long backEpoch,
-        boolean stayRamping) {
-      this(coordinated, share, prober, probeMembers, resume, rate, backEpoch, stayRamping, 1, 0);
-    }
-
-    /**
-     * A decision that does not keep a node ramping.
-     *
-     * @param coordinated see the record's description
-     * @param share see the record's description
-     * @param prober see the record's description
-     * @param probeMembers see the record's description
-     * @param resume see the record's description
-     * @param rate see the record's description
-     * @param backEpoch see the record's description
-     */
-    public Decision(
-        boolean coordinated,
-        double share,
-        boolean prober,
-        int probeMembers,
-        boolean resume,
-        double rate,
-        long backEpoch) {
-      this(coordinated, share, prober, probeMembers, resume, rate, backEpoch, false);
-    }
-  }
+      long clusterWaiting) {}
 
   /**
    * The coordination's timing, derived from the replication engine's settings (Pekko Distributed
@@ -261,10 +214,10 @@ public final class ClusterCoordinator {
      * @throws IllegalArgumentException if a duration is not positive (the message names it)
      */
     public Timing {
-      positive(round, "round");
-      positive(heartbeat, "heartbeat");
-      positive(deltaInterval, "deltaInterval");
-      positive(notifyInterval, "notifyInterval");
+      Check.positive(round, "round");
+      Check.positive(heartbeat, "heartbeat");
+      Check.positive(deltaInterval, "deltaInterval");
+      Check.positive(notifyInterval, "notifyInterval");
     }
 
     /**
@@ -278,8 +231,8 @@ public final class ClusterCoordinator {
      * @throws IllegalArgumentException if a duration is not positive
      */
     public static Timing of(Duration slice, Duration deltaInterval, Duration notifyInterval) {
-      positive(slice, "slice");
-      positive(notifyInterval, "notifyInterval");
+      Check.positive(slice, "slice");
+      Check.positive(notifyInterval, "notifyInterval");
       Duration round = slice.multipliedBy(2);
       if (round.compareTo(notifyInterval) > 0) {
         round = notifyInterval.compareTo(slice) > 0 ? notifyInterval : slice;
@@ -351,11 +304,6 @@ public final class ClusterCoordinator {
     public ClusterCoordinator coordinator(int members) {
       return new ClusterCoordinator(
           staleAfterNanos(members), settleNanos(members), raiseAfterLossNanos());
-    }
-
-    private static void positive(Duration d, String name) {
-      Objects.requireNonNull(d, () -> name + " must not be null");
-      Check.argument(!d.isNegative() && !d.isZero(), name, "> 0", d);
     }
   }
 
@@ -479,20 +427,6 @@ public final class ClusterCoordinator {
   private final long raiseAfterLossNanos;
 
   /**
-   * A coordinator that raises a node's rate to its part at any time after a loss (as {@link
-   * #ClusterCoordinator(long, long, long)} with {@code raiseAfterLossNanos = 0}).
-   *
-   * @param staleAfterNanos how old another node's report may be and still count, in nanoseconds;
-   *     choose a few replication rounds
-   * @param settleNanos how long a report takes to reach every node (one replication round), in
-   *     nanoseconds, {@code >= 0}
-   * @throws IllegalArgumentException if {@code staleAfterNanos <= 0} or {@code settleNanos < 0}
-   */
-  public ClusterCoordinator(long staleAfterNanos, long settleNanos) {
-    this(staleAfterNanos, settleNanos, 0);
-  }
-
-  /**
    * A coordinator.
    *
    * @param staleAfterNanos how old another node's report may be and still count, in nanoseconds;
@@ -551,32 +485,6 @@ public final class ClusterCoordinator {
   }
 
   /**
-   * Decides for one node that has not measured a loss lately and knows of no joining member (as
-   * {@link #decide(Report, long, long, long, int, int, Collection, long)} with {@code sinceLossNanos
-   * = Long.MAX_VALUE} and {@code joining = 0}).
-   *
-   * @param self this node's report, with its current state and waiting actors
-   * @param heldAtEpoch the back epoch this node knew when it last started holding (ignored unless
-   *     it is holding)
-   * @param heldForNanos how long this node has been holding (ignored unless it is holding)
-   * @param members how many nodes share the budget, this one included, {@code >= 1}
-   * @param others the latest report heard from each other node
-   * @param nowNanos the time now, on the same line as the reports' receive times
-   * @return the decision
-   * @throws NullPointerException if {@code self} or {@code others} is null
-   * @throws IllegalArgumentException if {@code members < 1}
-   */
-  public Decision decide(
-      Report self,
-      long heldAtEpoch,
-      long heldForNanos,
-      int members,
-      Collection<Heard> others,
-      long nowNanos) {
-    return decide(self, heldAtEpoch, heldForNanos, Long.MAX_VALUE, members, 0, others, nowNanos);
-  }
-
-  /**
    * Decides for one node.
    *
    * @param self this node's report, with its current state and waiting actors
@@ -589,8 +497,12 @@ public final class ClusterCoordinator {
    * @param members how many nodes share the budget, this one included, {@code >= 1}
    * @param joining how many of the other members are joining: counted, without a report in {@code
    *     others}, and known for less than {@link #staleAfterNanos()}; {@code >= 0}
-   * @param others the latest report heard from each other node (at most one per node; a report of
-   *     this node, or of a node not counted, is ignored by the count but not by the epochs)
+   * @param others the latest report heard from each other counted member, at most one per node.
+   *     Every report counts for the back epoch, stale ones too; a report of this node counts for
+   *     nothing else. Any other fresh or quiet report counts as a member's, whether or not its node
+   *     is among the {@code members}: in the view (so it can stand in for a missing member's), the
+   *     waiting, the shares (which count {@code max(members, fresh reports + 1)} nodes) and the
+   *     choice of the prober. So pass the counted members' reports only.
    * @param nowNanos the time now, on the same line as the reports' receive times
    * @return the decision
    * @throws NullPointerException if {@code self} or {@code others} is null

@@ -131,17 +131,6 @@ public final class GateProtocol {
       boolean coordinated, double share, boolean prober, int inView, long clusterWaiting) {
 
     /**
-     * A coordination without the view's figures ({@code inView = 1}, {@code clusterWaiting = 0}).
-     *
-     * @param coordinated see the record's description
-     * @param share see the record's description
-     * @param prober see the record's description
-     */
-    public Coordination(boolean coordinated, double share, boolean prober) {
-      this(coordinated, share, prober, 1, 0);
-    }
-
-    /**
      * The coordination a decision gives.
      *
      * @param d the decision

@@ -38,6 +38,9 @@ public final class Pacer {
   /** One nanosecond of slack for the rounding of a schedule kept in floating point. */
   private static final double SLACK = 1;
 
+  /** The longest interval, the time line's length: a smaller rate's would overflow to infinity. */
+  private static final double MAX_INTERVAL_NANOS = Long.MAX_VALUE;
+
   private double rate;
   private double burst;
   private final long quantumNanos;
@@ -56,7 +59,9 @@ public final class Pacer {
   /**
    * A full pacer.
    *
-   * @param ratePerSecond permits per second, {@code > 0}; {@code +Infinity} for no limit
+   * @param ratePerSecond permits per second, {@code > 0} (below one per {@code Long.MAX_VALUE}
+   *     nanoseconds, about 1.1e-10, it paces as that: no permit for 292 years after its burst);
+   *     {@code +Infinity} for no limit
    * @param burst permits that may go at once after a quiet period, {@code >= 1}
    * @param quantumNanos the resolution of the driver's timer, {@code >= 0}: it calls {@link
    *     #tryAcquire} at least this often while permits wait
@@ -75,7 +80,7 @@ public final class Pacer {
   }
 
   private static void checkBurst(double burst) {
-    Check.argument(burst >= 1 && Double.isFinite(burst), "burst", "finite and >= 1", burst);
+    Check.finiteAtLeast(burst, 1, "burst");
   }
 
   /**
@@ -162,13 +167,15 @@ public final class Pacer {
   /**
    * Changes the rate; permits already taken keep their place on the schedule.
    *
-   * @param ratePerSecond permits per second, {@code > 0}; {@code +Infinity} for no limit
+   * @param ratePerSecond permits per second, {@code > 0} (a tiny one as in {@link #of});
+   *     {@code +Infinity} for no limit
    * @throws IllegalArgumentException if {@code ratePerSecond <= 0} or NaN
    */
   public void setRate(double ratePerSecond) {
     checkRate(ratePerSecond);
     this.rate = ratePerSecond;
-    this.intervalNanos = Double.isInfinite(ratePerSecond) ? 0 : SECOND / ratePerSecond;
+    this.intervalNanos =
+        Double.isInfinite(ratePerSecond) ? 0 : Math.min(SECOND / ratePerSecond, MAX_INTERVAL_NANOS);
     this.aheadNanos = (burst - 1) * intervalNanos;
   }
 

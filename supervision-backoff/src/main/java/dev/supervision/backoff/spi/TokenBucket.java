@@ -95,18 +95,9 @@ public final class TokenBucket {
   public static TokenBucket perSlice(
       Duration slice, double tokensPerSlice, double capacity, double initialTokens) {
     Check.positive(slice, "slice");
-    Check.argument(
-        tokensPerSlice >= 0 && Double.isFinite(tokensPerSlice),
-        "tokensPerSlice",
-        "finite and >= 0",
-        tokensPerSlice);
-    Check.argument(
-        capacity >= 0 && Double.isFinite(capacity), "capacity", "finite and >= 0", capacity);
-    Check.argument(
-        initialTokens >= 0 && Double.isFinite(initialTokens),
-        "initialTokens",
-        "finite and >= 0",
-        initialTokens);
+    Check.finiteAtLeast(tokensPerSlice, 0, "tokensPerSlice");
+    Check.finiteAtLeast(capacity, 0, "capacity");
+    Check.finiteAtLeast(initialTokens, 0, "initialTokens");
     return new TokenBucket(Check.saturatedNanos(slice), tokensPerSlice, capacity, initialTokens);
   }
 
@@ -195,13 +186,8 @@ public final class TokenBucket {
    * @throws IllegalArgumentException if a value is out of range
    */
   public void reshape(double tokensPerSlice, double capacity) {
-    Check.argument(
-        tokensPerSlice >= 0 && Double.isFinite(tokensPerSlice),
-        "tokensPerSlice",
-        "finite and >= 0",
-        tokensPerSlice);
-    Check.argument(
-        capacity >= 0 && Double.isFinite(capacity), "capacity", "finite and >= 0", capacity);
+    Check.finiteAtLeast(tokensPerSlice, 0, "tokensPerSlice");
+    Check.finiteAtLeast(capacity, 0, "capacity");
     this.tokensPerSlice = tokensPerSlice;
     this.capacity = capacity;
     settle();
@@ -214,7 +200,7 @@ public final class TokenBucket {
    * @throws IllegalArgumentException if {@code tokens < 0}
    */
   public void setTokens(double tokens) {
-    Check.argument(tokens >= 0 && Double.isFinite(tokens), "tokens", "finite and >= 0", tokens);
+    Check.finiteAtLeast(tokens, 0, "tokens");
     this.tokens = tokens;
   }
 

@@ -372,14 +372,17 @@ final class AdaptiveBudgetGateTest {
   }
 
   @Test
-  void eachStepIsLoggedAtDebug_withRatesToOneDecimal() {
+  void eachStepIsLoggedAtDebug_underTheBudgetsLogger_withRatesToOneDecimal() {
     String name = fresh();
     String prefix = "Restart budget [" + name + "]: ";
     ActorRef<GateProtocol.Command> gate =
         kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(1)));
     Requesters r = new Requesters(gate);
     ActorRef<Object> waiter = r.spawn();
+    // the logger docs/operations.md names, with the gate's path as the line's source
     LoggingTestKit.debug(prefix + "STEADY -> HOLDING (FAILURES)")
+        .withLoggerName("dev.supervision.backoff.RestartBudget")
+        .withSource(gate.path().toString())
         .expect(
             kit.system(),
             () -> {

@@ -72,10 +72,10 @@ final class AdaptiveGateFollowsTheClusterCoordinationTest {
     TestProbe<GateProtocol.Status> status = kit.createTestProbe();
     gate.tell(new GateProtocol.Query(status.ref()));
     assertEquals(Optional.empty(), status.receiveMessage().coordination(), "no decision yet");
-    gate.tell(new Coordinate(new Decision(true, 0.5, false, 1, false, Double.NaN, 0)));
+    gate.tell(new Coordinate(new Decision(true, 0.5, false, 1, false, Double.NaN, 0, false, 1, 0)));
     gate.tell(new GateProtocol.Query(status.ref()));
     assertEquals(
-        Optional.of(new GateProtocol.Coordination(true, 0.5, false)),
+        Optional.of(new GateProtocol.Coordination(true, 0.5, false, 1, 0)),
         status.receiveMessage().coordination(),
         "coordinated, half of the budget, another node probes");
     gate.tell(new Failed(requester));
@@ -90,7 +90,7 @@ final class AdaptiveGateFollowsTheClusterCoordinationTest {
     // one node alone would have probed 100 ms after holding, then every 300-400 ms
     time.timePasses(Duration.ofSeconds(3));
     granted.expectNoMessage(Duration.ofMillis(300));
-    gate.tell(new Coordinate(new Decision(true, 0.5, false, 1, true, Double.NaN, 1)));
+    gate.tell(new Coordinate(new Decision(true, 0.5, false, 1, true, Double.NaN, 1, false, 1, 0)));
     assertEquals(
         new BudgetEvent.StateChanged(name, State.HOLDING, State.RAMPING, Reason.RESUMED),
         events.receiveMessage());
@@ -99,10 +99,11 @@ final class AdaptiveGateFollowsTheClusterCoordinationTest {
     time.timePasses(Duration.ofMillis(200));
     assertEquals("waiting", granted.receiveMessage());
     // the coordination is lost: on its local fallback, a third of the budget, probing itself
-    gate.tell(new Coordinate(new Decision(false, 1.0 / 3, true, 3, false, Double.NaN, 1)));
+    gate.tell(
+        new Coordinate(new Decision(false, 1.0 / 3, true, 3, false, Double.NaN, 1, false, 1, 0)));
     gate.tell(new GateProtocol.Query(status.ref()));
     assertEquals(
-        Optional.of(new GateProtocol.Coordination(false, 1.0 / 3, true)),
+        Optional.of(new GateProtocol.Coordination(false, 1.0 / 3, true, 1, 0)),
         status.receiveMessage().coordination());
   }
 }

@@ -3,8 +3,11 @@ package dev.supervision.backoff.schedule;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.Jitter;
 import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /** The four standard jitters as pure functions of (bound, previous, draw), with fixed draws. */
@@ -54,6 +57,24 @@ final class JitterTest {
     assertEquals("equal", Jitter.equal().toString());
     assertEquals("decorrelated", Jitter.decorrelated().toString());
     assertEquals("none", Jitter.none().toString());
+  }
+
+  @Test
+  void standardJittersAreEqualByKind() {
+    List<Supplier<Jitter>> kinds =
+        List.of(Jitter::full, Jitter::equal, Jitter::decorrelated, Jitter::none);
+    for (int i = 0; i < kinds.size(); i++) {
+      for (int j = 0; j < kinds.size(); j++) {
+        Jitter a = kinds.get(i).get();
+        Jitter b = kinds.get(j).get();
+        assertEquals(i == j, a.equals(b), a + " equals " + b);
+        if (i == j) {
+          assertEquals(a.hashCode(), b.hashCode(), a + "'s hash code");
+        }
+      }
+    }
+    BackoffPolicy policy = BackoffPolicy.exponential(MIN, MAX);
+    assertEquals(policy, policy.withJitter(Jitter.full()), "the default jitter is full jitter");
   }
 
   @Test

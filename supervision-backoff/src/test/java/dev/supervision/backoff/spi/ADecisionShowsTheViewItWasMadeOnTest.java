@@ -20,7 +20,7 @@ final class ADecisionShowsTheViewItWasMadeOnTest {
 
   private static final long STALE = 2_000_000_000L;
   private static final long NOW = 10_000_000_000L;
-  private final ClusterCoordinator coordinator = new ClusterCoordinator(STALE, 0);
+  private final ClusterCoordinator coordinator = new ClusterCoordinator(STALE, 0, 0);
 
   private static Heard heard(long node, State state, int waiting, long receivedAt) {
     return new Heard(
@@ -33,14 +33,17 @@ final class ADecisionShowsTheViewItWasMadeOnTest {
     Heard fresh = heard(2, State.RAMPING, 10, NOW - STALE / 2);
     Heard quietAndOld = heard(3, State.STEADY, 0, 0);
     Heard stale = heard(4, State.HOLDING, 7, NOW - STALE - 1);
-    Decision alone = coordinator.decide(self, 0, STALE, 4, List.of(fresh, quietAndOld, stale), NOW);
+    Decision alone =
+        coordinator.decide(
+            self, 0, STALE, Long.MAX_VALUE, 4, 0, List.of(fresh, quietAndOld, stale), NOW);
     assertFalse(alone.coordinated());
     assertEquals(3, alone.inView(), "this node, the fresh line and the quiet one");
     assertEquals(15, alone.clusterWaiting(), "5 here, 10 on the fresh node; the stale 7 not");
 
     Heard again = heard(4, State.HOLDING, 7, NOW);
     Decision together =
-        coordinator.decide(self, 0, STALE, 4, List.of(fresh, quietAndOld, again), NOW);
+        coordinator.decide(
+            self, 0, STALE, Long.MAX_VALUE, 4, 0, List.of(fresh, quietAndOld, again), NOW);
     assertTrue(together.coordinated());
     assertEquals(4, together.inView());
     assertEquals(22, together.clusterWaiting());

@@ -11,6 +11,7 @@ import dev.supervision.backoff.spi.ClusterCoordinator.Heard;
 import dev.supervision.backoff.spi.ClusterCoordinator.Report;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -28,7 +29,19 @@ final class ClusterCoordinatorPropertyTest {
   private static final long NOW = 10_000_000_000L;
   private static final long SETTLE = 1_000_000_000L;
   private static final long SETTLED = SETTLE;
-  private final ClusterCoordinator coordinator = new ClusterCoordinator(STALE, SETTLE);
+  private final ClusterCoordinator coordinator = new ClusterCoordinator(STALE, SETTLE, 0);
+
+  /** A decision of a node that has not measured a loss lately and knows of no joining member. */
+  private static Decision decide(
+      ClusterCoordinator c,
+      Report self,
+      long heldAtEpoch,
+      long heldForNanos,
+      int members,
+      Collection<Heard> others,
+      long nowNanos) {
+    return c.decide(self, heldAtEpoch, heldForNanos, Long.MAX_VALUE, members, 0, others, nowNanos);
+  }
 
   @Provide
   Arbitrary<List<Report>> clusters() {
@@ -66,7 +79,7 @@ final class ClusterCoordinatorPropertyTest {
           others.add(new Heard(r, NOW - STALE / 2));
         }
       }
-      out.add(coordinator.decide(self, heldAt, SETTLED, cluster.size(), others, NOW));
+      out.add(decide(coordinator, self, heldAt, SETTLED, cluster.size(), others, NOW));
     }
     return out;
   }
@@ -193,7 +206,7 @@ final class ClusterCoordinatorPropertyTest {
   void aRampingNodeThatKnowsNoOtherRamp_keepsItsRate() {
     Report self = new Report(1, State.RAMPING, 10, 40, 1);
     Report holding = new Report(2, State.HOLDING, 1000, 0, 0);
-    Decision d = coordinator.decide(self, 0, SETTLED, 2, List.of(new Heard(holding, NOW)), NOW);
+    Decision d = decide(coordinator, self, 0, SETTLED, 2, List.of(new Heard(holding, NOW)), NOW);
     assertTrue(Double.isNaN(d.rate()), "its part is its own rate: nothing to raise");
   }
 
@@ -228,7 +241,7 @@ final class ClusterCoordinatorPropertyTest {
       @ForAll @IntRange(min = 0, max = 1_000) int back) {
     Report self = new Report(1, State.HOLDING, 5, 0, back);
     Report other = new Report(2, State.RAMPING, 5, 50, back);
-    Decision d = coordinator.decide(self, back, SETTLED, 2, List.of(new Heard(other, NOW)), NOW);
+    Decision d = decide(coordinator, self, back, SETTLED, 2, List.of(new Heard(other, NOW)), NOW);
     return !d.resume() && d.prober();
   }
 
@@ -246,7 +259,7 @@ final class ClusterCoordinatorPropertyTest {
         others.add(new Heard(cluster.get(i), at));
       }
     }
-    Decision d = coordinator.decide(self, 0, SETTLED, cluster.size(), others, NOW);
+    Decision d = decide(coordinator, self, 0, SETTLED, cluster.size(), others, NOW);
     return !d.coordinated()
         && d.share() == 1.0 / cluster.size()
         && d.prober()
@@ -258,10 +271,10 @@ final class ClusterCoordinatorPropertyTest {
   void coordinationComesBack_assoonAsTheViewIsFreshAgain() {
     Report self = new Report(1, State.HOLDING, 5, 0, 0);
     Report other = new Report(0, State.HOLDING, 5, 0, 0);
-    Decision lost = coordinator.decide(self, 0, SETTLED, 2, List.of(new Heard(other, 0)), NOW);
+    Decision lost = decide(coordinator, self, 0, SETTLED, 2, List.of(new Heard(other, 0)), NOW);
     assertFalse(lost.coordinated());
     assertTrue(lost.prober());
-    Decision back = coordinator.decide(self, 0, SETTLED, 2, List.of(new Heard(other, NOW)), NOW);
+    Decision back = decide(coordinator, self, 0, SETTLED, 2, List.of(new Heard(other, NOW)), NOW);
     assertTrue(back.coordinated());
     assertFalse(back.prober(), "node 0 probes for both");
     assertEquals(0.5, back.share());
@@ -281,7 +294,7 @@ final class ClusterCoordinatorPropertyTest {
         }
       }
       Report self = new Report(i, State.HOLDING, 10, 0, 0);
-      Decision d = coordinator.decide(self, 0, heldForMillis * 1_000_000L, nodes, others, NOW);
+      Decision d = decide(coordinator, self, 0, heldForMillis * 1_000_000L, nodes, others, NOW);
       if (d.prober()) {
         probers++;
         if (i != 0) {
@@ -296,8 +309,8 @@ final class ClusterCoordinatorPropertyTest {
   void aSettledHolder_probesWhenTheSmallerIdsAreSteady() {
     Report self = new Report(5, State.HOLDING, 10, 0, 0);
     Heard steady = new Heard(new Report(1, State.STEADY, 0, 0, 0), NOW);
-    assertFalse(coordinator.decide(self, 0, SETTLE - 1, 2, List.of(steady), NOW).prober());
-    assertTrue(coordinator.decide(self, 0, SETTLE, 2, List.of(steady), NOW).prober());
+    assertFalse(decide(coordinator, self, 0, SETTLE - 1, 2, List.of(steady), NOW).prober());
+    assertTrue(decide(coordinator, self, 0, SETTLE, 2, List.of(steady), NOW).prober());
   }
 
   @Test
@@ -305,17 +318,17 @@ final class ClusterCoordinatorPropertyTest {
     Report self = new Report(1, State.HOLDING, 5, 0, 0);
     Report quiet = new Report(0, State.STEADY, 0, Double.POSITIVE_INFINITY, 0);
     assertTrue(
-        coordinator.decide(self, 0, SETTLED, 2, List.of(new Heard(quiet, 0)), NOW).coordinated());
+        decide(coordinator, self, 0, SETTLED, 2, List.of(new Heard(quiet, 0)), NOW).coordinated());
     Report busy = new Report(0, State.STEADY, 1, Double.POSITIVE_INFINITY, 0);
     assertFalse(
-        coordinator.decide(self, 0, SETTLED, 2, List.of(new Heard(busy, 0)), NOW).coordinated());
+        decide(coordinator, self, 0, SETTLED, 2, List.of(new Heard(busy, 0)), NOW).coordinated());
   }
 
   @Test
   void aNodeWithNoActorWaiting_keepsASmallReserve() {
     Report idle = new Report(1, State.RAMPING, 0, 10, 0);
     Report busy = new Report(2, State.RAMPING, 1000, 90, 0);
-    Decision d = coordinator.decide(idle, 0, SETTLED, 2, List.of(new Heard(busy, NOW)), NOW);
+    Decision d = decide(coordinator, idle, 0, SETTLED, 2, List.of(new Heard(busy, NOW)), NOW);
     // W = 1000, n = 2, reserve = 50: (0 + 50) / (1000 + 100)
     assertEquals(50.0 / 1100, d.share(), 1e-12);
     assertTrue(Double.isNaN(d.rate()), "a node with nothing waiting is not raised");
@@ -326,10 +339,10 @@ final class ClusterCoordinatorPropertyTest {
   void aNodeThatStartedLate_isRaisedToItsPartOfTheRatesInUse() {
     Report late = new Report(1, State.RAMPING, 900, 10, 1);
     Report early = new Report(2, State.RAMPING, 100, 90, 1);
-    Decision d = coordinator.decide(late, 1, SETTLED, 2, List.of(new Heard(early, NOW)), NOW);
+    Decision d = decide(coordinator, late, 1, SETTLED, 2, List.of(new Heard(early, NOW)), NOW);
     // sum 100, W = 1000, n = 2, reserve = 50: 100 x (900 + 50) / 1100
     assertEquals(100 * 950.0 / 1100, d.rate(), 1e-9);
-    Decision e = coordinator.decide(early, 1, SETTLED, 2, List.of(new Heard(late, NOW)), NOW);
+    Decision e = decide(coordinator, early, 1, SETTLED, 2, List.of(new Heard(late, NOW)), NOW);
     assertTrue(Double.isNaN(e.rate()), "never lowered: 90 is above its part");
   }
 
@@ -348,14 +361,14 @@ final class ClusterCoordinatorPropertyTest {
   void aSteadyNodeThatHasNotRampedOnTheNews_joinsTheRamp_andARecoveredOneDoesNot() {
     Report steady = new Report(3, State.STEADY, 0, Double.POSITIVE_INFINITY, 0);
     Heard ramping = new Heard(new Report(1, State.RAMPING, 500, 100, 1), NOW);
-    Decision joiner = coordinator.decide(steady, 0, 0, 2, List.of(ramping), NOW);
+    Decision joiner = decide(coordinator, steady, 0, 0, 2, List.of(ramping), NOW);
     assertTrue(joiner.resume(), "the news is newer than anything it ramped on");
     assertTrue(joiner.stayRamping());
     Report recovered = new Report(3, State.STEADY, 0, Double.POSITIVE_INFINITY, 1);
-    assertFalse(coordinator.decide(recovered, 1, 0, 2, List.of(ramping), NOW).resume());
+    assertFalse(decide(coordinator, recovered, 1, 0, 2, List.of(ramping), NOW).resume());
     Heard idle = new Heard(new Report(1, State.RAMPING, 0, 100, 1), NOW);
     assertFalse(
-        coordinator.decide(steady, 0, 0, 2, List.of(idle), NOW).resume(),
+        decide(coordinator, steady, 0, 0, 2, List.of(idle), NOW).resume(),
         "nobody waits: nothing to join");
   }
 
@@ -406,10 +419,38 @@ final class ClusterCoordinatorPropertyTest {
   }
 
   @Test
+  void aFreshReportOfANodeNotCounted_countsAsAMembers_soPassTheCountedMembersOnly() {
+    Report self = new Report(1, State.STEADY, 0, 100, 0);
+    Report stranger = new Report(7, State.HOLDING, 30, 0, 4); // not among the 2 members
+    Decision d = decide(coordinator, self, 0, SETTLED, 2, List.of(new Heard(stranger, NOW)), NOW);
+    assertTrue(d.coordinated(), "it stands in for the missing member's report");
+    assertEquals(2, d.inView());
+    assertEquals(30, d.clusterWaiting());
+    assertFalse(d.prober(), "the stranger holds with actors waiting: it probes");
+    assertEquals(4, d.backEpoch());
+    Report third = new Report(9, State.STEADY, 0, 100, 0);
+    Decision wider =
+        decide(
+            coordinator,
+            self,
+            0,
+            SETTLED,
+            2,
+            List.of(new Heard(stranger, NOW), new Heard(third, NOW)),
+            NOW);
+    assertEquals(3, wider.inView());
+    double reserve = Math.max(1.0, 30 / (10.0 * 3));
+    assertEquals(reserve / (30 + 3 * reserve), wider.share(), 1e-12, "shares count 3 nodes");
+    Decision own =
+        decide(coordinator, self, 0, SETTLED, 1, List.of(new Heard(self, NOW - STALE - 1)), NOW);
+    assertEquals(1, own.inView(), "its own report counts for nothing but the epoch");
+  }
+
+  @Test
   void invalidValues_areRejectedWithTheirName() {
     assertEquals(
         "staleAfterNanos must be > 0 but was 0",
-        assertThrows(IllegalArgumentException.class, () -> new ClusterCoordinator(0, 0))
+        assertThrows(IllegalArgumentException.class, () -> new ClusterCoordinator(0, 0, 0))
             .getMessage());
     assertEquals(
         "waiting must be >= 0 but was -1",
@@ -420,7 +461,8 @@ final class ClusterCoordinatorPropertyTest {
         assertThrows(
                 IllegalArgumentException.class,
                 () ->
-                    coordinator.decide(new Report(1, State.STEADY, 0, 0, 0), 0, 0, 0, List.of(), 0))
+                    decide(
+                        coordinator, new Report(1, State.STEADY, 0, 0, 0), 0, 0, 0, List.of(), 0))
             .getMessage());
   }
 
@@ -434,7 +476,6 @@ final class ClusterCoordinatorPropertyTest {
         "ClusterCoordinator{staleAfterNanos=4900000000, settleNanos=1900000000,"
             + " raiseAfterLossNanos=500000000}",
         c.toString());
-    assertEquals(0, new ClusterCoordinator(STALE, SETTLE).raiseAfterLossNanos());
   }
 
   @Test
@@ -470,12 +511,10 @@ final class ClusterCoordinatorPropertyTest {
     Report self = new Report(1, State.HOLDING, 5, 0, 0);
     Report busy = new Report(0, State.HOLDING, 5, 0, 0);
     assertTrue(
-        coordinator
-            .decide(self, 0, SETTLED, 2, List.of(new Heard(busy, NOW - STALE)), NOW)
+        decide(coordinator, self, 0, SETTLED, 2, List.of(new Heard(busy, NOW - STALE)), NOW)
             .coordinated());
     assertFalse(
-        coordinator
-            .decide(self, 0, SETTLED, 2, List.of(new Heard(busy, NOW - STALE - 1)), NOW)
+        decide(coordinator, self, 0, SETTLED, 2, List.of(new Heard(busy, NOW - STALE - 1)), NOW)
             .coordinated());
   }
 
@@ -500,7 +539,7 @@ final class ClusterCoordinatorPropertyTest {
     // two nodes with the same demand and the same rate: each one's part is its own rate
     Report self = new Report(1, State.RAMPING, 100, 50, 1);
     Report other = new Report(2, State.RAMPING, 100, 50, 1);
-    Decision d = coordinator.decide(self, 1, SETTLED, 2, List.of(new Heard(other, NOW)), NOW);
+    Decision d = decide(coordinator, self, 1, SETTLED, 2, List.of(new Heard(other, NOW)), NOW);
     assertTrue(d.coordinated());
     assertEquals(0.5, d.share());
     assertTrue(Double.isNaN(d.rate()));
@@ -519,17 +558,10 @@ final class ClusterCoordinatorPropertyTest {
   }
 
   @Test
-  void aDecisionWithoutTheRampFlag_doesNotKeepANodeRamping() {
-    Decision d = new Decision(true, 0.5, false, 1, false, Double.NaN, 2);
-    assertFalse(d.stayRamping());
-    assertEquals(new Decision(true, 0.5, false, 1, false, Double.NaN, 2, false), d);
-  }
-
-  @Test
   void everyValueOutOfRange_isRejectedWithItsName_andTheEdgesAreAccepted() {
     assertEquals(
         "settleNanos must be >= 0 but was -1",
-        assertThrows(IllegalArgumentException.class, () -> new ClusterCoordinator(1, -1))
+        assertThrows(IllegalArgumentException.class, () -> new ClusterCoordinator(1, -1, 0))
             .getMessage());
     assertEquals(
         "raiseAfterLossNanos must be >= 0 but was -1",
@@ -589,7 +621,7 @@ final class ClusterCoordinatorPropertyTest {
         List.of(
             new Heard(new Report(2, State.STEADY, 0, Double.POSITIVE_INFINITY, 0), NOW),
             new Heard(new Report(3, State.STEADY, 0, Double.POSITIVE_INFINITY, 0), NOW));
-    Decision d = coordinator.decide(self, 0, SETTLED, 2, others, NOW);
+    Decision d = decide(coordinator, self, 0, SETTLED, 2, others, NOW);
     assertTrue(d.coordinated());
     assertEquals(1.0 / 3, d.share(), 1e-12, "nobody waits: 1/n of the three in view");
   }
@@ -673,6 +705,6 @@ final class ClusterCoordinatorPropertyTest {
   void aSettledHolder_probes_whenTheSmallerIdHoldsWithNoActorWaiting() {
     Report self = new Report(5, State.HOLDING, 10, 0, 0);
     Heard idle = new Heard(new Report(1, State.HOLDING, 0, 0, 0), NOW);
-    assertTrue(coordinator.decide(self, 0, SETTLED, 2, List.of(idle), NOW).prober());
+    assertTrue(decide(coordinator, self, 0, SETTLED, 2, List.of(idle), NOW).prober());
   }
 }

@@ -49,6 +49,26 @@ final class PacerTest {
   }
 
   @Test
+  void aTinyRate_givesItsBurst_thenNothingForTheWholeTimeLine() {
+    for (double tiny : new double[] {1e-11, 5e-300, Double.MIN_VALUE}) {
+      Pacer p = Pacer.of(tiny, 2, 10 * MS);
+      assertTrue(p.tryAcquire(0), "first of the burst at " + tiny);
+      assertTrue(p.tryAcquire(0), "second of the burst at " + tiny);
+      assertFalse(p.tryAcquire(0), "nothing more at " + tiny);
+      assertFalse(p.tryAcquire(1_000_000 * MS));
+      assertEquals(Long.MAX_VALUE, p.nextAt(1));
+      assertEquals(2, p.maxIn(1_000_000 * MS));
+      assertEquals(tiny, p.rate());
+      p.setRate(Double.MIN_VALUE);
+      p.setBurst(1);
+      assertFalse(p.tryAcquire(2_000_000 * MS), "a new tiny rate still paces at " + tiny);
+      Pacer once = Pacer.of(Double.MIN_VALUE, 1, 0);
+      assertTrue(once.tryAcquire(0));
+      assertFalse(once.tryAcquire(0));
+    }
+  }
+
+  @Test
   void aPermitTakenLongAfterItWasDue_startsTheScheduleAgain() {
     Pacer p = Pacer.of(10, 1, 10 * MS);
     assertTrue(p.tryAcquire(0));

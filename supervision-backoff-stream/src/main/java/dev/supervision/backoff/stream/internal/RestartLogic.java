@@ -1,6 +1,5 @@
 package dev.supervision.backoff.stream.internal;
 
-import dev.supervision.backoff.AdaptiveRestartBudget;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffListener;
 import dev.supervision.backoff.BackoffPolicy;
@@ -474,7 +473,7 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
       giveUp(failure, BackoffEvent.Reason.PERMANENT_FAILURE);
       return;
     }
-    if (policy.getBudget().orElse(null) instanceof AdaptiveRestartBudget) {
+    if (policy.getBudget().orElse(null) instanceof RestartBudget.Adaptive) {
       gate().tell(new GateProtocol.Failed(self())); // an adaptive budget learns from failures
     }
     if (maxRestartsReached()) {
@@ -668,7 +667,7 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
         emit(new BackoffEvent.PermitGranted(self(), restarts, policy.getBudget().get().getName()));
       }
       restart();
-      if (!inBackoff && policy.getBudget().get() instanceof AdaptiveRestartBudget) {
+      if (!inBackoff && policy.getBudget().get() instanceof RestartBudget.Adaptive) {
         // the inner stream is materialized: an adaptive budget counts its probation from now
         gate().tell(new GateProtocol.Started(self()));
       }

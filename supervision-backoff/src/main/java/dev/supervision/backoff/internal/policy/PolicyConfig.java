@@ -52,7 +52,8 @@ public final class PolicyConfig {
   /** What a boolean key allows. */
   public static final String BOOLEAN = "one of on, off, true, false, yes, no";
 
-  private static final String POLICY_BLOCK = "a backoff policy block { ... }";
+  private static final String POLICY = "a backoff policy block";
+  private static final String POLICY_BLOCK = POLICY + " { ... }";
   private static final String BUDGET_BLOCK =
       "a restart budget block { permits = ..., period = ... }";
   private static final String BUDGET_DEFAULTS_BLOCK = "a block of restart budget defaults { ... }";
@@ -71,6 +72,7 @@ public final class PolicyConfig {
   /** What each key allows, for the messages about a null or missing value. */
   private final Map<String, String> allowed;
 
+  /** A reader of {@code block}, which it rejects if it has a key that is not one of {@code keys}. */
   private PolicyConfig(
       Config root,
       Config block,
@@ -78,7 +80,8 @@ public final class PolicyConfig {
       String prefix,
       String defaultsPath,
       List<String> keys,
-      Map<String, String> allowed) {
+      Map<String, String> allowed,
+      String what) {
     this.root = root;
     this.block = block;
     this.defaults = defaults;
@@ -86,6 +89,7 @@ public final class PolicyConfig {
     this.defaultsPath = defaultsPath;
     this.keys = keys;
     this.allowed = allowed;
+    rejectUnknownKeys(block, keys, what, key -> where(key, block));
   }
 
   /**
@@ -102,10 +106,8 @@ public final class PolicyConfig {
    */
   public static PolicyConfig policy(Config block, List<String> keys, Map<String, String> allowed) {
     Objects.requireNonNull(block, "config must not be null");
-    PolicyConfig reader =
-        new PolicyConfig(null, block, library(DEFAULTS_PATH), "", DEFAULTS_PATH, keys, allowed);
-    reader.rejectUnknownKeys("a backoff policy block");
-    return reader;
+    return new PolicyConfig(
+        null, block, library(DEFAULTS_PATH), "", DEFAULTS_PATH, keys, allowed, POLICY);
   }
 
   /**
@@ -126,18 +128,15 @@ public final class PolicyConfig {
       Config root, String path, List<String> keys, Map<String, String> allowed) {
     Objects.requireNonNull(root, "root must not be null");
     Objects.requireNonNull(path, "path must not be null");
-    Config block = block(root, path, POLICY_BLOCK);
-    PolicyConfig reader =
-        new PolicyConfig(
-            root,
-            block,
-            defaults(root, DEFAULTS_PATH, keys, POLICY_BLOCK),
-            path + ".",
-            DEFAULTS_PATH,
-            keys,
-            allowed);
-    reader.rejectUnknownKeys("a backoff policy block");
-    return reader;
+    return new PolicyConfig(
+        root,
+        block(root, path, POLICY_BLOCK),
+        defaults(root, DEFAULTS_PATH, keys, POLICY_BLOCK),
+        path + ".",
+        DEFAULTS_PATH,
+        keys,
+        allowed,
+        POLICY);
   }
 
   /**
@@ -214,10 +213,6 @@ public final class PolicyConfig {
 
   // ---------------------------------------------------------------- parsing
 
-  private void rejectUnknownKeys(String what) {
-    rejectUnknownKeys(block, keys, what, key -> where(key, block));
-  }
-
   /**
    * Rejects the first key of {@code block} (in alphabetical order) that is not one of {@code
    * keys}; {@code where} names a key's full path in the message.
@@ -273,7 +268,8 @@ public final class PolicyConfig {
     if (find(root, path, BUDGET_BLOCK) == null) {
       throw bad(key, "is not defined: expected " + path + " { permits = ..., period = ... }");
     }
-    PolicyConfig reader =
+    return new Named(
+        name,
         new PolicyConfig(
             root,
             block(root, path, BUDGET_BLOCK),
@@ -281,9 +277,8 @@ public final class PolicyConfig {
             path + ".",
             BUDGET_DEFAULTS_PATH,
             keys,
-            allowed);
-    reader.rejectUnknownKeys("a restart budget block");
-    return new Named(name, reader);
+            allowed,
+            "a restart budget block"));
   }
 
   /**

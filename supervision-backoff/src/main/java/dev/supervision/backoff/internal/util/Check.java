@@ -45,6 +45,18 @@ public final class Check {
   }
 
   /**
+   * Rejects a number that is NaN, infinite or below {@code least}.
+   *
+   * @param value the number
+   * @param least the least value allowed
+   * @param name the parameter's name
+   * @throws ParameterException if not: {@code name must be finite and >= least but was value}
+   */
+  public static void finiteAtLeast(double value, int least, String name) {
+    argument(value >= least && Double.isFinite(value), name, "finite and >= " + least, value);
+  }
+
+  /**
    * Rejects a duration that is {@code null}, zero or negative.
    *
    * @param value the duration
