@@ -14,6 +14,7 @@ import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.RestartBudgets;
 import dev.supervision.backoff.RetryAfter;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.Receives;
 import dev.supervision.backoff.testsupport.TestChild;
 import java.time.Duration;
 import java.util.HashSet;
@@ -244,16 +245,11 @@ final class AdversarialRuntimeTest {
   void aFatalErrorOfACallbackAPreRestartOrAHintIsNotCaught() {
     LinkageError fatal = new LinkageError("fatal");
     Behavior<String> failing =
-        Behaviors.receive(String.class)
+        Receives.failing()
             .onMessageEquals(
                 "hint",
                 () -> {
                   throw new HintThatThrows(fatal);
-                })
-            .onMessage(
-                String.class,
-                m -> {
-                  throw new TestChild.Boom(m);
                 })
             .build();
     BackoffPolicy base = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1));
@@ -267,15 +263,10 @@ final class AdversarialRuntimeTest {
                         m -> {
                           throw fatal;
                         })));
-    assertSame(fatal, assertThrows(LinkageError.class, () -> predicate.run("any")));
+    assertSame(fatal, assertThrows(LinkageError.class, () -> predicate.run("fail")));
 
     Behavior<String> preRestartThrows =
-        Behaviors.receive(String.class)
-            .onMessage(
-                String.class,
-                m -> {
-                  throw new TestChild.Boom(m);
-                })
+        Receives.failing()
             .onSignal(
                 PreRestart.class,
                 s -> {
