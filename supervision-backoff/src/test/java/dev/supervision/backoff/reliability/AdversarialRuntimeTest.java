@@ -237,7 +237,7 @@ final class AdversarialRuntimeTest {
 
   /**
    * A fatal error thrown by a user's code that the supervisor otherwise survives (a final stop
-   * predicate, a {@code PreRestart} handler, a {@code RetryAfter} hint) is not caught: it leaves
+   * predicate, a {@code PreRestart} handler, a {@code RetryAfter} hint, a listener) is not caught: it leaves
    * the supervisor as thrown, as Pekko lets fatal errors through. (A {@code BehaviorTestKit}, which
    * runs the actor on the test's thread: in an actor system a fatal error stops the system.)
    */
@@ -279,6 +279,17 @@ final class AdversarialRuntimeTest {
 
     BehaviorTestKit<String> hint = BehaviorTestKit.create(BackoffSupervisor.wrap(failing, base));
     assertSame(fatal, assertThrows(LinkageError.class, () -> hint.run("hint")));
+
+    BehaviorTestKit<String> listener =
+        BehaviorTestKit.create(
+            BackoffSupervisor.wrap(
+                failing,
+                base.withStopOn(TestChild.Boom.class) // gives up at once: GaveUp is emitted
+                    .withListener(
+                        event -> {
+                          throw fatal;
+                        })));
+    assertSame(fatal, assertThrows(LinkageError.class, () -> listener.run("fail")));
   }
 
   // ------------------------------------------------------------ a broken stop rule
