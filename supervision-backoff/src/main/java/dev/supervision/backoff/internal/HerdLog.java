@@ -20,7 +20,7 @@ import org.slf4j.event.Level;
  * line of their own; one actor per actor system collects them for one window (a second) and writes
  * one line per kind, cause (or reason) and level: how many of them of how many actors, the cause,
  * one actor's path, and the stack trace of the first failure if the key was not seen in the window
- * before (then counts only, while the episode lasts). The window is timed by the actor system's
+ * before (then counts only, while the episode lasts: a window without the key ends it). The window is timed by the actor system's
  * scheduler ({@code ManualTime} drives it); no clock is read.
  */
 public final class HerdLog implements Extension {
@@ -100,7 +100,7 @@ public final class HerdLog implements Extension {
           return Behaviors.receiveMessage(
               m -> {
                 if (m instanceof Report report) {
-                  if (window.isEmpty()) {
+                  if (window.isEmpty() && seenBefore.isEmpty()) { // else a flush is due already
                     ctx.scheduleOnce(WINDOW, ctx.getSelf(), new Flush());
                   }
                   Entry entry =
@@ -118,6 +118,11 @@ public final class HerdLog implements Extension {
                   window.clear();
                   seenBefore.clear();
                   seenBefore.addAll(seenNow);
+                  if (!seenBefore.isEmpty()) {
+                    // the next window is flushed even if nothing comes: an empty one ends the
+                    // episodes, so that a cause that returns later is new again
+                    ctx.scheduleOnce(WINDOW, ctx.getSelf(), new Flush());
+                  }
                 }
                 return Behaviors.same();
               });

@@ -99,6 +99,17 @@ final class HerdLogLinesTest {
       List<ILoggingEvent> again = awaitLines(lines, Level.WARN, 2);
       assertEquals(2, again.size());
       assertNull(again.get(1).getThrowableProxy(), "counts only while the episode lasts");
+
+      // a second without the cause ends the episode: when it returns, it is new again
+      kit.time().timePasses(Duration.ofSeconds(1));
+      TestProbe<BackoffEvent> later = kit.createTestProbe();
+      failTogether(
+          policy(later).withBudget(RestartBudget.of("herd-log", 1000, Duration.ofSeconds(1))),
+          later);
+      kit.time().timePasses(Duration.ofSeconds(1));
+      List<ILoggingEvent> returned = awaitLines(lines, Level.WARN, 3);
+      assertEquals(3, returned.size());
+      assertNotNull(returned.get(2).getThrowableProxy(), "a new episode: the stack trace again");
     }
   }
 

@@ -15,7 +15,6 @@ import dev.supervision.backoff.testkit.BackoffTestKit;
 import dev.supervision.backoff.testsupport.SupervisorLines;
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -117,12 +116,7 @@ final class BrokenHintOrJitterStillRestartsTest {
   }
 
   static List<ILoggingEvent> warningsNaming(SupervisorLines lines, ActorRef<?> actor, String text) {
-    return lines.about(actor).stream()
-        .filter(
-            e ->
-                e.getLevel() == ch.qos.logback.classic.Level.WARN
-                    && e.getFormattedMessage().contains(text))
-        .collect(Collectors.toList());
+    return lines.about(actor, ch.qos.logback.classic.Level.WARN, text);
   }
 
   @Test

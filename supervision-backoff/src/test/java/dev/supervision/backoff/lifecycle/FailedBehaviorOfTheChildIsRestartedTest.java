@@ -9,6 +9,7 @@ import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.Receives;
 import dev.supervision.backoff.testsupport.TestChild;
 import dev.supervision.backoff.testsupport.WatchingParent;
 import java.time.Duration;
@@ -412,19 +413,11 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
         Behaviors.setup(
             ctx -> {
               probe.ref().tell("started");
-              return Behaviors.receive(String.class)
-                  .onMessageEquals(
-                      "fail",
-                      () -> {
-                        throw new TestChild.Boom("fail");
-                      })
-                  .onMessageEquals("inner-stop", () -> BehaviorImpl.failed(cause))
-                  .onMessage(
-                      String.class,
-                      m -> {
-                        probe.ref().tell("got:" + m);
-                        return Behaviors.same();
-                      })
+              return Receives.reporting(
+                      Receives.failing()
+                          .onMessageEquals("inner-stop", () -> BehaviorImpl.failed(cause)),
+                      "got:",
+                      probe.ref())
                   .build();
             });
     ActorRef<String> parent =

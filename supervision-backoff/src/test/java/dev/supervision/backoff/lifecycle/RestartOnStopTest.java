@@ -15,13 +15,12 @@ import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.testkit.BackoffProbe;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.Receives;
 import dev.supervision.backoff.testsupport.SupervisorLines;
-import dev.supervision.backoff.testsupport.TestChild;
 import dev.supervision.backoff.testsupport.WatchingParent;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -298,10 +297,7 @@ final class RestartOnStopTest {
       probe.expectMessage("started-1");
       actor.tell("stop");
       assertInstanceOf(ChildStopped.class, events.expectRestartScheduled().cause());
-      List<ILoggingEvent> errors =
-          lines.about(actor).stream()
-              .filter(e -> e.getLevel() == ch.qos.logback.classic.Level.ERROR)
-              .collect(Collectors.toList());
+      List<ILoggingEvent> errors = lines.about(actor, ch.qos.logback.classic.Level.ERROR, "");
       assertEquals(1, errors.size(), () -> "one ERROR line: " + lines.about(actor));
       assertTrue(
           errors
@@ -429,12 +425,7 @@ final class RestartOnStopTest {
       actor.tell("kept"); // tested once more, during the backoff, before the handler sees it
       handled.expectMessage("kept");
       List<ILoggingEvent> warnings =
-          lines.about(actor).stream()
-              .filter(
-                  e ->
-                      e.getLevel() == ch.qos.logback.classic.Level.WARN
-                          && e.getFormattedMessage().contains("final stop message predicate"))
-              .collect(Collectors.toList());
+          lines.about(actor, ch.qos.logback.classic.Level.WARN, "final stop message predicate");
       assertEquals(2, warnings.size(), () -> "one WARN line per message: " + lines.about(actor));
       for (ILoggingEvent warning : warnings) {
         assertTrue(
@@ -469,19 +460,11 @@ final class RestartOnStopTest {
                 ctx.watch(watched);
               }
               probe.ref().tell("started-" + n);
-              return Behaviors.receive(String.class)
-                  .onMessageEquals(
-                      "fail",
-                      () -> {
-                        throw new TestChild.Boom("fail");
-                      })
-                  .onMessageEquals("stop", Behaviors::stopped)
-                  .onSignal(
+              return Receives.telling(
+                      Receives.failing().onMessageEquals("stop", Behaviors::stopped),
                       Terminated.class,
-                      t -> {
-                        probe.ref().tell("saw-terminated");
-                        return Behaviors.same();
-                      })
+                      probe.ref(),
+                      "saw-terminated")
                   .build();
             });
     ActorRef<String> actor =

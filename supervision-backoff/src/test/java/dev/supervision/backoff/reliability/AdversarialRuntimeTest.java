@@ -14,6 +14,7 @@ import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.RestartBudgets;
 import dev.supervision.backoff.RetryAfter;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.Receives;
 import dev.supervision.backoff.testsupport.TestChild;
 import java.time.Duration;
 import java.util.HashSet;
@@ -236,7 +237,7 @@ final class AdversarialRuntimeTest {
 
   /**
    * A fatal error thrown by a user's code that the supervisor otherwise survives (a final stop
-   * predicate, a {@code PreRestart} handler, a {@code RetryAfter} hint) is not caught: it leaves
+   * predicate, a {@code PreRestart} handler, a {@code RetryAfter} hint, a listener) is not caught: it leaves
    * the supervisor as thrown, as Pekko lets fatal errors through. (A {@code BehaviorTestKit}, which
    * runs the actor on the test's thread: in an actor system a fatal error stops the system.)
    */
@@ -244,16 +245,11 @@ final class AdversarialRuntimeTest {
   void aFatalErrorOfACallbackAPreRestartOrAHintIsNotCaught() {
     LinkageError fatal = new LinkageError("fatal");
     Behavior<String> failing =
-        Behaviors.receive(String.class)
+        Receives.failing()
             .onMessageEquals(
                 "hint",
                 () -> {
                   throw new HintThatThrows(fatal);
-                })
-            .onMessage(
-                String.class,
-                m -> {
-                  throw new TestChild.Boom(m);
                 })
             .build();
     BackoffPolicy base = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1));
@@ -267,15 +263,10 @@ final class AdversarialRuntimeTest {
                         m -> {
                           throw fatal;
                         })));
-    assertSame(fatal, assertThrows(LinkageError.class, () -> predicate.run("any")));
+    assertSame(fatal, assertThrows(LinkageError.class, () -> predicate.run("fail")));
 
     Behavior<String> preRestartThrows =
-        Behaviors.receive(String.class)
-            .onMessage(
-                String.class,
-                m -> {
-                  throw new TestChild.Boom(m);
-                })
+        Receives.failing()
             .onSignal(
                 PreRestart.class,
                 s -> {
@@ -288,6 +279,17 @@ final class AdversarialRuntimeTest {
 
     BehaviorTestKit<String> hint = BehaviorTestKit.create(BackoffSupervisor.wrap(failing, base));
     assertSame(fatal, assertThrows(LinkageError.class, () -> hint.run("hint")));
+
+    BehaviorTestKit<String> listener =
+        BehaviorTestKit.create(
+            BackoffSupervisor.wrap(
+                failing,
+                base.withStopOn(TestChild.Boom.class) // gives up at once: GaveUp is emitted
+                    .withListener(
+                        event -> {
+                          throw fatal;
+                        })));
+    assertSame(fatal, assertThrows(LinkageError.class, () -> listener.run("fail")));
   }
 
   // ------------------------------------------------------------ a broken stop rule

@@ -16,7 +16,6 @@ import dev.supervision.backoff.testsupport.SupervisorLines;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -191,12 +190,7 @@ final class HandlerWhileBackingOffTest {
       probe.expectMessage("got:kept"); // stashed, delivered
       events.expectNoEvent(Duration.ofMillis(100)); // no second restart
       List<ILoggingEvent> warnings =
-          lines.about(actor).stream()
-              .filter(
-                  e ->
-                      e.getLevel() == ch.qos.logback.classic.Level.WARN
-                          && e.getFormattedMessage().contains("handler while backing off"))
-              .collect(Collectors.toList());
+          lines.about(actor, ch.qos.logback.classic.Level.WARN, "handler while backing off");
       assertEquals(1, warnings.size(), () -> "one WARN line: " + lines.about(actor));
       assertTrue(warnings.get(0).getFormattedMessage().contains("the message is stashed"));
     }

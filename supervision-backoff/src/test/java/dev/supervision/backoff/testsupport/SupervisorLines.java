@@ -1,5 +1,6 @@
 package dev.supervision.backoff.testsupport;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
@@ -29,6 +30,20 @@ public final class SupervisorLines implements AutoCloseable {
           .filter(e -> path.equals(e.getMDCPropertyMap().get("pekkoSource")))
           .collect(Collectors.toList());
     }
+  }
+
+  /**
+   * The lines about {@code actor} at {@code level} whose message contains {@code text}.
+   *
+   * @param actor the actor
+   * @param level the level, WARN say
+   * @param text what the line's formatted message contains ("" for any)
+   * @return the lines, in order
+   */
+  public List<ILoggingEvent> about(ActorRef<?> actor, Level level, String text) {
+    return about(actor).stream()
+        .filter(e -> e.getLevel() == level && e.getFormattedMessage().contains(text))
+        .collect(Collectors.toList());
   }
 
   /** Every line so far. */

@@ -11,8 +11,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Causes.chain: outermost first, each throwable once, a cycle ends the walk. Causes.describe: a
- * failure's description never fails.
+ * Causes.chain: outermost first, each throwable once, a cycle or a broken {@code getCause} ends
+ * the walk. Causes.describe: a failure's description never fails.
  */
 final class CausesTest {
 
@@ -76,6 +76,27 @@ final class CausesTest {
     assertEquals(
         BrokenToString.class.getName() + " (whose toString threw java.lang.IllegalStateException)",
         Causes.describe(broken));
+  }
+
+  @Test
+  void aBrokenGetCauseEndsTheChain_butAFatalErrorOfItIsLetThrough() {
+    RuntimeException broken =
+        new RuntimeException("broken getCause") {
+          @Override
+          public synchronized Throwable getCause() {
+            throw new IllegalStateException("bug in getCause");
+          }
+        };
+    assertEquals(List.of(broken), Causes.chain(broken));
+    LinkageError fatal = new LinkageError("fatal");
+    RuntimeException fatallyBroken =
+        new RuntimeException("fatal getCause") {
+          @Override
+          public synchronized Throwable getCause() {
+            throw fatal;
+          }
+        };
+    assertSame(fatal, assertThrows(LinkageError.class, () -> Causes.chain(fatallyBroken)));
   }
 
   @Test
