@@ -53,11 +53,11 @@ import java.util.Objects;
  *       has ended), but (alone, without a share) not below 0.85 times the most successes a slice of the last second got
  *       through while it stayed within the tolerance: rejections that are not the resource's
  *       capacity (a driver whose late ticks catch up at once sends a few grants together, which a
- *       limiter without burst rejects) do not make it forget the rate it just sustained. The smallest
- *       loss that counts (two failures, alone, and at most twice the tolerance) cuts only to the goodput itself, and not below the
- *       successes of that clean slice: behind a limiter without burst one late tick makes such a
- *       loss at any rate. What slow
- *       start's slices got through is forgotten when the loss goes on within two slices of the cut
+ *       limiter without burst rejects) do not make it forget the rate it just sustained. The
+ *       smallest loss that counts (two failures, alone, and at most twice the tolerance) cuts only
+ *       to the goodput itself, and not below the successes of that clean slice: behind a limiter
+ *       without burst one late tick makes such a loss at any rate. What slow start's slices got
+ *       through is forgotten when the loss goes on within two slices of the cut
  *       that ended it (a limiter's burst, not its rate). Slow start ends at the first cut: from then
  *       on the rate grows by {@link Parameters#growth()} per second while actors wait. A cut holds
  *       for the slice it is made in; if the goodput it measured is
@@ -972,11 +972,12 @@ public final class AdaptiveRateController {
 
   /**
    * Whether a loss is the smallest that counts: {@link #MIN_LOSS} failures, and no more than twice
-   * the tolerance of the slice's grants, for a controller alone. Such a loss cuts only to the goodput, and not below the most a clean slice of the last second
-   * got through: behind a limiter without burst, a scheduler tick that runs a millisecond or two
-   * late brings its grant that much closer to the next one, which the limiter rejects whatever the
-   * rate; a cut below what the last second sustained only lowers the rate for the second that the
-   * growth needs to win it back. A node with a share of the resource cuts as for any loss.
+   * the tolerance of the slice's grants, for a controller alone. Such a loss cuts only to the
+   * goodput, and not below the most a clean slice of the last second got through: behind a
+   * limiter without burst, a scheduler tick that runs a millisecond or two late brings its grant
+   * that much closer to the next one, which the limiter rejects whatever the rate; a cut below
+   * what the last second sustained only lowers the rate for the second that the growth needs to
+   * win it back. A node with a share of the resource cuts as for any loss.
    */
   private boolean smallLoss(int successes, int failures) {
     return members <= 1
