@@ -40,6 +40,7 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     int movedOut;
     int aloneRounds;
     final List<String> stateChanges = new ArrayList<>();
+    final List<Map<String, Object>> losses = new ArrayList<>();
   }
 
   /**
@@ -88,6 +89,18 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     }
 
     @Override
+    public void rateChanged(double from, double to, double goodput, Reason reason, long nowNanos) {
+      if (reason == Reason.LOSS) {
+        Map<String, Object> loss = new LinkedHashMap<>();
+        loss.put("atMs", nowNanos / 1_000_000);
+        loss.put("rateBefore", from);
+        loss.put("rate", to);
+        loss.put("goodput", goodput);
+        figures.losses.add(loss);
+      }
+    }
+
+    @Override
     public void probe(int probes, long nowNanos) {
       figures.probes++;
     }
@@ -100,7 +113,12 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     Report report() {
       AdaptiveRateController c = controller();
       return new Report(
-          id, c.state(), gate.waitingCount(), Math.max(0, c.rate()), local.backEpoch());
+          id,
+          c.state(),
+          gate.waitingCount(),
+          Math.max(0, c.rate()),
+          local.backEpoch(),
+          Math.max(0, c.goodput()));
     }
   }
 
@@ -195,7 +213,8 @@ final class ClusterGate implements HerdStrategy.ExactGate {
    *
    * @return one map per node: node, cells, grants, probes, movedIn, movedOut, aloneRounds (rounds
    *     in which it decided alone: its view lacked a member's line, or had a stale one),
-   *     stateChanges
+   *     stateChanges, losses (each cut of its rate: atMs, rateBefore, rate, and the goodput its
+   *     controller measured, successes per second)
    */
   List<Map<String, Object>> perNode() {
     List<Map<String, Object>> out = new ArrayList<>();
@@ -209,6 +228,7 @@ final class ClusterGate implements HerdStrategy.ExactGate {
       m.put("movedOut", n.figures.movedOut);
       m.put("aloneRounds", n.figures.aloneRounds);
       m.put("stateChanges", List.copyOf(n.figures.stateChanges));
+      m.put("losses", List.copyOf(n.figures.losses));
       out.add(m);
     }
     return out;
@@ -424,7 +444,8 @@ final class ClusterGate implements HerdStrategy.ExactGate {
    * notification.
    */
   private void publish(Node n, Report r, long nowNanos) {
-    String content = r.state() + " " + r.waiting() + " " + r.rate() + " " + r.backEpoch();
+    String content =
+        r.state() + " " + r.waiting() + " " + r.rate() + " " + r.backEpoch() + " " + r.goodput();
     boolean changed = !content.equals(n.published);
     boolean due =
         n.published == null

@@ -153,4 +153,42 @@ final class ClusterExactModeTest {
         joiner.get("stateChanges").toString().contains("STEADY -> RAMPING RESUMED"),
         joiner.toString());
   }
+
+  /**
+   * After a loss, the nodes that cut grant no more than their measured goodputs support: each cuts
+   * to at most its own goodput (0.9 x, or the least rate, 5 a second, below one success a slice,
+   * 10 a second), and no raise comes within the hold-off, so over the cuts of one round (a loss
+   * the nodes see together) the summed rates are at most the summed goodputs.
+   */
+  @Test
+  void afterALoss_theSumOfTheNodesRatesIsBoundedByTheSumOfTheirGoodputs() {
+    for (ClusterSpec cluster :
+        List.of(
+            nodes(10, ClusterSpec.Skew.HALF, ClusterSpec.Sharing.COORDINATED),
+            nodes(100, ClusterSpec.Skew.HALF, ClusterSpec.Sharing.COORDINATED))) {
+      StrategyResult r = Herd.run(scenario(cluster), Progress.NONE).get(0);
+      java.util.TreeMap<Long, double[]> rounds = new java.util.TreeMap<>();
+      int losses = 0;
+      for (Map<String, Object> node : r.nodes()) {
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> cuts = (List<Map<String, Object>>) node.get("losses");
+        for (Map<String, Object> cut : cuts) {
+          double rate = (Double) cut.get("rate");
+          double goodput = (Double) cut.get("goodput");
+          assertTrue(rate <= goodput && rate <= (Double) cut.get("rateBefore"), cut.toString());
+          double[] sums = rounds.computeIfAbsent((Long) cut.get("atMs") / 200, k -> new double[2]);
+          sums[0] += rate;
+          sums[1] += goodput;
+          losses++;
+        }
+      }
+      assertTrue(losses >= cluster.nodes(), "losses " + losses);
+      for (Map.Entry<Long, double[]> e : rounds.entrySet()) {
+        double[] sums = e.getValue();
+        assertTrue(
+            sums[0] <= sums[1],
+            "round at " + e.getKey() * 200 + " ms: " + sums[0] + " > " + sums[1]);
+      }
+    }
+  }
 }

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.Gates;
+import dev.supervision.backoff.testsupport.Gates.Grant;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +14,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.PoisonPill;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Signal;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
@@ -28,19 +29,9 @@ final class BudgetGateRobustnessTest {
     return prefix + "-" + names.incrementAndGet();
   }
 
-  record Grant(String who) implements Signal {}
-
   /** A requester that forwards its grants to a probe (it lives, unlike a probe, as an ActorRef<Object>). */
   static ActorRef<Object> requester(String who, TestProbe<String> probe) {
-    return kit.spawn(
-        Behaviors.receive(Object.class)
-            .onSignal(
-                Grant.class,
-                g -> {
-                  probe.ref().tell(g.who());
-                  return Behaviors.same();
-                })
-            .build());
+    return Gates.forwarding(kit.testKit(), probe);
   }
 
   static GateProtocol.Acquire acquire(ActorRef<Object> requester, String who) {

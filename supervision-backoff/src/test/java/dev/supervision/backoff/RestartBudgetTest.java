@@ -410,7 +410,7 @@ final class RestartBudgetTest {
     RestartBudget budget =
         RestartBudget.of(fresh("share"), 100, Duration.ofSeconds(1)).withBurst(10);
     ActorRef<GateProtocol.Command> gate =
-        kit.spawn(dev.supervision.backoff.internal.BudgetGate.create(budget));
+        kit.spawn(dev.supervision.backoff.internal.BudgetGate.create(budget, 1));
     gate.tell(new GateProtocol.SetShare(4)); // 25 per second, burst 2.5
     TestProbe<Integer> granted = kit.createTestProbe();
     ActorRef<Object> requester =

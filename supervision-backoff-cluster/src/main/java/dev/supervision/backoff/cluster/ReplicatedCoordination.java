@@ -124,10 +124,15 @@ final class ReplicatedCoordination {
         + ' '
         + r.backEpoch()
         + ' '
-        + seq;
+        + seq
+        + ' '
+        + r.goodput();
   }
 
-  /** Decodes an entry; {@code null} if it is not one (another version of the library). */
+  /**
+   * Decodes an entry; {@code null} if it is not one (another version of the library). An entry
+   * without a goodput (an older version's) has none ({@code NaN}).
+   */
   static Report decode(long node, String entry) {
     String[] f = entry.split(" ");
     if (f.length < 4) {
@@ -140,7 +145,8 @@ final class ReplicatedCoordination {
           State.valueOf(f[0].toUpperCase(Locale.ROOT)),
           Integer.parseInt(f[1]),
           rate,
-          Long.parseLong(f[3]));
+          Long.parseLong(f[3]),
+          f.length >= 6 ? Double.parseDouble(f[5]) : Double.NaN);
     } catch (IllegalArgumentException e) {
       return null;
     }

@@ -23,7 +23,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -204,20 +203,7 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
         TestNodes.start(
             PLACEMENT.length + 1, "join-during-ramp", AdaptiveClusterBudgetMultiNodeTest.config()));
     timing = ReplicatedCoordination.timing(nodes.get(0));
-    Address first = Cluster.get(nodes.get(0)).selfMember().address();
-    for (int i = 0; i < PLACEMENT.length; i++) {
-      Cluster.get(nodes.get(i)).manager().tell(Join.create(first));
-    }
-    TestNodes.await(
-        Duration.ofSeconds(60),
-        () -> {
-          for (int i = 0; i < PLACEMENT.length; i++) {
-            if (TestNodes.upMembers(nodes.get(i)) != PLACEMENT.length) {
-              return false;
-            }
-          }
-          return true;
-        });
+    TestNodes.joinTheFirst(nodes.subList(0, PLACEMENT.length), Duration.ofSeconds(60));
     BackoffPolicy policy =
         BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2))
             .withBudget(BUDGET)
@@ -253,7 +239,9 @@ final class ANodeJoiningDuringTheRampCoordinatesTest {
     TestNodes.await(Duration.ofSeconds(30), () -> !back.isEmpty());
     ActorSystem<Void> joiner = nodes.get(PLACEMENT.length);
     joinAt = System.nanoTime();
-    Cluster.get(joiner).manager().tell(Join.create(first));
+    Cluster.get(joiner)
+        .manager()
+        .tell(Join.create(Cluster.get(nodes.get(0)).selfMember().address()));
     TestNodes.await(
         Duration.ofSeconds(30), () -> TestNodes.upMembers(joiner) == PLACEMENT.length + 1);
     RestartBudgets.get(joiner).gate(BUDGET); // as the first entity sharding gives it would

@@ -102,7 +102,9 @@ final class BudgetWatcher {
    * questions in flight can come back in either order: an answer is shown only if it answers a
    * later question than the last one shown for its budget.
    *
+   * @param registry where the gauges go
    * @param status the status of a budget's gate now (package-private so that tests may answer)
+   * @return the behavior
    */
   Behavior<Object> behavior(
       MeterRegistry registry,

@@ -116,11 +116,6 @@ final class AdaptiveLimiter implements Limiter {
   }
 
   @Override
-  public void giveBack(long now) {
-    // the controller counted the grant; a permit it let through is not taken back
-  }
-
-  @Override
   public void onFailure(long now, long startedAt) {
     controller.onFailure(now, startedAt);
   }

@@ -250,14 +250,14 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     try {
       started = Behavior.start(wrap.initial, ctx);
     } catch (Throwable t) {
-      onFailure(ctx, t, null);
+      onFailure(ctx, t, null, false);
       return this;
     }
     // same or unhandled as the initial behavior is a programming error; the actor fails to start
     Behavior.validateAsInitial(started);
     if (!Behavior.isAlive(started)) {
       if (isHandledFailure(started)) {
-        onFailure(ctx, failureOf(started), null);
+        onFailure(ctx, failureOf(started), null, false);
         return this;
       }
       Behavior<T> next = stoppedOrFailed(ctx, started, null, null);
@@ -284,7 +284,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     try {
       result = interpretMessage(ctx, child, msg);
     } catch (Throwable t) {
-      return onFailure(ctx, t, child);
+      return onFailure(ctx, t, child, false);
     }
     return next(ctx, result, child, msg);
   }
@@ -329,7 +329,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
       if (signal == PreRestart.instance()) {
         throw Causes.sneaky(t); // an outer supervisor is restarting us; not ours to handle
       }
-      return onFailure(ctx, t, child);
+      return onFailure(ctx, t, child, false);
     }
     if (signal == PreRestart.instance() && !Behavior.isAlive(result)) {
       return result; // an outer supervisor is restarting us and ignores this; not ours to handle
@@ -351,7 +351,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     }
     if (!Behavior.isAlive(result)) { // off the hot path: stopped or failed
       return isHandledFailure(result)
-          ? onFailure(ctx, failureOf(result), child)
+          ? onFailure(ctx, failureOf(result), child, false)
           : stoppedOrFailed(ctx, result, child, trigger);
     }
     if (ReWrap.replacedBy(this, result)) {
@@ -581,16 +581,9 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
    *     thrown by the behavior it carries
    * @param failed the behavior that threw (gets PreRestart, or PostStop from the actor if we give
    *     up), or null if the child never started
-   */
-  private Behavior<T> onFailure(TypedActorContext<T> ctx, Throwable thrown, Behavior<T> failed) {
-    return onFailure(ctx, thrown, failed, false);
-  }
-
-  /**
-   * As {@link #onFailure(TypedActorContext, Throwable, Behavior)}; with {@code stop}, for a child
-   * that stopped itself under {@code withRestartOnStop} ({@code thrown} is a {@link ChildStopped}):
-   * no stop rule, hint or adaptive budget applies, and reaching {@code maxRestarts} stops the actor
-   * cleanly instead of failing it.
+   * @param stop for a child that stopped itself under {@code withRestartOnStop} ({@code thrown} is
+   *     a {@link ChildStopped}): no stop rule, hint or adaptive budget applies, and reaching {@code
+   *     maxRestarts} stops the actor cleanly instead of failing it
    */
   @SuppressWarnings("unchecked")
   private Behavior<T> onFailure(
@@ -611,7 +604,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     Recovery r = recovery;
     current = failedBehavior; // gets PostStop through us if we give up
     if (!stop && policy.isPermanent(failure)) {
-      throw giveUp(ctx, failure, BackoffEvent.Reason.PERMANENT_FAILURE);
+      throw giveUp(ctx, failure, BackoffEvent.Reason.PERMANENT_FAILURE, false);
     }
     if (!stop && policy.getBudget().orElse(null) instanceof RestartBudget.Adaptive) {
       // an adaptive budget learns from failures (permanent ones and stops excepted)
@@ -619,10 +612,10 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     }
     if (policy.getMaxRestarts().isPresent() && r.restarts >= policy.getMaxRestarts().getAsInt()) {
       if (stop) {
-        giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED); // does not throw
+        giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED, true); // does not throw
         return Behaviors.stopped(); // stopped, not failed: a watching parent sees Terminated
       }
-      throw giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED);
+      throw giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED, false);
     }
     current = null;
     if (failedBehavior != null) {
@@ -652,16 +645,17 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   }
 
   /**
-   * Stops the actor: throws the failure (the actor then gives PostStop to us); for a {@link
-   * ChildStopped} it only reports and returns null, and the caller returns {@code stopped}. Called
-   * by {@link #onFailure} only, after it has cancelled every timer.
+   * Stops the actor: returns the failure to throw (the actor then gives PostStop to us); for a
+   * child that stopped itself ({@code stop}) it only reports and returns null, and the caller
+   * returns {@code stopped}. A {@link ChildStopped} a child throws is a failure like any other.
+   * Called by {@link #onFailure} only, after it has cancelled every timer.
    */
   private RuntimeException giveUp(
-      TypedActorContext<T> ctx, Throwable failure, BackoffEvent.Reason reason) {
+      TypedActorContext<T> ctx, Throwable failure, BackoffEvent.Reason reason, boolean stop) {
     recovery.inBackoff = false;
     dropStash(ctx, "actor stopped by its backoff supervisor: " + reason);
     SupervisorReports.gaveUp(policy(), ctx.asJava(), restarts(), failure, reason);
-    if (failure instanceof ChildStopped) {
+    if (stop) {
       return null; // the child stopped itself: the caller stops the actor cleanly
     }
     return Causes.sneaky(failure);
@@ -814,11 +808,12 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     try {
       started = Behavior.validateAsInitial(Behavior.start(wrap.initial, ctx));
     } catch (Throwable t) {
-      return onFailure(ctx, t, null);
+      return onFailure(ctx, t, null, false);
     }
     if (!Behavior.isAlive(started)) {
       if (isHandledFailure(started)) {
-        return onFailure(ctx, failureOf(started), null); // the stash is kept for the next restart
+        return onFailure(
+            ctx, failureOf(started), null, false); // the stash is kept for the next restart
       }
       if (!(started instanceof BehaviorImpl.FailedBehavior) && restartsOnStop(null)) {
         return onStopped(ctx, started, null); // stopped in its setup; the stash is kept
@@ -873,7 +868,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
           throw Causes.sneaky(t); // the layer that took over gave up; not ours to handle
         }
         recovery.stash = pending; // the rest is kept for the next restart
-        return onFailure(ctx, t, live);
+        return onFailure(ctx, t, live, false);
       }
       if (signal == null && Behavior.isUnhandled(result)) {
         publish(
@@ -890,7 +885,9 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
                 ? isHandledFailure(result)
                 : restartsOnStop(signal != null ? signal : item))) {
           recovery.stash = pending; // the rest is kept for the next restart
-          return failed ? onFailure(ctx, failureOf(result), live) : onStopped(ctx, result, live);
+          return failed
+              ? onFailure(ctx, failureOf(result), live, false)
+              : onStopped(ctx, result, live);
         }
         if (failed && !isRetired()) {
           innerStop(ctx, result);

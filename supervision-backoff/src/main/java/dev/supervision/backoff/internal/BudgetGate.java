@@ -47,28 +47,18 @@ import org.slf4j.event.Level;
  * of drifting slow as a fixed-delay timer does.
  *
  * <p><b>Pacing.</b> When a permit may go is the {@link Limiter}'s decision, one per kind of budget:
- * a fixed budget's {@link FixedLimiter} is its token bucket's pacer (rate {@code permits / period},
- * burst {@code burst}; in any interval {@code d} of the gate's clock at most {@code burst + rate *
- * (d + tick)}); an adaptive budget's {@link AdaptiveLimiter} paces at its {@link
- * AdaptiveRateController}'s rate, one tick of it ahead, and the controller decides how many permits a
- * slice of 100 ms may have.
+ * a fixed budget's {@link FixedLimiter} is its pacer, an adaptive budget's {@link AdaptiveLimiter}
+ * its controller's rate, paced.
  *
  * <p><b>Stalls.</b> When the scheduler stalls (a long GC pause, a process waiting for a CPU), a
- * fixed-rate timer catches up the ticks it missed back to back, so the gate's clock jumps; the
+ * fixed-rate timer catches up the ticks it missed back to back, so the gate's clock jumps and the
  * permits of the stall would go out together, a clump that a rate limiter without burst rejects.
  * So the gate also runs a fixed-<em>delay</em> release timer ({@link Release}) at the tick, which
- * does not catch up: two of its firings are never closer than a tick in real time (Pekko schedules
- * the next one a tick after the last ran). Between two firings the gate lets at most {@link
- * Limiter#perRelease} permits go, what its pacer may give in any two ticks of the clock ({@code
- * burst + rate * 3 ticks}); while the timers run on time (and always under {@code ManualTime}, whose
- * steps run every timer's firings in order) there are at most two ticks between two firings, and
- * the limit never binds. After a stall it does: an adaptive budget drops what its pacer offers
- * beyond it ({@link Limiter#drop}, the pacer as if just drained), so that its next permit goes one
- * interval ({@code 1 / rate}) later; a fixed budget's pacer, asked late at the next release, starts
- * its schedule again with its burst, as after an idle period. Hence, in real time, at most {@code
- * perRelease} permits between two releases after a stall, and the rate after it; the permits of a
- * stall beyond the burst are not owed. A stall of
- * the gate's own actor (its mailbox filling with ticks and releases alike) is not seen this way.
+ * does not catch up (Pekko schedules its next firing a tick after the last ran), and lets at most
+ * {@link Limiter#perRelease} permits go between two of its firings; beyond that the limiter {@link
+ * Limiter#drop drops} what it offers. While the timers run on time (always under {@code
+ * ManualTime}) the limit never binds. A stall of the gate's own actor (its mailbox filling with
+ * ticks and releases alike) is not seen this way.
  *
  * <p>An adaptive budget's supervised actors tell the gate each failure ({@link Failed}) and, after a
  * permit restarted them, that the restarted behavior has started ({@link Started}); the gate knows
@@ -118,16 +108,6 @@ public final class BudgetGate {
    */
   enum Release implements Command {
     INSTANCE
-  }
-
-  /**
-   * The gate's behavior.
-   *
-   * @param budget the budget it enforces
-   * @return the behavior
-   */
-  public static Behavior<Command> create(RestartBudget budget) {
-    return create(budget, 1);
   }
 
   /**

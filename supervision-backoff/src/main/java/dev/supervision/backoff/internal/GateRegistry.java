@@ -170,7 +170,7 @@ public final class GateRegistry implements Extension {
     }
     ActorRef<GateProtocol.Command> gate =
         system.systemActorOf(
-            budget.isClusterWide() ? clusterGate(budget) : BudgetGate.create(budget),
+            budget.isClusterWide() ? clusterGate(budget) : BudgetGate.create(budget, 1),
             "restart-budget-"
                 + URLEncoder.encode(budget.getName(), StandardCharsets.UTF_8)
                 + "-"

@@ -10,8 +10,9 @@ import java.util.Optional;
  * INTERNAL API: what decides, for a {@link BudgetGate}, when a permit may go: one implementation per
  * kind of budget ({@link FixedLimiter} around a token bucket's pacer, {@link AdaptiveLimiter} around
  * an {@link AdaptiveRateController}). The gate keeps the queue, the clock and the grants; the limiter
- * keeps the arithmetic. What a fixed budget's limiter ignores (it learns nothing) does nothing by
- * default. Time is the gate's clock, in nanoseconds; not thread-safe (the gate's actor owns it).
+ * keeps the arithmetic. What a kind has no use for does nothing by default: a fixed budget learns
+ * nothing, an adaptive one takes no permit back (its controller counted the grant). Time is the
+ * gate's clock, in nanoseconds; not thread-safe (the gate's actor owns it).
  */
 interface Limiter {
 
@@ -83,7 +84,7 @@ interface Limiter {
    *
    * @param now the time now
    */
-  void giveBack(long now);
+  default void giveBack(long now) {}
 
   /**
    * A supervised actor of the budget failed (not permanently).

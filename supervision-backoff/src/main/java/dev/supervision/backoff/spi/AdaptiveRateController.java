@@ -53,7 +53,10 @@ import java.util.Objects;
  *       has ended), but (alone, without a share) not below 0.85 times the most successes a slice of the last second got
  *       through while it stayed within the tolerance: rejections that are not the resource's
  *       capacity (a driver whose late ticks catch up at once sends a few grants together, which a
- *       limiter without burst rejects) do not make it forget the rate it just sustained. What slow
+ *       limiter without burst rejects) do not make it forget the rate it just sustained. The smallest
+ *       loss that counts (two failures, alone, and at most twice the tolerance) cuts only to the goodput itself, and not below the
+ *       successes of that clean slice: behind a limiter without burst one late tick makes such a
+ *       loss at any rate. What slow
  *       start's slices got through is forgotten when the loss goes on within two slices of the cut
  *       that ended it (a limiter's burst, not its rate). Slow start ends at the first cut: from then
  *       on the rate grows by {@link Parameters#growth()} per second while actors wait. A cut holds
@@ -877,7 +880,7 @@ public final class AdaptiveRateController {
       // no check against holdUntil: a cut or a ramp start sets it to the slice it runs in, so a
       // slice k - 1 that granted anything is never before it; gj == 0 fails gj - fj > 0
       if (lossy(gj, fj) && gj - fj > 0) {
-        cut(gj - fj, nowNanos); // early: the failures of the last slice are already known
+        cut(gj - fj, fj, nowNanos); // early: the failures of the last slice are already known
       }
       if (restoreSlice == k && restoreTo > rate) {
         // the slice of the cut granted no more than its goodput; this one may take what a clean
@@ -892,7 +895,7 @@ public final class AdaptiveRateController {
           return;
         }
         if (f >= MIN_LOSS || members > 1) {
-          cut(successes, nowNanos);
+          cut(successes, f, nowNanos);
         }
       } else if ((g > 0 || members > 1 && f == 0) && lim && resolved >= holdUntil) {
         // a controller with a share of the budget may grant less than one restart per slice: a
@@ -968,6 +971,20 @@ public final class AdaptiveRateController {
   }
 
   /**
+   * Whether a loss is the smallest that counts: {@link #MIN_LOSS} failures, and no more than twice
+   * the tolerance of the slice's grants, for a controller alone. Such a loss cuts only to the goodput, and not below the most a clean slice of the last second
+   * got through: behind a limiter without burst, a scheduler tick that runs a millisecond or two
+   * late brings its grant that much closer to the next one, which the limiter rejects whatever the
+   * rate; a cut below what the last second sustained only lowers the rate for the second that the
+   * growth needs to win it back. A node with a share of the resource cuts as for any loss.
+   */
+  private boolean smallLoss(int successes, int failures) {
+    return members <= 1
+        && failures <= MIN_LOSS
+        && failures <= 2 * p.tolerance() * (successes + failures);
+  }
+
+  /**
    * The least rate a cut keeps: {@link #RECALL} times what a clean slice of the last second
    * sustained, for a controller alone. One with a share of the resource (a node of a cluster) keeps
    * none: its losses come from the others' load as well, and what it sustained alone says nothing.
@@ -991,15 +1008,18 @@ public final class AdaptiveRateController {
     return best;
   }
 
-  private void cut(int successes, long nowNanos) {
+  private void cut(int successes, int failures, long nowNanos) {
     goodput = successes / sliceSeconds;
     if (!slowStart && slowStartEnded != NONE && slice - slowStartEnded <= 2) {
       // the loss went on right after slow start ended: what its slices got through may have been a
       // limiter's burst, not its rate
       forgetSustained(slowStartEnded);
     }
-    double next =
-        Math.min(maxRate(), Math.max(minRate(), Math.max(p.decrease() * goodput, floorOfACut())));
+    double least =
+        smallLoss(successes, failures)
+            ? Math.max(goodput, sustained() / sliceSeconds)
+            : Math.max(p.decrease() * goodput, floorOfACut());
+    double next = Math.min(maxRate(), Math.max(minRate(), least));
     if (slowStart) {
       slowStartEnded = slice;
     }

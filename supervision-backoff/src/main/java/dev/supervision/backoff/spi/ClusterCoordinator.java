@@ -55,14 +55,21 @@ import java.util.Objects;
  *       down). Capacity a node stops using (its actors are back) goes to the nodes whose actors
  *       still wait, at once, instead of through their own growth of 20 % a second; a node that
  *       started ramping a round after the others (the news reached it later) catches up with them.
+ *   <li><b>The goodput of nodes whose actors are back goes on.</b> A ramping node whose actors are
+ *       all back grants nobody; what the resource served it is free. Its {@link Report#goodput()
+ *       measured goodput} (never more than its rate: a rate that grew beyond it was never tried)
+ *       counts with the rates in use when a waiting node's part is taken, at most {@link
+ *       #FREED_STEP} times the node's own rate a decision, so that the freed capacity is tried in
+ *       steps and a loss stops it. A node that has measured no goodput frees nothing.
  *   <li><b>No raise after a loss.</b> For {@link #raiseAfterLossNanos()} after a node's own rate
  *       was cut (its restarts failed: the resource is full) or it started ramping, it is not
  *       raised, and later only the reports it received since count in the sum: the others'
  *       reports from before still show their rates from before their own cuts (or, after the
  *       resource fell over again, from before it fell). So after a loss every
  *       node grants at most what its own measured goodput supports, as a node alone does, and the
- *       parts of the ramping nodes that share a view sum to exactly their summed rate: raising moves
- *       rate to the nodes whose actors wait, and adds at most that sum again.
+ *       parts of the ramping nodes that share a view sum to exactly their summed rate and the freed
+ *       goodputs: raising moves rate to the nodes whose actors wait, and adds at most that sum
+ *       again.
  *   <li><b>A steady node joins the ramp.</b> A node that is {@link State#STEADY} while others ramp
  *       with actors waiting, and that has not ramped on the latest back epoch (a node that joined
  *       the cluster during the ramp, or one with no actor failing during the outage), is told to
@@ -81,6 +88,12 @@ import java.util.Objects;
 public final class ClusterCoordinator {
 
   /**
+   * The most a ramping node is raised by the goodput of nodes whose actors are back, as a factor of
+   * its own rate, per decision: 1.25.
+   */
+  public static final double FREED_STEP = 1.25;
+
+  /**
    * What one node publishes about its budget.
    *
    * @param node the node's id, unique in the cluster and the same on every node (for example the
@@ -90,8 +103,11 @@ public final class ClusterCoordinator {
    * @param rate its controller's rate, permits per second ({@code 0} while holding, the ceiling or
    *     {@code +Infinity} when steady)
    * @param backEpoch the highest back epoch it knows, {@code >= 0}
+   * @param goodput the goodput its controller measured at its last loss, successes per second
+   *     ({@link AdaptiveRateController#goodput()}; {@code NaN} before the first loss)
    */
-  public record Report(long node, State state, int waiting, double rate, long backEpoch) {
+  public record Report(
+      long node, State state, int waiting, double rate, long backEpoch, double goodput) {
 
     /**
      * Validates the report.
@@ -101,15 +117,17 @@ public final class ClusterCoordinator {
      * @param waiting see the record's description
      * @param rate see the record's description
      * @param backEpoch see the record's description
+     * @param goodput see the record's description
      * @throws NullPointerException if {@code state} is null
-     * @throws IllegalArgumentException if {@code waiting}, {@code rate} or {@code backEpoch} is
-     *     negative (the message names it)
+     * @throws IllegalArgumentException if {@code waiting}, {@code rate}, {@code backEpoch} or
+     *     {@code goodput} is negative (the message names it)
      */
     public Report {
       Objects.requireNonNull(state, "state must not be null");
       Check.argument(waiting >= 0, "waiting", ">= 0", waiting);
       Check.argument(rate >= 0, "rate", ">= 0", rate);
       Check.argument(backEpoch >= 0, "backEpoch", ">= 0", backEpoch);
+      Check.argument(!(goodput < 0), "goodput", ">= 0 or NaN", goodput);
     }
   }
 
@@ -146,9 +164,10 @@ public final class ClusterCoordinator {
    * @param resume whether this holding node should start ramping now, because another node found
    *     the resource back
    * @param rate the rate this ramping node should raise its rate to, permits per second: its part
-   *     of the ramping nodes' summed rate, when that is above its own rate and its last loss is at
-   *     least {@link #raiseAfterLossNanos()} old; {@code NaN} otherwise (nothing to raise, not
-   *     ramping, or not coordinated)
+   *     of the ramping nodes' summed rate (with the freed goodputs of the ramping nodes whose actors
+   *     are back, at most {@link ClusterCoordinator#FREED_STEP} times its own rate), when that is
+   *     above its own rate and its last loss is at least {@link #raiseAfterLossNanos()} old;
+   *     {@code NaN} otherwise (nothing to raise, not ramping, or not coordinated)
    * @param backEpoch the highest back epoch known (the node's own or a report's)
    * @param stayRamping whether another node it hears of ramps with actors waiting: a ramping node
    *     then does not return to steady (where it would grant at once whatever sharding moves to it)
@@ -370,7 +389,8 @@ public final class ClusterCoordinator {
       last = state;
       lastRate = rate;
       lastGoodput = goodput;
-      return new Report(node, state, Math.max(0, waiting), Math.max(0, rate), back);
+      return new Report(
+          node, state, Math.max(0, waiting), Math.max(0, rate), back, Math.max(0, goodput));
     }
 
     /**
@@ -532,6 +552,7 @@ public final class ClusterCoordinator {
     long rampingWaiting = using ? self.waiting() : 0;
     int rampingNodes = using ? 1 : 0;
     boolean othersRamp = false;
+    double freed = 0;
     long prober =
         self.state() == State.HOLDING && self.waiting() > 0 ? self.node() : Long.MAX_VALUE;
     boolean proberFound = prober != Long.MAX_VALUE;
@@ -545,6 +566,14 @@ public final class ClusterCoordinator {
       }
       fresh++;
       waitingSum += r.waiting();
+      if (r.state() == State.RAMPING
+          && r.waiting() == 0
+          && r.goodput() > 0
+          && h.receivedAtNanos() >= nowNanos - sinceLossNanos) {
+        // a ramping node whose actors are all back, heard since this node's last loss: the
+        // resource served it its measured goodput, and its rate beyond that was never tried
+        freed += Math.min(r.rate(), r.goodput());
+      }
       if (r.state() == State.RAMPING && r.waiting() > 0) {
         othersRamp = true;
         if (h.receivedAtNanos() >= nowNanos - sinceLossNanos) {
@@ -580,17 +609,16 @@ public final class ClusterCoordinator {
           waitingSum);
     }
     int n = Math.max(members, fresh + 1);
-    double share;
-    if (waitingSum == 0) {
-      share = 1.0 / n;
-    } else {
-      double reserve = Math.max(1.0, waitingSum / (10.0 * n));
-      share = (self.waiting() + reserve) / (waitingSum + n * reserve);
-    }
+    double share = part(1.0, self.waiting(), waitingSum, n); // 1/n with no actor waiting
     boolean isProber = proberFound && prober == self.node();
     double rate = Double.NaN;
     if (using && Double.isFinite(rampingRate) && sinceLossNanos >= raiseAfterLossNanos) {
       double part = part(rampingRate, self.waiting(), rampingWaiting, rampingNodes);
+      if (freed > 0) {
+        // the capacity of the nodes whose actors are back goes to those that wait, a step a round
+        double withFreed = part(rampingRate + freed, self.waiting(), rampingWaiting, rampingNodes);
+        part = Math.max(part, Math.min(withFreed, FREED_STEP * self.rate()));
+      }
       if (part > self.rate()) {
         rate = part;
       }
@@ -600,9 +628,9 @@ public final class ClusterCoordinator {
   }
 
   /**
-   * A node's part of the ramping nodes' summed rate, by the rule of the shares: {@code sum (w + r)
-   * / (W + n r)}, {@code r = max(1, W / 10n)}. The parts of nodes with a common view sum to {@code
-   * sum}.
+   * A node's part of {@code sum} by the rule of the shares: {@code sum (w + r) / (W + n r)}, {@code
+   * r = max(1, W / 10n)}; the parts of nodes with a common view add up to {@code sum}. The share is
+   * the part of 1, the rate the part of the ramping nodes' summed rate.
    */
   static double part(double sum, long waiting, long waitingSum, int nodes) {
     double reserve = Math.max(1.0, waitingSum / (10.0 * nodes));

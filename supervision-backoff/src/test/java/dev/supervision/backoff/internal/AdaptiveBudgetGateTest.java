@@ -1,5 +1,7 @@
 package dev.supervision.backoff.internal;
 
+import static dev.supervision.backoff.testsupport.Gates.forwarding;
+import static dev.supervision.backoff.testsupport.Gates.status;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +13,7 @@ import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.spi.GateProtocol.Acquire;
 import dev.supervision.backoff.spi.GateProtocol.Failed;
 import dev.supervision.backoff.spi.GateProtocol.Status;
+import dev.supervision.backoff.testsupport.Gates.Grant;
 import dev.supervision.backoff.testsupport.StartingRequester;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +25,6 @@ import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Signal;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
@@ -47,8 +49,6 @@ final class AdaptiveBudgetGateTest {
     kit.shutdownTestKit();
   }
 
-  record Grant(String who) implements Signal {}
-
   private static String fresh() {
     return "adaptive-gate-" + names.incrementAndGet();
   }
@@ -72,15 +72,7 @@ final class AdaptiveBudgetGateTest {
 
     /** A requester whose permit reaches it after it stopped: it never starts. */
     ActorRef<Object> spawnStopped() {
-      return kit.spawn(
-          Behaviors.receive(Object.class)
-              .onSignal(
-                  Grant.class,
-                  g -> {
-                    granted.ref().tell(g.who());
-                    return Behaviors.same();
-                  })
-              .build());
+      return forwarding(kit, granted);
     }
   }
 
@@ -102,21 +94,15 @@ final class AdaptiveBudgetGateTest {
     return probe;
   }
 
-  private static Status status(ActorRef<GateProtocol.Command> gate) {
-    TestProbe<Status> reply = kit.createTestProbe();
-    gate.tell(new GateProtocol.Query(reply.ref()));
-    return reply.receiveMessage();
-  }
-
   @Test
   void steadyPassesAtOnce_holdsAfterTheFailures_probes_ramps_cutsToTheGoodput_andGrows() {
     String name = fresh();
     TestProbe<BudgetEvent> events = events(name);
     ActorRef<GateProtocol.Command> gate =
-        kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(2)));
+        kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(2), 1));
     assertEquals(
         new Status(name, State.STEADY, Double.POSITIVE_INFINITY, Double.NaN, 0, Optional.empty()),
-        status(gate));
+        status(kit, gate));
     Requesters r = new Requesters(gate);
     ActorRef<Object> ab = r.spawn();
     gate.tell(new Acquire(ab, new Grant("a")));
@@ -141,7 +127,7 @@ final class AdaptiveBudgetGateTest {
     }
     r.granted.expectNoMessage(QUIET);
     assertEquals(
-        new Status(name, State.HOLDING, 0.0, Double.NaN, 211, Optional.empty()), status(gate));
+        new Status(name, State.HOLDING, 0.0, Double.NaN, 211, Optional.empty()), status(kit, gate));
     time.timePasses(SLICE); // the first probe, one slice after holding began
     assertEquals(new BudgetEvent.Probe(name, 1), events.receiveMessage());
     assertEquals("c", r.granted.receiveMessage());
@@ -170,7 +156,7 @@ final class AdaptiveBudgetGateTest {
     for (int i = 0; i < 5; i++) {
       gate.tell(new Failed(fs.get(i)));
     }
-    status(gate); // the failures are in
+    status(kit, gate); // the failures are in
     time.timePasses(SLICE);
     BudgetEvent.RateChanged loss = (BudgetEvent.RateChanged) events.receiveMessage();
     assertEquals(Reason.LOSS, loss.reason());
@@ -201,7 +187,7 @@ final class AdaptiveBudgetGateTest {
     assertEquals(45 * Math.pow(1.02, 11), growth.from(), 1e-9);
     assertEquals(45 * Math.pow(1.02, 12), growth.to(), 1e-9);
     assertEquals(Double.NaN, growth.goodput());
-    Status s = status(gate);
+    Status s = status(kit, gate);
     assertEquals(State.RAMPING, s.state());
     assertEquals(45 * Math.pow(1.02, 12), s.rate(), 1e-9);
     assertEquals(50.0, s.goodput(), 1e-9);
@@ -215,9 +201,8 @@ final class AdaptiveBudgetGateTest {
     ActorRef<GateProtocol.Command> gate =
         kit.spawn(
             BudgetGate.create(
-                RestartBudget.adaptive(name)
-                    .withHoldAfter(1)
-                    .withProbation(Duration.ofMillis(500))));
+                RestartBudget.adaptive(name).withHoldAfter(1).withProbation(Duration.ofMillis(500)),
+                1));
     Requesters r = new Requesters(gate);
     gate.tell(new Acquire(r.spawn(), new Grant("a")));
     r.granted.expectMessage("a");
@@ -231,16 +216,16 @@ final class AdaptiveBudgetGateTest {
     assertEquals(new BudgetEvent.Probe(name, 1), events.receiveMessage());
     r.granted.expectMessage("c1"); // granted at 100 ms
     time.timePasses(SLICE.multipliedBy(5));
-    status(gate); // 600 ms: the probe fails, 500 ms after its grant, the last of its probation
+    status(kit, gate); // 600 ms: the probe fails, 500 ms after its grant, the last of its probation
     gate.tell(new Failed(c));
     gate.tell(new Acquire(c, new Grant("c2")));
     // 700 ms: a probe that had survived would be resolved now; this one failed, which doubles
     // the interval: the next probe 200 ms after the failure is seen
     time.timePasses(SLICE);
     assertEquals(
-        new Status(name, State.HOLDING, 0.0, Double.NaN, 1, Optional.empty()), status(gate));
+        new Status(name, State.HOLDING, 0.0, Double.NaN, 1, Optional.empty()), status(kit, gate));
     time.timePasses(SLICE);
-    status(gate);
+    status(kit, gate);
     r.granted.expectNoMessage(QUIET);
     time.timePasses(SLICE);
     assertEquals(new BudgetEvent.Probe(name, 2), events.receiveMessage());
@@ -257,7 +242,8 @@ final class AdaptiveBudgetGateTest {
             BudgetGate.create(
                 RestartBudget.adaptive(name)
                     .withHoldAfter(1)
-                    .withInitialRate(60, Duration.ofSeconds(2))));
+                    .withInitialRate(60, Duration.ofSeconds(2)),
+                1));
     Requesters r = new Requesters(gate);
     gate.tell(new Failed(r.spawn()));
     assertEquals(State.HOLDING, ((BudgetEvent.StateChanged) events.receiveMessage()).to());
@@ -286,10 +272,10 @@ final class AdaptiveBudgetGateTest {
   void aCeilingLimitsSteadyRestarts_andASharedGateEnforcesItsShare() {
     // at most 40 per 2 s: 20 per second, 2 permits per 100 ms slice
     RestartBudget budget = RestartBudget.adaptive(fresh()).withMaxRate(40, Duration.ofSeconds(2));
-    ActorRef<GateProtocol.Command> gate = kit.spawn(BudgetGate.create(budget));
+    ActorRef<GateProtocol.Command> gate = kit.spawn(BudgetGate.create(budget, 1));
     assertEquals(
         new Status(budget.getName(), State.STEADY, 20.0, Double.NaN, 0, Optional.empty()),
-        status(gate));
+        status(kit, gate));
     Requesters r = new Requesters(gate);
     ActorRef<Object> waiter = r.spawn();
     for (int i = 0; i < 5; i++) {
@@ -302,11 +288,11 @@ final class AdaptiveBudgetGateTest {
     assertEquals(List.of("w1", "w2"), r.granted.receiveSeveralMessages(2));
     r.granted.expectNoMessage(QUIET);
     gate.tell(new GateProtocol.SetShare(4));
-    assertEquals(5.0, status(gate).rate(), 1e-9);
+    assertEquals(5.0, status(kit, gate).rate(), 1e-9);
     gate.tell(new GateProtocol.SetShare(0)); // counts as one member
-    assertEquals(20.0, status(gate).rate(), 1e-9);
-    assertEquals(10.0, status(kit.spawn(BudgetGate.create(budget, 2))).rate(), 1e-9);
-    assertEquals(20.0, status(kit.spawn(BudgetGate.create(budget, 0))).rate(), 1e-9);
+    assertEquals(20.0, status(kit, gate).rate(), 1e-9);
+    assertEquals(10.0, status(kit, kit.spawn(BudgetGate.create(budget, 2))).rate(), 1e-9);
+    assertEquals(20.0, status(kit, kit.spawn(BudgetGate.create(budget, 0))).rate(), 1e-9);
   }
 
   @Test
@@ -315,10 +301,10 @@ final class AdaptiveBudgetGateTest {
     ActorRef<GateProtocol.Command> gate =
         kit.spawn(
             BudgetGate.create(
-                RestartBudget.adaptive(fresh()).withMaxRate(40, Duration.ofSeconds(1))));
+                RestartBudget.adaptive(fresh()).withMaxRate(40, Duration.ofSeconds(1)), 1));
     gate.tell(new GateProtocol.SetShare(4));
     gate.tell(new GateProtocol.SetShare(1));
-    assertEquals(40.0, status(gate).rate(), 1e-9);
+    assertEquals(40.0, status(kit, gate).rate(), 1e-9);
     time.timePasses(SLICE.multipliedBy(2)); // the first tick starts its clock, the second refills
     Requesters r = new Requesters(gate);
     ActorRef<Object> waiter = r.spawn();
@@ -340,7 +326,8 @@ final class AdaptiveBudgetGateTest {
             BudgetGate.create(
                 RestartBudget.adaptive(fresh())
                     .withProbation(Duration.ofMillis(1))
-                    .withMaxRate(1, Duration.ofSeconds(1))));
+                    .withMaxRate(1, Duration.ofSeconds(1)),
+                1));
     Requesters r = new Requesters(gate);
     ActorRef<Object> a = r.spawnStopped();
     gate.tell(new Acquire(a, new Grant("a")));
@@ -357,15 +344,15 @@ final class AdaptiveBudgetGateTest {
     String name = fresh();
     TestProbe<BudgetEvent> events = events(name);
     ActorRef<GateProtocol.Command> gate =
-        kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(2)));
+        kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(2), 1));
     Requesters r = new Requesters(gate);
     gate.tell(new Failed(r.spawn()));
-    status(gate);
+    status(kit, gate);
     time.timePasses(Duration.ofSeconds(2));
     gate.tell(new Failed(r.spawn()));
     assertEquals(
         new Status(name, State.STEADY, Double.POSITIVE_INFINITY, Double.NaN, 0, Optional.empty()),
-        status(gate));
+        status(kit, gate));
     events.expectNoMessage(QUIET);
     gate.tell(new Failed(r.spawn())); // two within a second: hold
     assertEquals(State.HOLDING, ((BudgetEvent.StateChanged) events.receiveMessage()).to());
@@ -376,7 +363,7 @@ final class AdaptiveBudgetGateTest {
     String name = fresh();
     String prefix = "Restart budget [" + name + "]: ";
     ActorRef<GateProtocol.Command> gate =
-        kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(1)));
+        kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(1), 1));
     Requesters r = new Requesters(gate);
     ActorRef<Object> waiter = r.spawn();
     // the logger docs/operations.md names, with the gate's path as the line's source

@@ -1,5 +1,6 @@
 package dev.supervision.backoff.internal;
 
+import static dev.supervision.backoff.testsupport.Gates.forwarding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.supervision.backoff.BudgetEvent;
@@ -11,13 +12,13 @@ import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.spi.GateProtocol.Acquire;
 import dev.supervision.backoff.spi.GateProtocol.Coordinate;
 import dev.supervision.backoff.spi.GateProtocol.Failed;
+import dev.supervision.backoff.testsupport.Gates.Grant;
 import java.time.Duration;
 import java.util.Optional;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Signal;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
@@ -38,8 +39,6 @@ final class AdaptiveGateFollowsTheClusterCoordinationTest {
     kit.shutdownTestKit();
   }
 
-  record Grant(String who) implements Signal {}
-
   @Test
   void aNodeThatDoesNotProbe_grantsNothingWhileHolding_untilAnotherFindsTheResourceBack() {
     String name = "coordinated-gate";
@@ -57,18 +56,9 @@ final class AdaptiveGateFollowsTheClusterCoordinationTest {
                 .build());
     kit.system().eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, filter));
     TestProbe<String> granted = kit.createTestProbe();
-    ActorRef<Object> requester =
-        kit.spawn(
-            Behaviors.receive(Object.class)
-                .onSignal(
-                    Grant.class,
-                    g -> {
-                      granted.ref().tell(g.who());
-                      return Behaviors.same();
-                    })
-                .build());
+    ActorRef<Object> requester = forwarding(kit, granted);
     ActorRef<GateProtocol.Command> gate =
-        kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(2)));
+        kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).withHoldAfter(2), 1));
     TestProbe<GateProtocol.Status> status = kit.createTestProbe();
     gate.tell(new GateProtocol.Query(status.ref()));
     assertEquals(Optional.empty(), status.receiveMessage().coordination(), "no decision yet");

@@ -1,19 +1,17 @@
 package dev.supervision.backoff.internal;
 
+import static dev.supervision.backoff.testsupport.Gates.queued;
+import static dev.supervision.backoff.testsupport.Gates.waiting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.typesafe.config.ConfigFactory;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.GateProtocol;
-import dev.supervision.backoff.spi.GateProtocol.Acquire;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
-import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Signal;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -37,25 +35,6 @@ final class BudgetGateDropsThePermitsOfAStallTest {
     kit.shutdownTestKit();
   }
 
-  record Grant(int n) implements Signal {}
-
-  private static int waiting(ActorRef<GateProtocol.Command> gate) {
-    TestProbe<Integer> reply = kit.createTestProbe();
-    gate.tell(new GateProtocol.Waiting(reply.ref()));
-    return reply.receiveMessage();
-  }
-
-  private static ActorRef<GateProtocol.Command> queued(RestartBudget budget, int waiters) {
-    ActorRef<GateProtocol.Command> gate = kit.spawn(BudgetGate.create(budget));
-    ActorRef<Object> r =
-        kit.spawn(
-            Behaviors.receive(Object.class).onSignal(Grant.class, g -> Behaviors.same()).build());
-    for (int i = 0; i < waiters; i++) {
-      gate.tell(new Acquire(r, new Grant(i)));
-    }
-    return gate;
-  }
-
   private static void ticks(ActorRef<GateProtocol.Command> gate, int n) {
     for (int i = 0; i < n; i++) {
       gate.tell(BudgetGate.Tick.INSTANCE);
@@ -68,21 +47,22 @@ final class BudgetGateDropsThePermitsOfAStallTest {
     // maxIn(2 ms) = 1 + floor(3 + 4) = 8 in all, not 5 + 100
     ActorRef<GateProtocol.Command> gate =
         queued(
+            kit,
             RestartBudget.of("stall-fixed-" + names.incrementAndGet(), 1000, Duration.ofSeconds(1))
                 .withBurst(5),
             500);
-    assertEquals(495, waiting(gate));
+    assertEquals(495, waiting(kit, gate));
     ticks(gate, 100);
-    assertEquals(500 - 8, waiting(gate));
+    assertEquals(500 - 8, waiting(kit, gate));
     // at the next release the pacer, asked late, starts again with its burst, as after an idle
     // period: the rest of the stall's permits are not owed
     gate.tell(BudgetGate.Release.INSTANCE);
-    assertEquals(500 - 8 - 5, waiting(gate));
+    assertEquals(500 - 8 - 5, waiting(kit, gate));
     ticks(gate, 1);
-    assertEquals(500 - 8 - 6, waiting(gate));
+    assertEquals(500 - 8 - 6, waiting(kit, gate));
     gate.tell(BudgetGate.Release.INSTANCE);
     ticks(gate, 2);
-    assertEquals(500 - 8 - 8, waiting(gate));
+    assertEquals(500 - 8 - 8, waiting(kit, gate));
   }
 
   @Test
@@ -91,17 +71,18 @@ final class BudgetGateDropsThePermitsOfAStallTest {
     // once, and 120 ticks back to back release no other (maxIn(2 ms) = 1)
     ActorRef<GateProtocol.Command> gate =
         queued(
+            kit,
             RestartBudget.adaptive("stall-adaptive-" + names.incrementAndGet())
                 .withMaxRate(200, Duration.ofSeconds(1)),
             100);
-    assertEquals(99, waiting(gate));
+    assertEquals(99, waiting(kit, gate));
     ticks(gate, 120);
-    assertEquals(99, waiting(gate));
+    assertEquals(99, waiting(kit, gate));
     gate.tell(BudgetGate.Release.INSTANCE);
     ticks(gate, 3);
-    assertEquals(99, waiting(gate)); // dropped: due 5 ms after the stall's last offer
+    assertEquals(99, waiting(kit, gate)); // dropped: due 5 ms after the stall's last offer
     gate.tell(BudgetGate.Release.INSTANCE);
     ticks(gate, 2);
-    assertEquals(98, waiting(gate));
+    assertEquals(98, waiting(kit, gate));
   }
 }

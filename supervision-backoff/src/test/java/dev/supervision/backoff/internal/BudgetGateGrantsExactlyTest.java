@@ -1,5 +1,8 @@
 package dev.supervision.backoff.internal;
 
+import static dev.supervision.backoff.testsupport.Gates.forwarding;
+import static dev.supervision.backoff.testsupport.Gates.status;
+import static dev.supervision.backoff.testsupport.Gates.waiting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +12,7 @@ import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.spi.GateProtocol.Acquire;
 import dev.supervision.backoff.spi.GateProtocol.Cancel;
 import dev.supervision.backoff.spi.GateProtocol.Status;
+import dev.supervision.backoff.testsupport.Gates.Grant;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -17,8 +21,6 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Signal;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -39,52 +41,21 @@ final class BudgetGateGrantsExactlyTest {
     kit.shutdownTestKit();
   }
 
-  record Grant(String who) implements Signal {}
-
   /** One requester per test that forwards the name in each grant it gets. */
   private static final class Requesters {
     final TestProbe<String> granted = kit.createTestProbe();
-    final ActorRef<Object> ref =
-        kit.spawn(
-            Behaviors.receive(Object.class)
-                .onSignal(
-                    Grant.class,
-                    g -> {
-                      granted.ref().tell(g.who());
-                      return Behaviors.same();
-                    })
-                .build());
+    final ActorRef<Object> ref = forwarding(kit, granted);
 
     /** A distinct requester (supervised actors are distinct refs). */
     ActorRef<Object> another() {
-      return kit.spawn(
-          Behaviors.receive(Object.class)
-              .onSignal(
-                  Grant.class,
-                  g -> {
-                    granted.ref().tell(g.who());
-                    return Behaviors.same();
-                  })
-              .build());
+      return forwarding(kit, granted);
     }
   }
 
   private static ActorRef<GateProtocol.Command> gate(int permits, Duration period, int burst) {
     RestartBudget budget =
         RestartBudget.of("exact-" + names.incrementAndGet(), permits, period).withBurst(burst);
-    return kit.spawn(BudgetGate.create(budget));
-  }
-
-  private static Status status(ActorRef<GateProtocol.Command> gate) {
-    TestProbe<Status> reply = kit.createTestProbe();
-    gate.tell(new GateProtocol.Query(reply.ref()));
-    return reply.receiveMessage();
-  }
-
-  private static int waiting(ActorRef<GateProtocol.Command> gate) {
-    TestProbe<Integer> reply = kit.createTestProbe();
-    gate.tell(new GateProtocol.Waiting(reply.ref()));
-    return reply.receiveMessage();
+    return kit.spawn(BudgetGate.create(budget, 1));
   }
 
   @Test
@@ -97,7 +68,7 @@ final class BudgetGateGrantsExactlyTest {
     }
     assertEquals(List.of("r0", "r1", "r2"), r.granted.receiveSeveralMessages(3));
     r.granted.expectNoMessage(QUIET);
-    assertEquals(17, waiting(gate));
+    assertEquals(17, waiting(kit, gate));
     time.timePasses(Duration.ofMillis(100));
     assertEquals("r3", r.granted.receiveMessage());
     r.granted.expectNoMessage(QUIET);
@@ -106,7 +77,7 @@ final class BudgetGateGrantsExactlyTest {
         List.of("r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12"),
         r.granted.receiveSeveralMessages(9));
     r.granted.expectNoMessage(QUIET);
-    Status s = status(gate);
+    Status s = status(kit, gate);
     assertEquals(State.STEADY, s.state());
     assertEquals(10.0, s.rate(), 1e-9);
     assertEquals(Double.NaN, s.goodput());
@@ -122,7 +93,7 @@ final class BudgetGateGrantsExactlyTest {
     time.timePasses(Duration.ofMillis(60));
     gate.tell(new Acquire(r.another(), new Grant("b")));
     r.granted.expectNoMessage(QUIET);
-    assertEquals(1, waiting(gate));
+    assertEquals(1, waiting(kit, gate));
     time.timePasses(Duration.ofMillis(40)); // the tick at 100 ms, not 160 ms
     r.granted.expectMessage("b");
   }
@@ -157,7 +128,7 @@ final class BudgetGateGrantsExactlyTest {
     gate.tell(new Acquire(r.another(), new Grant("c")));
     gate.tell(new Cancel(a)); // a ran for 3 s: its restart happened, nothing to give back
     r.granted.expectNoMessage(QUIET);
-    assertEquals(1, waiting(gate));
+    assertEquals(1, waiting(kit, gate));
     time.timePasses(Duration.ofSeconds(1));
     r.granted.expectMessage("c");
   }
@@ -196,7 +167,7 @@ final class BudgetGateGrantsExactlyTest {
     }
     assertEquals(List.of("b", "c"), r.granted.receiveSeveralMessages(2));
     r.granted.expectNoMessage(QUIET);
-    assertEquals(1, waiting(gate));
+    assertEquals(1, waiting(kit, gate));
   }
 
   @Test
@@ -215,7 +186,7 @@ final class BudgetGateGrantsExactlyTest {
     r.granted.expectMessage("b");
     gate.tell(new Cancel(a)); // a second time: nothing
     r.granted.expectNoMessage(QUIET);
-    assertEquals(2, waiting(gate));
+    assertEquals(2, waiting(kit, gate));
   }
 
   @Test
@@ -230,14 +201,14 @@ final class BudgetGateGrantsExactlyTest {
     gate.tell(new Acquire(r.another(), new Grant("d")));
     gate.tell(new Cancel(c));
     r.granted.expectNoMessage(QUIET);
-    assertEquals(2, waiting(gate));
+    assertEquals(2, waiting(kit, gate));
     time.timePasses(Duration.ofSeconds(1));
     r.granted.expectMessage("b");
     time.timePasses(Duration.ofSeconds(1));
     r.granted.expectMessage("d");
     time.timePasses(Duration.ofSeconds(1));
     r.granted.expectNoMessage(QUIET);
-    assertEquals(0, waiting(gate));
+    assertEquals(0, waiting(kit, gate));
   }
 
   @Test
@@ -251,7 +222,7 @@ final class BudgetGateGrantsExactlyTest {
     gate.tell(new Acquire(r.another(), new Grant("b")));
     gate.tell(new Cancel(a)); // stopped while waiting
     r.granted.expectNoMessage(QUIET);
-    assertEquals(1, waiting(gate));
+    assertEquals(1, waiting(kit, gate));
     time.timePasses(Duration.ofSeconds(1));
     r.granted.expectMessage("b");
     r.granted.expectNoMessage(QUIET);
@@ -267,7 +238,7 @@ final class BudgetGateGrantsExactlyTest {
     gate.tell(new GateProtocol.Failed(a));
     gate.tell(new Acquire(r.another(), new Grant("b")));
     r.granted.expectNoMessage(QUIET);
-    Status status = status(gate);
+    Status status = status(kit, gate);
     assertTrue(status.name().startsWith("exact-"), status.name());
     assertEquals(
         new Status(status.name(), State.STEADY, 1.0, Double.NaN, 1, Optional.empty()), status);
@@ -280,10 +251,10 @@ final class BudgetGateGrantsExactlyTest {
     RestartBudget budget =
         RestartBudget.of("share-" + names.incrementAndGet(), 20, Duration.ofSeconds(1))
             .withBurst(6);
-    assertEquals(20.0, status(kit.spawn(BudgetGate.create(budget, 0))).rate(), 1e-9);
-    assertEquals(20.0, status(kit.spawn(BudgetGate.create(budget, 1))).rate(), 1e-9);
+    assertEquals(20.0, status(kit, kit.spawn(BudgetGate.create(budget, 0))).rate(), 1e-9);
+    assertEquals(20.0, status(kit, kit.spawn(BudgetGate.create(budget, 1))).rate(), 1e-9);
     ActorRef<GateProtocol.Command> half = kit.spawn(BudgetGate.create(budget, 2));
-    assertEquals(10.0, status(half).rate(), 1e-9);
+    assertEquals(10.0, status(kit, half).rate(), 1e-9);
     // half of the burst: 3 permits at once
     Requesters r = new Requesters();
     for (int i = 0; i < 5; i++) {
@@ -297,9 +268,9 @@ final class BudgetGateGrantsExactlyTest {
   void aNewShareChangesTheRate_andAZeroShareCountsAsOneMember() {
     ActorRef<GateProtocol.Command> gate = gate(20, Duration.ofSeconds(1), 6);
     gate.tell(new GateProtocol.SetShare(4));
-    assertEquals(5.0, status(gate).rate(), 1e-9);
+    assertEquals(5.0, status(kit, gate).rate(), 1e-9);
     gate.tell(new GateProtocol.SetShare(0));
-    assertEquals(20.0, status(gate).rate(), 1e-9);
+    assertEquals(20.0, status(kit, gate).rate(), 1e-9);
   }
 
   @Test
@@ -308,7 +279,7 @@ final class BudgetGateGrantsExactlyTest {
     ActorRef<GateProtocol.Command> gate = gate(10, Duration.ofSeconds(1), 4);
     gate.tell(new GateProtocol.SetShare(4));
     gate.tell(new GateProtocol.SetShare(1));
-    assertEquals(10.0, status(gate).rate(), 1e-9);
+    assertEquals(10.0, status(kit, gate).rate(), 1e-9);
     time.timePasses(Duration.ofMillis(300)); // 1 + 3 tokens
     Requesters r = new Requesters();
     for (int i = 0; i < 5; i++) {
@@ -326,11 +297,11 @@ final class BudgetGateGrantsExactlyTest {
     r.granted.expectMessage("a");
     gate.tell(new Acquire(r.another(), new Grant("b")));
     gate.tell(new GateProtocol.Retire());
-    assertEquals(1, waiting(gate)); // still there: b waits
+    assertEquals(1, waiting(kit, gate)); // still there: b waits
     time.timePasses(Duration.ofSeconds(1));
     r.granted.expectMessage("b"); // granted at 1 s
     time.timePasses(Duration.ofSeconds(2)); // b's permit is two slices old: it may still come back
-    assertEquals(0, waiting(gate));
+    assertEquals(0, waiting(kit, gate));
     TestProbe<Object> watcher = kit.createTestProbe();
     time.timePasses(Duration.ofSeconds(1));
     watcher.expectTerminated(gate);
@@ -348,7 +319,7 @@ final class BudgetGateGrantsExactlyTest {
     gate.tell(new Acquire(b, new Grant("b")));
     time.timePasses(Duration.ofMillis(300)); // 0.75 tokens; a's grant is forgotten
     gate.tell(new GateProtocol.Retire());
-    assertEquals(1, waiting(gate));
+    assertEquals(1, waiting(kit, gate));
     gate.tell(new Cancel(b));
     TestProbe<Object> watcher = kit.createTestProbe();
     watcher.expectTerminated(gate); // without waiting for the next tick

@@ -1,5 +1,8 @@
 package dev.supervision.backoff.internal;
 
+import static dev.supervision.backoff.testsupport.Gates.queued;
+import static dev.supervision.backoff.testsupport.Gates.requester;
+import static dev.supervision.backoff.testsupport.Gates.waiting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,6 +10,7 @@ import com.typesafe.config.ConfigFactory;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.spi.GateProtocol.Acquire;
+import dev.supervision.backoff.testsupport.Gates.Grant;
 import dev.supervision.backoff.testsupport.StartingRequester;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,10 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
-import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Signal;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -42,30 +43,6 @@ final class BudgetGatePacesItsGrantsTest {
     kit.shutdownTestKit();
   }
 
-  record Grant(int n) implements Signal {}
-
-  private static ActorRef<Object> requester() {
-    return kit.spawn(
-        Behaviors.receive(Object.class).onSignal(Grant.class, g -> Behaviors.same()).build());
-  }
-
-  private static int waiting(ActorRef<GateProtocol.Command> gate) {
-    TestProbe<Integer> reply = kit.createTestProbe();
-    gate.tell(new GateProtocol.Waiting(reply.ref()));
-    return reply.receiveMessage();
-  }
-
-  /** A gate with {@code waiters} actors waiting from now on. */
-  private static ActorRef<GateProtocol.Command> queued(RestartBudget budget, int waiters) {
-    ActorRef<GateProtocol.Command> gate = kit.spawn(BudgetGate.create(budget));
-    ActorRef<Object> r = requester();
-    for (int i = 0; i < waiters; i++) {
-      gate.tell(new Acquire(r, new Grant(i)));
-    }
-    waiting(gate); // the gate has them all, and its timer runs, before time passes
-    return gate;
-  }
-
   @Test
   void theTickIsTheSchedulersResolution_between1And100Ms() {
     assertEquals(1_000_000L, BudgetGate.tickNanos(kit.system().settings().config()));
@@ -85,11 +62,11 @@ final class BudgetGatePacesItsGrantsTest {
   private static List<Integer> grantsPerMillisecond(
       ActorRef<GateProtocol.Command> gate, int waiters, int steps) {
     List<Integer> perStep = new ArrayList<>();
-    int before = waiters - waiting(gate);
+    int before = waiters - waiting(kit, gate);
     perStep.add(before);
     for (int i = 0; i < steps; i++) {
       time.timePasses(Duration.ofMillis(1));
-      int granted = waiters - waiting(gate);
+      int granted = waiters - waiting(kit, gate);
       perStep.add(granted - before);
       before = granted;
     }
@@ -101,7 +78,7 @@ final class BudgetGatePacesItsGrantsTest {
     RestartBudget budget =
         RestartBudget.of("paced-fixed-" + names.incrementAndGet(), 1000, Duration.ofSeconds(1))
             .withBurst(1);
-    List<Integer> perMs = grantsPerMillisecond(queued(budget, 500), 500, 15);
+    List<Integer> perMs = grantsPerMillisecond(queued(kit, budget, 500), 500, 15);
     assertEquals(List.of(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), perMs);
   }
 
@@ -111,7 +88,7 @@ final class BudgetGatePacesItsGrantsTest {
     RestartBudget budget =
         RestartBudget.of("paced-burst-" + names.incrementAndGet(), 2000, Duration.ofSeconds(1))
             .withBurst(5);
-    List<Integer> perMs = grantsPerMillisecond(queued(budget, 500), 500, 10);
+    List<Integer> perMs = grantsPerMillisecond(queued(kit, budget, 500), 500, 10);
     assertEquals(List.of(5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2), perMs);
   }
 
@@ -121,7 +98,7 @@ final class BudgetGatePacesItsGrantsTest {
     RestartBudget budget =
         RestartBudget.adaptive("paced-adaptive-" + names.incrementAndGet())
             .withMaxRate(1000, Duration.ofSeconds(1));
-    List<Integer> perMs = grantsPerMillisecond(queued(budget, 500), 500, 15);
+    List<Integer> perMs = grantsPerMillisecond(queued(kit, budget, 500), 500, 15);
     for (int granted : perMs) {
       assertTrue(granted <= 2, "grants per millisecond: " + perMs);
     }
@@ -141,7 +118,7 @@ final class BudgetGatePacesItsGrantsTest {
     for (long t = stepMs; t <= 10_000; t += stepMs) {
       time.timePasses(step);
       if (t % 1000 == 0 && t >= 2000) {
-        seen.add(waiting(gate));
+        seen.add(waiting(kit, gate));
       }
     }
     return seen;
@@ -154,10 +131,10 @@ final class BudgetGatePacesItsGrantsTest {
       time.timePasses(Duration.ofMillis(100));
     }
     List<Integer> seen = new ArrayList<>();
-    seen.add(waiting(gate));
+    seen.add(waiting(kit, gate));
     for (int s = 3; s <= 10; s++) {
       time.timePasses(Duration.ofSeconds(1));
-      seen.add(waiting(gate));
+      seen.add(waiting(kit, gate));
     }
     return seen;
   }
@@ -168,6 +145,7 @@ final class BudgetGatePacesItsGrantsTest {
     Supplier<ActorRef<GateProtocol.Command>> start =
         () ->
             queued(
+                kit,
                 RestartBudget.of(
                         "clock-fixed-" + names.incrementAndGet(), 37, Duration.ofSeconds(1))
                     .withBurst(3),
@@ -193,13 +171,14 @@ final class BudgetGatePacesItsGrantsTest {
                   BudgetGate.create(
                       RestartBudget.adaptive("clock-adaptive-" + names.incrementAndGet())
                           .withHoldAfter(1)
-                          .withMaxRate(300, Duration.ofSeconds(1))));
-          gate.tell(new GateProtocol.Failed(requester())); // holding from now on
+                          .withMaxRate(300, Duration.ofSeconds(1)),
+                      1));
+          gate.tell(new GateProtocol.Failed(requester(kit, g -> {}))); // holding from now on
           ActorRef<Object> r = kit.spawn(StartingRequester.create(gate, Grant.class, g -> {}));
           for (int i = 0; i < 3000; i++) {
-            gate.tell(new Acquire(r, new Grant(i)));
+            gate.tell(new Acquire(r, new Grant("w" + i)));
           }
-          waiting(gate); // the gate has them all, and its timer runs, before time passes
+          waiting(kit, gate); // the gate has them all, and its timer runs, before time passes
           return gate;
         };
     // in steps of 100 ms the start of each restart reaches the gate within its tick: a probe,

@@ -1,5 +1,6 @@
 package dev.supervision.backoff.internal;
 
+import static dev.supervision.backoff.testsupport.Gates.forwarding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -8,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.GateProtocol;
+import dev.supervision.backoff.testsupport.Gates.Grant;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,9 +17,7 @@ import org.apache.pekko.actor.PoisonPill;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Signal;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -35,18 +35,8 @@ final class GateRegistryKeepsOneLiveGatePerNameTest {
     kit.shutdownTestKit();
   }
 
-  record Grant(String who) implements Signal {}
-
   private static ActorRef<Object> requester(String who, TestProbe<String> probe) {
-    return kit.spawn(
-        Behaviors.receive(Object.class)
-            .onSignal(
-                Grant.class,
-                g -> {
-                  probe.ref().tell(g.who());
-                  return Behaviors.same();
-                })
-            .build());
+    return forwarding(kit, probe);
   }
 
   @Test

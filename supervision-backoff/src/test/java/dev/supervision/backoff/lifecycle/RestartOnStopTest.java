@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.ChildFailed;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.internal.PoisonPill;
@@ -157,6 +158,49 @@ final class RestartOnStopTest {
     assertInstanceOf(ChildStopped.class, gaveUp.cause());
     probe.expectTerminated(actor);
     parentSaw.expectMessage("terminated"); // not ChildFailed: the actor stopped, it did not fail
+  }
+
+  @Test
+  void aChildStoppedThatTheChildThrowsIsAFailure_itsLastOneFailsTheActorWithIt() {
+    TestProbe<Throwable> parentSaw = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    ChildStopped thrown = new ChildStopped(); // public: user code can throw one too
+    Behavior<String> throwing =
+        Behaviors.receive(String.class)
+            .onMessage(
+                String.class,
+                m -> {
+                  throw thrown;
+                })
+            .build();
+    Behavior<String> supervised =
+        BackoffSupervisor.wrap(throwing, policy(events).withMaxRestarts(1));
+    TestProbe<ActorRef<String>> refs = kit.createTestProbe();
+    kit.spawn(
+        Behaviors.<Object>setup(
+            ctx -> {
+              ActorRef<String> c = ctx.spawn(supervised, "throws-child-stopped");
+              ctx.watch(c);
+              refs.ref().tell(c);
+              return Behaviors.receive(Object.class)
+                  .onSignal(
+                      ChildFailed.class,
+                      f -> {
+                        parentSaw.ref().tell(f.cause());
+                        return Behaviors.same();
+                      })
+                  .build();
+            }));
+    ActorRef<String> actor = refs.receiveMessage();
+    actor.tell("fail");
+    assertEquals(thrown, events.expectRestartScheduled().cause());
+    events.advanceToRestart(kit.time());
+    events.expectRestarted();
+    actor.tell("fail again");
+    BackoffEvent.GaveUp gaveUp = events.expectGaveUp();
+    assertEquals(BackoffEvent.Reason.MAX_RESTARTS_REACHED, gaveUp.reason());
+    assertEquals(thrown, gaveUp.cause());
+    assertEquals(thrown, parentSaw.receiveMessage()); // failed with it (not a NullPointerException)
   }
 
   @Test

@@ -1,20 +1,17 @@
 package dev.supervision.backoff.lifecycle;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.ManualTimers;
 import dev.supervision.backoff.testsupport.TestChild;
 import java.time.Duration;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.testkit.ExplicitlyTriggeredScheduler;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -29,24 +26,11 @@ final class TheSupervisorKeepsAtMostOneTimerTest {
   @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
   private static int scheduledTimers() {
-    ExplicitlyTriggeredScheduler scheduler =
-        (ExplicitlyTriggeredScheduler) Adapter.toClassic(kit.system()).scheduler();
-    // Scala's name for the private[testkit] map of scheduled items; public in the bytecode
-    return scheduler.org$apache$pekko$testkit$ExplicitlyTriggeredScheduler$$scheduled().size();
+    return ManualTimers.count(kit.system());
   }
 
-  /**
-   * Waits (up to 3 s) until the scheduler holds {@code expected} timers: the test kit's own asks
-   * (spawn, stop) put a timeout task on the same scheduler until their answer cancels it.
-   */
   private static void awaitTimers(int expected) {
-    kit.createTestProbe()
-        .awaitAssert(
-            Duration.ofSeconds(3),
-            () -> {
-              assertEquals(expected, scheduledTimers(), "timers on the scheduler");
-              return null;
-            });
+    ManualTimers.await(kit.system(), expected);
   }
 
   private static BackoffPolicy policy(TestProbe<BackoffEvent> events) {

@@ -8,6 +8,7 @@ import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.ManualTimers;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -140,7 +141,7 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
   private void soak(int actors, int cyclesEach, int wave) throws Exception {
     ExplicitlyTriggeredScheduler scheduler = scheduler();
     long heapBefore = usedHeapAfterGc();
-    int timersBefore = scheduledTimers();
+    int timersBefore = ManualTimers.count(kit.system());
     int liveBefore = liveActors();
     long startsBefore = starts.get();
     long restartedBefore = restarted.get();
@@ -173,7 +174,7 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
       target += (long) (to - from) * cyclesEach;
       while (starts.get() < target) {
         scheduler.executeTasks(scheduler.currentTimeMs() + 5);
-        maxTimers = Math.max(maxTimers, scheduledTimers());
+        maxTimers = Math.max(maxTimers, ManualTimers.count(kit.system()));
         if (System.nanoTime() > deadline) {
           fail(
               "only "
@@ -204,7 +205,8 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
     assertTrue(
         maxTimers <= timersBefore + 3 * Math.min(actors, wave),
         "timers piled up: " + maxTimers + " for " + Math.min(actors, wave) + " cycling actors");
-    assertEquals(timersBefore, scheduledTimers(), "healthy, reset actors still have timers");
+    assertEquals(
+        timersBefore, ManualTimers.count(kit.system()), "healthy, reset actors still have timers");
     assertEquals(
         0, setupFailures.get(), "a restart spawned its child before the old one terminated");
 
@@ -219,10 +221,12 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
             Duration.ofSeconds(10),
             () -> {
               assertEquals(
-                  timersBefore, scheduledTimers(), "scheduled timers not back to the start");
+                  timersBefore,
+                  ManualTimers.count(kit.system()),
+                  "scheduled timers not back to the start");
               return null;
             });
-    int timersAfter = scheduledTimers();
+    int timersAfter = ManualTimers.count(kit.system());
     int liveAfter = liveActors();
     long heapAfter = usedHeapAfterGc();
     System.out.printf(
@@ -243,12 +247,6 @@ final class SoakRestartCyclesLeaveNothingBehindTest {
     assertTrue(
         heapAfter - heapBefore < HEAP_TOLERANCE,
         "heap grew by " + (heapAfter - heapBefore) / 1024 + " KB over " + cyclesDone + " cycles");
-  }
-
-  /** Timers pending in the manual scheduler (cancelled ones are removed at once). */
-  private static int scheduledTimers() {
-    // Scala's name for the private[testkit] map of scheduled items; public in the bytecode
-    return scheduler().org$apache$pekko$testkit$ExplicitlyTriggeredScheduler$$scheduled().size();
   }
 
   /** All actors under /user, found by asking every level with Identify. */

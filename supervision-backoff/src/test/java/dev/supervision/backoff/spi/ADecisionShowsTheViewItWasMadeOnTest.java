@@ -24,12 +24,13 @@ final class ADecisionShowsTheViewItWasMadeOnTest {
 
   private static Heard heard(long node, State state, int waiting, long receivedAt) {
     return new Heard(
-        new Report(node, state, waiting, state == State.HOLDING ? 0 : 50, 0), receivedAt);
+        new Report(node, state, waiting, state == State.HOLDING ? 0 : 50, 0, Double.NaN),
+        receivedAt);
   }
 
   @Test
   void aStaleLineIsOutOfTheView_aQuietOneIsIn_andTheViewIsCompleteOnceTheStaleOneIsHeardAgain() {
-    Report self = new Report(1, State.HOLDING, 5, 0, 0);
+    Report self = new Report(1, State.HOLDING, 5, 0, 0, Double.NaN);
     Heard fresh = heard(2, State.RAMPING, 10, NOW - STALE / 2);
     Heard quietAndOld = heard(3, State.STEADY, 0, 0);
     Heard stale = heard(4, State.HOLDING, 7, NOW - STALE - 1);

@@ -51,7 +51,7 @@ final class ClusterCoordinatorPropertyTest {
                 Arbitraries.integers().between(0, 50_000),
                 Arbitraries.doubles().between(0, 5_000),
                 Arbitraries.longs().between(0, 5))
-            .as((s, w, r, b) -> new Report(0, s, w, s == State.HOLDING ? 0 : r, b));
+            .as((s, w, r, b) -> new Report(0, s, w, s == State.HOLDING ? 0 : r, b, Double.NaN));
     return report
         .list()
         .ofMinSize(1)
@@ -64,7 +64,12 @@ final class ClusterCoordinatorPropertyTest {
                 // ids unique but not in list order
                 out.add(
                     new Report(
-                        i * 7919L % 1_000_003L, r.state(), r.waiting(), r.rate(), r.backEpoch()));
+                        i * 7919L % 1_000_003L,
+                        r.state(),
+                        r.waiting(),
+                        r.rate(),
+                        r.backEpoch(),
+                        Double.NaN));
               }
               return out;
             });
@@ -189,7 +194,7 @@ final class ClusterCoordinatorPropertyTest {
     // node 0 has `busy` actors waiting, the others `other` each; all ramp at the same rate
     List<Report> cluster = new ArrayList<>();
     for (int i = 0; i < nodes; i++) {
-      cluster.add(new Report(i, State.RAMPING, i == 0 ? busy : other, 50, 1));
+      cluster.add(new Report(i, State.RAMPING, i == 0 ? busy : other, 50, 1, Double.NaN));
     }
     List<Decision> ds = decideAll(cluster, 1);
     Decision d0 = ds.get(0);
@@ -204,8 +209,8 @@ final class ClusterCoordinatorPropertyTest {
 
   @Test
   void aRampingNodeThatKnowsNoOtherRamp_keepsItsRate() {
-    Report self = new Report(1, State.RAMPING, 10, 40, 1);
-    Report holding = new Report(2, State.HOLDING, 1000, 0, 0);
+    Report self = new Report(1, State.RAMPING, 10, 40, 1, Double.NaN);
+    Report holding = new Report(2, State.HOLDING, 1000, 0, 0, Double.NaN);
     Decision d = decide(coordinator, self, 0, SETTLED, 2, List.of(new Heard(holding, NOW)), NOW);
     assertTrue(Double.isNaN(d.rate()), "its part is its own rate: nothing to raise");
   }
@@ -221,8 +226,8 @@ final class ClusterCoordinatorPropertyTest {
     for (int i = 0; i < nodes; i++) {
       cluster.add(
           i == finder
-              ? new Report(i, State.RAMPING, 10, 5, back)
-              : new Report(i, State.HOLDING, 10, 0, known));
+              ? new Report(i, State.RAMPING, 10, 5, back, Double.NaN)
+              : new Report(i, State.HOLDING, 10, 0, known, Double.NaN));
     }
     List<Decision> ds = decideAll(cluster, known);
     for (int i = 0; i < nodes; i++) {
@@ -239,8 +244,8 @@ final class ClusterCoordinatorPropertyTest {
   @Property(tries = 300)
   boolean aNodeThatStartedHoldingAfterTheNews_isNotResumedByIt(
       @ForAll @IntRange(min = 0, max = 1_000) int back) {
-    Report self = new Report(1, State.HOLDING, 5, 0, back);
-    Report other = new Report(2, State.RAMPING, 5, 50, back);
+    Report self = new Report(1, State.HOLDING, 5, 0, back, Double.NaN);
+    Report other = new Report(2, State.RAMPING, 5, 50, back, Double.NaN);
     Decision d = decide(coordinator, self, back, SETTLED, 2, List.of(new Heard(other, NOW)), NOW);
     return !d.resume() && d.prober();
   }
@@ -269,8 +274,8 @@ final class ClusterCoordinatorPropertyTest {
 
   @Test
   void coordinationComesBack_assoonAsTheViewIsFreshAgain() {
-    Report self = new Report(1, State.HOLDING, 5, 0, 0);
-    Report other = new Report(0, State.HOLDING, 5, 0, 0);
+    Report self = new Report(1, State.HOLDING, 5, 0, 0, Double.NaN);
+    Report other = new Report(0, State.HOLDING, 5, 0, 0, Double.NaN);
     Decision lost = decide(coordinator, self, 0, SETTLED, 2, List.of(new Heard(other, 0)), NOW);
     assertFalse(lost.coordinated());
     assertTrue(lost.prober());
@@ -290,10 +295,10 @@ final class ClusterCoordinatorPropertyTest {
       List<Heard> others = new ArrayList<>();
       for (int j = 0; j < nodes; j++) {
         if (j != i) {
-          others.add(new Heard(new Report(j, State.STEADY, 0, 0, 0), NOW - 5 * SETTLE));
+          others.add(new Heard(new Report(j, State.STEADY, 0, 0, 0, Double.NaN), NOW - 5 * SETTLE));
         }
       }
-      Report self = new Report(i, State.HOLDING, 10, 0, 0);
+      Report self = new Report(i, State.HOLDING, 10, 0, 0, Double.NaN);
       Decision d = decide(coordinator, self, 0, heldForMillis * 1_000_000L, nodes, others, NOW);
       if (d.prober()) {
         probers++;
@@ -307,27 +312,27 @@ final class ClusterCoordinatorPropertyTest {
 
   @Test
   void aSettledHolder_probesWhenTheSmallerIdsAreSteady() {
-    Report self = new Report(5, State.HOLDING, 10, 0, 0);
-    Heard steady = new Heard(new Report(1, State.STEADY, 0, 0, 0), NOW);
+    Report self = new Report(5, State.HOLDING, 10, 0, 0, Double.NaN);
+    Heard steady = new Heard(new Report(1, State.STEADY, 0, 0, 0, Double.NaN), NOW);
     assertFalse(decide(coordinator, self, 0, SETTLE - 1, 2, List.of(steady), NOW).prober());
     assertTrue(decide(coordinator, self, 0, SETTLE, 2, List.of(steady), NOW).prober());
   }
 
   @Test
   void aQuietNode_neverGoesStale_butABusyOneDoes() {
-    Report self = new Report(1, State.HOLDING, 5, 0, 0);
-    Report quiet = new Report(0, State.STEADY, 0, Double.POSITIVE_INFINITY, 0);
+    Report self = new Report(1, State.HOLDING, 5, 0, 0, Double.NaN);
+    Report quiet = new Report(0, State.STEADY, 0, Double.POSITIVE_INFINITY, 0, Double.NaN);
     assertTrue(
         decide(coordinator, self, 0, SETTLED, 2, List.of(new Heard(quiet, 0)), NOW).coordinated());
-    Report busy = new Report(0, State.STEADY, 1, Double.POSITIVE_INFINITY, 0);
+    Report busy = new Report(0, State.STEADY, 1, Double.POSITIVE_INFINITY, 0, Double.NaN);
     assertFalse(
         decide(coordinator, self, 0, SETTLED, 2, List.of(new Heard(busy, 0)), NOW).coordinated());
   }
 
   @Test
   void aNodeWithNoActorWaiting_keepsASmallReserve() {
-    Report idle = new Report(1, State.RAMPING, 0, 10, 0);
-    Report busy = new Report(2, State.RAMPING, 1000, 90, 0);
+    Report idle = new Report(1, State.RAMPING, 0, 10, 0, Double.NaN);
+    Report busy = new Report(2, State.RAMPING, 1000, 90, 0, Double.NaN);
     Decision d = decide(coordinator, idle, 0, SETTLED, 2, List.of(new Heard(busy, NOW)), NOW);
     // W = 1000, n = 2, reserve = 50: (0 + 50) / (1000 + 100)
     assertEquals(50.0 / 1100, d.share(), 1e-12);
@@ -337,8 +342,8 @@ final class ClusterCoordinatorPropertyTest {
 
   @Test
   void aNodeThatStartedLate_isRaisedToItsPartOfTheRatesInUse() {
-    Report late = new Report(1, State.RAMPING, 900, 10, 1);
-    Report early = new Report(2, State.RAMPING, 100, 90, 1);
+    Report late = new Report(1, State.RAMPING, 900, 10, 1, Double.NaN);
+    Report early = new Report(2, State.RAMPING, 100, 90, 1, Double.NaN);
     Decision d = decide(coordinator, late, 1, SETTLED, 2, List.of(new Heard(early, NOW)), NOW);
     // sum 100, W = 1000, n = 2, reserve = 50: 100 x (900 + 50) / 1100
     assertEquals(100 * 950.0 / 1100, d.rate(), 1e-9);
@@ -348,8 +353,8 @@ final class ClusterCoordinatorPropertyTest {
 
   @Test
   void aJoiningMemberWithoutALine_keepsTheOthersCoordinated() {
-    Report self = new Report(1, State.RAMPING, 100, 50, 1);
-    Heard other = new Heard(new Report(2, State.RAMPING, 100, 50, 1), NOW);
+    Report self = new Report(1, State.RAMPING, 100, 50, 1, Double.NaN);
+    Heard other = new Heard(new Report(2, State.RAMPING, 100, 50, 1, Double.NaN), NOW);
     // three members: this node, node 2, and a node that joined and has not written its line yet
     Decision joining = coordinator.decide(self, 1, SETTLED, 0, 3, 1, List.of(other), NOW);
     assertTrue(joining.coordinated());
@@ -359,14 +364,14 @@ final class ClusterCoordinatorPropertyTest {
 
   @Test
   void aSteadyNodeThatHasNotRampedOnTheNews_joinsTheRamp_andARecoveredOneDoesNot() {
-    Report steady = new Report(3, State.STEADY, 0, Double.POSITIVE_INFINITY, 0);
-    Heard ramping = new Heard(new Report(1, State.RAMPING, 500, 100, 1), NOW);
+    Report steady = new Report(3, State.STEADY, 0, Double.POSITIVE_INFINITY, 0, Double.NaN);
+    Heard ramping = new Heard(new Report(1, State.RAMPING, 500, 100, 1, Double.NaN), NOW);
     Decision joiner = decide(coordinator, steady, 0, 0, 2, List.of(ramping), NOW);
     assertTrue(joiner.resume(), "the news is newer than anything it ramped on");
     assertTrue(joiner.stayRamping());
-    Report recovered = new Report(3, State.STEADY, 0, Double.POSITIVE_INFINITY, 1);
+    Report recovered = new Report(3, State.STEADY, 0, Double.POSITIVE_INFINITY, 1, Double.NaN);
     assertFalse(decide(coordinator, recovered, 1, 0, 2, List.of(ramping), NOW).resume());
-    Heard idle = new Heard(new Report(1, State.RAMPING, 0, 100, 1), NOW);
+    Heard idle = new Heard(new Report(1, State.RAMPING, 0, 100, 1, Double.NaN), NOW);
     assertFalse(
         decide(coordinator, steady, 0, 0, 2, List.of(idle), NOW).resume(),
         "nobody waits: nothing to join");
@@ -379,14 +384,14 @@ final class ClusterCoordinatorPropertyTest {
     assertEquals(1, own.observe(State.RAMPING, 10, 100, Double.NaN, SETTLE).backEpoch());
     ClusterCoordinator.Local told = new ClusterCoordinator.Local(2);
     Report holding = told.observe(State.HOLDING, 10, 0, Double.NaN, 0);
-    Report finder = new Report(1, State.RAMPING, 10, 100, 1);
+    Report finder = new Report(1, State.RAMPING, 10, 100, 1, Double.NaN);
     Decision d = told.decide(coordinator, holding, 2, 0, List.of(new Heard(finder, 1)), 1);
     assertTrue(d.resume());
     assertEquals(1, told.observe(State.RAMPING, 10, 50, Double.NaN, 2).backEpoch());
     // a cut (the rate fell, a new goodput) starts the hold-off
     ClusterCoordinator c = new ClusterCoordinator(STALE, SETTLE, 500);
     Report cut = told.observe(State.RAMPING, 10, 20, 22.2, 100);
-    Report early = new Report(1, State.RAMPING, 10, 500, 1);
+    Report early = new Report(1, State.RAMPING, 10, 500, 1, Double.NaN);
     assertTrue(Double.isNaN(told.decide(c, cut, 2, 0, List.of(new Heard(early, 100)), 100).rate()));
     Report later = told.observe(State.RAMPING, 10, 20, 22.2, 700);
     assertEquals(
@@ -420,15 +425,15 @@ final class ClusterCoordinatorPropertyTest {
 
   @Test
   void aFreshReportOfANodeNotCounted_countsAsAMembers_soPassTheCountedMembersOnly() {
-    Report self = new Report(1, State.STEADY, 0, 100, 0);
-    Report stranger = new Report(7, State.HOLDING, 30, 0, 4); // not among the 2 members
+    Report self = new Report(1, State.STEADY, 0, 100, 0, Double.NaN);
+    Report stranger = new Report(7, State.HOLDING, 30, 0, 4, Double.NaN); // not among the 2 members
     Decision d = decide(coordinator, self, 0, SETTLED, 2, List.of(new Heard(stranger, NOW)), NOW);
     assertTrue(d.coordinated(), "it stands in for the missing member's report");
     assertEquals(2, d.inView());
     assertEquals(30, d.clusterWaiting());
     assertFalse(d.prober(), "the stranger holds with actors waiting: it probes");
     assertEquals(4, d.backEpoch());
-    Report third = new Report(9, State.STEADY, 0, 100, 0);
+    Report third = new Report(9, State.STEADY, 0, 100, 0, Double.NaN);
     Decision wider =
         decide(
             coordinator,
@@ -454,7 +459,9 @@ final class ClusterCoordinatorPropertyTest {
             .getMessage());
     assertEquals(
         "waiting must be >= 0 but was -1",
-        assertThrows(IllegalArgumentException.class, () -> new Report(1, State.STEADY, -1, 0, 0))
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new Report(1, State.STEADY, -1, 0, 0, Double.NaN))
             .getMessage());
     assertEquals(
         "members must be >= 1 but was 0",
@@ -462,7 +469,13 @@ final class ClusterCoordinatorPropertyTest {
                 IllegalArgumentException.class,
                 () ->
                     decide(
-                        coordinator, new Report(1, State.STEADY, 0, 0, 0), 0, 0, 0, List.of(), 0))
+                        coordinator,
+                        new Report(1, State.STEADY, 0, 0, 0, Double.NaN),
+                        0,
+                        0,
+                        0,
+                        List.of(),
+                        0))
             .getMessage());
   }
 
@@ -508,8 +521,8 @@ final class ClusterCoordinatorPropertyTest {
 
   @Test
   void aReportExactlyAsOldAsTheStaleWindow_stillCounts() {
-    Report self = new Report(1, State.HOLDING, 5, 0, 0);
-    Report busy = new Report(0, State.HOLDING, 5, 0, 0);
+    Report self = new Report(1, State.HOLDING, 5, 0, 0, Double.NaN);
+    Report busy = new Report(0, State.HOLDING, 5, 0, 0, Double.NaN);
     assertTrue(
         decide(coordinator, self, 0, SETTLED, 2, List.of(new Heard(busy, NOW - STALE)), NOW)
             .coordinated());
@@ -521,8 +534,8 @@ final class ClusterCoordinatorPropertyTest {
   @Test
   void aReportHeardAtTheLossCounts_andTheHoldOffEndsExactlyAtItsLength() {
     ClusterCoordinator c = new ClusterCoordinator(STALE, SETTLE, 500);
-    Report self = new Report(1, State.RAMPING, 900, 10, 1);
-    Report early = new Report(2, State.RAMPING, 100, 90, 1);
+    Report self = new Report(1, State.RAMPING, 900, 10, 1, Double.NaN);
+    Report early = new Report(2, State.RAMPING, 100, 90, 1, Double.NaN);
     // the loss was 500 ns ago, and the other's report arrived then: it counts, and so does the
     // raise
     Decision at = c.decide(self, 1, SETTLED, 500, 2, 0, List.of(new Heard(early, NOW - 500)), NOW);
@@ -537,8 +550,8 @@ final class ClusterCoordinatorPropertyTest {
   @Test
   void aRateAlreadyAtItsPart_isNotRaised() {
     // two nodes with the same demand and the same rate: each one's part is its own rate
-    Report self = new Report(1, State.RAMPING, 100, 50, 1);
-    Report other = new Report(2, State.RAMPING, 100, 50, 1);
+    Report self = new Report(1, State.RAMPING, 100, 50, 1, Double.NaN);
+    Report other = new Report(2, State.RAMPING, 100, 50, 1, Double.NaN);
     Decision d = decide(coordinator, self, 1, SETTLED, 2, List.of(new Heard(other, NOW)), NOW);
     assertTrue(d.coordinated());
     assertEquals(0.5, d.share());
@@ -572,20 +585,25 @@ final class ClusterCoordinatorPropertyTest {
     assertEquals(0, edges.settleNanos());
     assertEquals(
         "rate must be >= 0 but was -1.0",
-        assertThrows(IllegalArgumentException.class, () -> new Report(1, State.STEADY, 0, -1, 0))
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new Report(1, State.STEADY, 0, -1, 0, Double.NaN))
             .getMessage());
     assertEquals(
         "backEpoch must be >= 0 but was -1",
-        assertThrows(IllegalArgumentException.class, () -> new Report(1, State.STEADY, 0, 0, -1))
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new Report(1, State.STEADY, 0, 0, -1, Double.NaN))
             .getMessage());
-    new Report(1, State.STEADY, 0, 0, 0);
+    new Report(1, State.STEADY, 0, 0, 0, Double.NaN);
     assertEquals(
         "state must not be null",
-        assertThrows(NullPointerException.class, () -> new Report(1, null, 0, 0, 0)).getMessage());
+        assertThrows(NullPointerException.class, () -> new Report(1, null, 0, 0, 0, Double.NaN))
+            .getMessage());
     assertEquals(
         "report must not be null",
         assertThrows(NullPointerException.class, () -> new Heard(null, 0)).getMessage());
-    Report self = new Report(1, State.STEADY, 0, 0, 0);
+    Report self = new Report(1, State.STEADY, 0, 0, 0, Double.NaN);
     assertEquals(
         "joining must be >= 0 but was -1",
         assertThrows(
@@ -616,11 +634,12 @@ final class ClusterCoordinatorPropertyTest {
 
   @Test
   void aViewWithMoreNodesThanTheMembersCounted_sharesAmongAllItSees() {
-    Report self = new Report(1, State.STEADY, 0, Double.POSITIVE_INFINITY, 0);
+    Report self = new Report(1, State.STEADY, 0, Double.POSITIVE_INFINITY, 0, Double.NaN);
     List<Heard> others =
         List.of(
-            new Heard(new Report(2, State.STEADY, 0, Double.POSITIVE_INFINITY, 0), NOW),
-            new Heard(new Report(3, State.STEADY, 0, Double.POSITIVE_INFINITY, 0), NOW));
+            new Heard(new Report(2, State.STEADY, 0, Double.POSITIVE_INFINITY, 0, Double.NaN), NOW),
+            new Heard(
+                new Report(3, State.STEADY, 0, Double.POSITIVE_INFINITY, 0, Double.NaN), NOW));
     Decision d = decide(coordinator, self, 0, SETTLED, 2, others, NOW);
     assertTrue(d.coordinated());
     assertEquals(1.0 / 3, d.share(), 1e-12, "nobody waits: 1/n of the three in view");
@@ -630,7 +649,7 @@ final class ClusterCoordinatorPropertyTest {
   void theLocalState_countsTheHoldFromWhenItStarted() {
     ClusterCoordinator.Local local = new ClusterCoordinator.Local(5);
     Report self = local.observe(State.HOLDING, 10, 0, Double.NaN, 1_000);
-    Heard steady = new Heard(new Report(1, State.STEADY, 0, 0, 0), 1_000);
+    Heard steady = new Heard(new Report(1, State.STEADY, 0, 0, 0, Double.NaN), 1_000);
     assertFalse(
         local.decide(coordinator, self, 2, 0, List.of(steady), 1_000 + SETTLE - 1).prober(),
         "still settling: node 1 may be holding too");
@@ -641,7 +660,7 @@ final class ClusterCoordinatorPropertyTest {
   void theLocalState_aNodeThatRampedOnTheNewsAndRecovered_isNotResumedByIt() {
     ClusterCoordinator.Local told = new ClusterCoordinator.Local(2);
     Report holding = told.observe(State.HOLDING, 10, 0, Double.NaN, 0);
-    Report finder = new Report(1, State.RAMPING, 10, 100, 1);
+    Report finder = new Report(1, State.RAMPING, 10, 100, 1, Double.NaN);
     assertTrue(told.decide(coordinator, holding, 2, 0, List.of(new Heard(finder, 1)), 1).resume());
     told.observe(State.RAMPING, 10, 50, Double.NaN, 2);
     Report steady = told.observe(State.STEADY, 0, Double.POSITIVE_INFINITY, Double.NaN, 3);
@@ -654,7 +673,7 @@ final class ClusterCoordinatorPropertyTest {
   void theLocalState_holdsOffAfterARampStart_andAfterANewGoodput_notAfterTheSameOne() {
     ClusterCoordinator c = new ClusterCoordinator(STALE, SETTLE, 500);
     ClusterCoordinator.Local local = new ClusterCoordinator.Local(2);
-    Report other = new Report(1, State.RAMPING, 10, 500, 1);
+    Report other = new Report(1, State.RAMPING, 10, 500, 1, Double.NaN);
     local.observe(State.HOLDING, 10, 0, Double.NaN, 0);
     Report start = local.observe(State.RAMPING, 10, 20, Double.NaN, 1_000);
     assertTrue(
@@ -703,8 +722,8 @@ final class ClusterCoordinatorPropertyTest {
 
   @Test
   void aSettledHolder_probes_whenTheSmallerIdHoldsWithNoActorWaiting() {
-    Report self = new Report(5, State.HOLDING, 10, 0, 0);
-    Heard idle = new Heard(new Report(1, State.HOLDING, 0, 0, 0), NOW);
+    Report self = new Report(5, State.HOLDING, 10, 0, 0, Double.NaN);
+    Heard idle = new Heard(new Report(1, State.HOLDING, 0, 0, 0, Double.NaN), NOW);
     assertTrue(decide(coordinator, self, 0, SETTLED, 2, List.of(idle), NOW).prober());
   }
 }

@@ -1,11 +1,16 @@
 package dev.supervision.backoff.stash;
 
+import static dev.supervision.backoff.stash.Countdowns.ask;
+import static dev.supervision.backoff.stash.Countdowns.child;
+import static dev.supervision.backoff.stash.Countdowns.policy;
+import static dev.supervision.backoff.stash.Countdowns.telling;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.testkit.BackoffProbe;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.ManualTimers;
 import java.time.Duration;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -21,6 +26,11 @@ final class NoCountdownRunsWhileARestartWaitsForAPermitTest {
   // its own actor system: the timers of other tests' actors must not be counted
   @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
 
+  /**
+   * Fails {@code actor} twice under a budget of one permit per hour, so that the second restart
+   * waits for a permit once its delay has passed; returns how many timers the scheduler holds then
+   * more than before the second failure (the budget's gate has a timer of its own).
+   */
   private static int timersAddedWhileWaitingForAPermit(
       ActorRef<String> actor, BackoffProbe events, Duration delay) {
     actor.tell("fail");
@@ -30,13 +40,13 @@ final class NoCountdownRunsWhileARestartWaitsForAPermitTest {
     events.expectPermitGranted(actor);
     events.expectRestarted(actor);
     kit.createTestProbe().expectNoMessage(Duration.ofMillis(200)); // the gate settles
-    int before = TheHandlerIsToldTheTimeLeftUntilTheRestartTest.scheduledTimers(kit);
+    int before = ManualTimers.count(kit.system());
     actor.tell("fail");
     assertEquals(delay.multipliedBy(2), events.expectRestartScheduled(actor).delay());
     kit.time().timePasses(delay.multipliedBy(2));
     events.expectWaitingForPermit(actor);
     kit.createTestProbe().expectNoMessage(Duration.ofMillis(200)); // the gate settles
-    return TheHandlerIsToldTheTimeLeftUntilTheRestartTest.scheduledTimers(kit) - before;
+    return ManualTimers.count(kit.system()) - before;
   }
 
   @Test
@@ -47,26 +57,22 @@ final class NoCountdownRunsWhileARestartWaitsForAPermitTest {
     ActorRef<String> plain =
         kit.spawn(
             BackoffSupervisor.wrap(
-                TheHandlerIsToldTheTimeLeftUntilTheRestartTest.child(),
-                TheHandlerIsToldTheTimeLeftUntilTheRestartTest.policy(delay, events)
+                child(),
+                policy(delay, events)
                     .withBudget(RestartBudget.of("countdown-plain", 1, Duration.ofHours(1)))
                     .withAggregatedLogging(false))); // no herd-log window timer
     int withoutHandler = timersAddedWhileWaitingForAPermit(plain, events, delay);
     ActorRef<String> answering =
         kit.spawn(
             BackoffSupervisor.wrap(
-                TheHandlerIsToldTheTimeLeftUntilTheRestartTest.child(),
-                TheHandlerIsToldTheTimeLeftUntilTheRestartTest.policy(delay, events)
-                    .withHandlerWhileBackingOff(
-                        TheHandlerIsToldTheTimeLeftUntilTheRestartTest.telling(seen))
+                child(),
+                policy(delay, events)
+                    .withHandlerWhileBackingOff(telling(seen))
                     .withBudget(RestartBudget.of("countdown-handler", 1, Duration.ofHours(1)))
                     .withAggregatedLogging(false))); // no herd-log window timer
     int withHandler = timersAddedWhileWaitingForAPermit(answering, events, delay);
     assertEquals(withoutHandler, withHandler, "no countdown once the delay has passed");
-    assertEquals(
-        delay,
-        TheHandlerIsToldTheTimeLeftUntilTheRestartTest.ask(answering, seen),
-        "minBackoff while it waits for the permit");
+    assertEquals(delay, ask(answering, seen), "minBackoff while it waits for the permit");
     kit.testKit().stop(answering);
     kit.testKit().stop(plain);
   }

@@ -1,8 +1,13 @@
 package dev.supervision.backoff.stash;
 
+import static dev.supervision.backoff.stash.Countdowns.child;
+import static dev.supervision.backoff.stash.Countdowns.policy;
+import static dev.supervision.backoff.stash.Countdowns.telling;
+
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.testkit.BackoffProbe;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.ManualTimers;
 import java.time.Duration;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -23,64 +28,47 @@ final class OnlyAPolicyWithAHandlerRunsACountdownTest {
     TestProbe<Duration> seen = kit.createTestProbe();
     BackoffProbe events = kit.createProbe();
     Duration delay = Duration.ofMillis(500);
-    int before = TheHandlerIsToldTheTimeLeftUntilTheRestartTest.scheduledTimers(kit);
-    ActorRef<String> plain =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                TheHandlerIsToldTheTimeLeftUntilTheRestartTest.child(),
-                TheHandlerIsToldTheTimeLeftUntilTheRestartTest.policy(delay, events)));
-    TheHandlerIsToldTheTimeLeftUntilTheRestartTest.awaitTimers(kit, before);
+    int before = ManualTimers.count(kit.system());
+    ActorRef<String> plain = kit.spawn(BackoffSupervisor.wrap(child(), policy(delay, events)));
+    ManualTimers.await(kit.system(), before);
     plain.tell("fail");
     events.expectRestartScheduled(plain);
-    TheHandlerIsToldTheTimeLeftUntilTheRestartTest.awaitTimers(
-        kit, before + 1); // the restart tick only
+    ManualTimers.await(kit.system(), before + 1); // the restart tick only
     kit.time().timePasses(delay);
     events.expectRestarted(plain);
-    TheHandlerIsToldTheTimeLeftUntilTheRestartTest.awaitTimers(kit, before + 1); // the reset tick
+    ManualTimers.await(kit.system(), before + 1); // the reset tick
 
-    int running = TheHandlerIsToldTheTimeLeftUntilTheRestartTest.scheduledTimers(kit);
+    int running = ManualTimers.count(kit.system());
     ActorRef<String> answering =
         kit.spawn(
             BackoffSupervisor.wrap(
-                TheHandlerIsToldTheTimeLeftUntilTheRestartTest.child(),
-                TheHandlerIsToldTheTimeLeftUntilTheRestartTest.policy(delay, events)
-                    .withHandlerWhileBackingOff(
-                        TheHandlerIsToldTheTimeLeftUntilTheRestartTest.telling(seen))));
-    TheHandlerIsToldTheTimeLeftUntilTheRestartTest.awaitTimers(kit, running);
+                child(), policy(delay, events).withHandlerWhileBackingOff(telling(seen))));
+    ManualTimers.await(kit.system(), running);
     answering.tell("fail");
     events.expectRestartScheduled(answering);
-    TheHandlerIsToldTheTimeLeftUntilTheRestartTest.awaitTimers(
-        kit, running + 2); // the restart tick and the countdown
+    ManualTimers.await(kit.system(), running + 2); // the restart tick and the countdown
     kit.time().timePasses(delay);
     events.expectRestarted(answering);
-    TheHandlerIsToldTheTimeLeftUntilTheRestartTest.awaitTimers(
-        kit, running + 1); // the reset tick: the countdown is cancelled
+    ManualTimers.await(kit.system(), running + 1); // the reset tick: the countdown is cancelled
 
     // a policy that needs the classic supervisor for another option, but has no handler
-    int now = TheHandlerIsToldTheTimeLeftUntilTheRestartTest.scheduledTimers(kit);
+    int now = ManualTimers.count(kit.system());
     ActorRef<String> finalStop =
         kit.spawn(
             BackoffSupervisor.wrap(
-                TheHandlerIsToldTheTimeLeftUntilTheRestartTest.child(),
-                TheHandlerIsToldTheTimeLeftUntilTheRestartTest.policy(delay, events)
+                child(),
+                policy(delay, events)
                     .withRestartOnStop(true)
                     .withFinalStopMessage(m -> m.equals("bye"))));
-    TheHandlerIsToldTheTimeLeftUntilTheRestartTest.awaitTimers(kit, now);
+    ManualTimers.await(kit.system(), now);
     finalStop.tell("fail");
     events.expectRestartScheduled(finalStop);
-    TheHandlerIsToldTheTimeLeftUntilTheRestartTest.awaitTimers(
-        kit, now + 1); // the restart tick only
+    ManualTimers.await(kit.system(), now + 1); // the restart tick only
     kit.time().timePasses(delay);
     events.expectRestarted(finalStop);
     kit.testKit().stop(finalStop);
     kit.testKit().stop(answering);
     kit.testKit().stop(plain);
-    TheHandlerIsToldTheTimeLeftUntilTheRestartTest.awaitTimers(kit, before);
+    ManualTimers.await(kit.system(), before);
   }
-
-  /**
-   * Fails {@code actor} twice under a budget of one permit per hour, so that the second restart
-   * waits for a permit once its delay has passed; returns how many timers the scheduler holds then
-   * more than before the second failure (the budget's gate has a timer of its own).
-   */
 }

@@ -1,21 +1,18 @@
 package dev.supervision.backoff.stash;
 
+import static dev.supervision.backoff.stash.Countdowns.ask;
+import static dev.supervision.backoff.stash.Countdowns.child;
+import static dev.supervision.backoff.stash.Countdowns.policy;
+import static dev.supervision.backoff.stash.Countdowns.telling;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.supervision.backoff.BackoffHandler;
-import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
-import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.testkit.BackoffProbe;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.testkit.ExplicitlyTriggeredScheduler;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -29,37 +26,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 final class TheHandlerIsToldTheTimeLeftUntilTheRestartTest {
 
   @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
-
-  /** Tells {@code seen} the time left it is given for each message, and answers it. */
-  static BackoffHandler telling(TestProbe<Duration> seen) {
-    return (message, untilRestart) -> {
-      seen.ref().tell(untilRestart);
-      return true;
-    };
-  }
-
-  static BackoffPolicy policy(Duration delay, BackoffProbe events) {
-    return BackoffPolicy.exponential(delay, Duration.ofSeconds(10))
-        .withJitter(Jitter.none())
-        .withResetAfter(Duration.ofHours(1))
-        .withListener(events.listener());
-  }
-
-  /** Throws on "fail"; ignores anything else. */
-  static Behavior<String> child() {
-    return Behaviors.receiveMessage(
-        m -> {
-          if (m.equals("fail")) {
-            throw new IllegalStateException("fail");
-          }
-          return Behaviors.same();
-        });
-  }
-
-  static Duration ask(ActorRef<String> actor, TestProbe<Duration> seen) {
-    actor.tell("q");
-    return seen.receiveMessage();
-  }
 
   @Test
   void inFewLargeStepsTheTimeLeftShrinksByTheTimePassedAndNeverBelowOneTick() {
@@ -122,27 +88,5 @@ final class TheHandlerIsToldTheTimeLeftUntilTheRestartTest {
     assertEquals(tick, previous, "1 ms left: one tick");
     kit.time().timePasses(Duration.ofMillis(1));
     events.expectRestarted();
-  }
-
-  /** The tasks on the ManualTime scheduler of {@code kit}'s actor system. */
-  static int scheduledTimers(BackoffTestKit kit) {
-    ExplicitlyTriggeredScheduler scheduler =
-        (ExplicitlyTriggeredScheduler) Adapter.toClassic(kit.system()).scheduler();
-    // Scala's name for the private[testkit] map of scheduled items; public in the bytecode
-    return scheduler.org$apache$pekko$testkit$ExplicitlyTriggeredScheduler$$scheduled().size();
-  }
-
-  /**
-   * Waits (up to 3 s) until the scheduler of {@code kit} holds {@code expected} timers (asks have
-   * some too).
-   */
-  static void awaitTimers(BackoffTestKit kit, int expected) {
-    kit.createTestProbe()
-        .awaitAssert(
-            Duration.ofSeconds(3),
-            () -> {
-              assertEquals(expected, scheduledTimers(kit), "timers on the scheduler");
-              return null;
-            });
   }
 }

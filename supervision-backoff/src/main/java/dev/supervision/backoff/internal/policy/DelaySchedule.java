@@ -68,17 +68,6 @@ public final class DelaySchedule {
   }
 
   /**
-   * Clamps a delay to {@code [0, maxNanos]}.
-   *
-   * @param nanos a delay in nanoseconds
-   * @param maxNanos the cap
-   * @return the clamped delay
-   */
-  public static long clamp(long nanos, long maxNanos) {
-    return nanos < 0 ? 0 : Math.min(nanos, maxNanos);
-  }
-
-  /**
    * Advances to the next attempt and draws its delay.
    *
    * @param random the source of the draw
@@ -113,7 +102,7 @@ public final class DelaySchedule {
       brokenJitter = new BrokenJitter(jitter, attempt, delayed, threw);
       delay = StandardJitter.FULL.delayNanos(minNanos, maxNanos, bound, previousNanos, draw);
     } else {
-      delay = clamp(Check.saturatedNanos(delayed), maxNanos);
+      delay = Math.min(Check.saturatedNanos(delayed), maxNanos); // not negative: checked above
     }
     previousNanos = delay;
     return delay;

@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
+import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 
 /**
@@ -52,8 +53,7 @@ public final class PolicyConfig {
   /** What a boolean key allows. */
   public static final String BOOLEAN = "one of on, off, true, false, yes, no";
 
-  private static final String POLICY = "a backoff policy block";
-  private static final String POLICY_BLOCK = POLICY + " { ... }";
+  private static final String POLICY_BLOCK = "a backoff policy block { ... }";
   private static final String BUDGET_BLOCK =
       "a restart budget block { permits = ..., period = ... }";
   private static final String BUDGET_DEFAULTS_BLOCK = "a block of restart budget defaults { ... }";
@@ -72,7 +72,10 @@ public final class PolicyConfig {
   /** What each key allows, for the messages about a null or missing value. */
   private final Map<String, String> allowed;
 
-  /** A reader of {@code block}, which it rejects if it has a key that is not one of {@code keys}. */
+  /**
+   * A reader of {@code block} ({@code what}, for example {@link #POLICY_BLOCK}), which it rejects
+   * if it has a key that is not one of {@code keys}.
+   */
   private PolicyConfig(
       Config root,
       Config block,
@@ -107,7 +110,7 @@ public final class PolicyConfig {
   public static PolicyConfig policy(Config block, List<String> keys, Map<String, String> allowed) {
     Objects.requireNonNull(block, "config must not be null");
     return new PolicyConfig(
-        null, block, library(DEFAULTS_PATH), "", DEFAULTS_PATH, keys, allowed, POLICY);
+        null, block, library(DEFAULTS_PATH), "", DEFAULTS_PATH, keys, allowed, POLICY_BLOCK);
   }
 
   /**
@@ -128,15 +131,30 @@ public final class PolicyConfig {
       Config root, String path, List<String> keys, Map<String, String> allowed) {
     Objects.requireNonNull(root, "root must not be null");
     Objects.requireNonNull(path, "path must not be null");
+    return inRoot(root, path, POLICY_BLOCK, DEFAULTS_PATH, POLICY_BLOCK, keys, allowed);
+  }
+
+  /**
+   * A reader of the block ({@code what}) at {@code path} in {@code root}, with the defaults at
+   * {@code defaultsPath} ({@code defaultsWhat}); messages name the full path.
+   */
+  private static PolicyConfig inRoot(
+      Config root,
+      String path,
+      String what,
+      String defaultsPath,
+      String defaultsWhat,
+      List<String> keys,
+      Map<String, String> allowed) {
     return new PolicyConfig(
         root,
-        block(root, path, POLICY_BLOCK),
-        defaults(root, DEFAULTS_PATH, keys, POLICY_BLOCK),
+        block(root, path, what),
+        defaults(root, defaultsPath, keys, defaultsWhat),
         path + ".",
-        DEFAULTS_PATH,
+        defaultsPath,
         keys,
         allowed,
-        POLICY);
+        what);
   }
 
   /**
@@ -147,11 +165,7 @@ public final class PolicyConfig {
     Config defaults = library(path);
     if (find(root, path, what) != null) {
       Config own = block(root, path, what);
-      rejectUnknownKeys(
-          own,
-          keys,
-          what.substring(0, what.indexOf(" {")),
-          key -> path + "." + ConfigUtil.joinPath(key));
+      rejectUnknownKeys(own, keys, what, key -> path + "." + ConfigUtil.joinPath(key));
       defaults = own.withFallback(defaults);
     }
     return defaults;
@@ -214,8 +228,9 @@ public final class PolicyConfig {
   // ---------------------------------------------------------------- parsing
 
   /**
-   * Rejects the first key of {@code block} (in alphabetical order) that is not one of {@code
-   * keys}; {@code where} names a key's full path in the message.
+   * Rejects the first key of {@code block} ({@code what}, for example {@link #POLICY_BLOCK}), in
+   * alphabetical order, that is not one of {@code keys}; {@code where} names a key's full path in
+   * the message.
    */
   private static void rejectUnknownKeys(
       Config block, List<String> keys, String what, UnaryOperator<String> where) {
@@ -225,7 +240,7 @@ public final class PolicyConfig {
       throw new IllegalArgumentException(
           where.apply(unknown.first())
               + ": unknown setting; "
-              + what
+              + what.substring(0, what.indexOf(" {"))
               + " has only "
               + String.join(", ", keys));
     }
@@ -270,15 +285,8 @@ public final class PolicyConfig {
     }
     return new Named(
         name,
-        new PolicyConfig(
-            root,
-            block(root, path, BUDGET_BLOCK),
-            defaults(root, BUDGET_DEFAULTS_PATH, keys, BUDGET_DEFAULTS_BLOCK),
-            path + ".",
-            BUDGET_DEFAULTS_PATH,
-            keys,
-            allowed,
-            "a restart budget block"));
+        inRoot(
+            root, path, BUDGET_BLOCK, BUDGET_DEFAULTS_PATH, BUDGET_DEFAULTS_BLOCK, keys, allowed));
   }
 
   /**
@@ -418,12 +426,26 @@ public final class PolicyConfig {
    * @throws IllegalArgumentException if the value is not a duration
    */
   public Duration duration(String key, String allowed) {
+    return typed(key, allowed, Config::getDuration);
+  }
+
+  /** The value of {@code key} read by {@code get}; {@code allowed} names the type in the message. */
+  private <T> T typed(String key, String allowed, BiFunction<Config, String, T> get) {
     raw(key);
     try {
-      return source(key).getDuration(key);
+      return get.apply(source(key), key);
     } catch (ConfigException e) {
       throw bad(key, "is not " + allowed);
     }
+  }
+
+  /** The value of {@code key} if it is a whole number, or a string that spells one. */
+  private ConfigValue integral(String key, String allowed) {
+    ConfigValue value = raw(key);
+    if (!isIntegral(value)) {
+      throw bad(key, "is not " + allowed);
+    }
+    return value;
   }
 
   /**
@@ -434,12 +456,7 @@ public final class PolicyConfig {
    * @throws IllegalArgumentException if the value is not a number
    */
   public double number(String key) {
-    raw(key);
-    try {
-      return source(key).getDouble(key);
-    } catch (ConfigException e) {
-      throw bad(key, "is not a number");
-    }
+    return typed(key, "a number", Config::getDouble);
   }
 
   /**
@@ -451,15 +468,8 @@ public final class PolicyConfig {
    * @throws IllegalArgumentException if the value is not such a number
    */
   public int integer(String key, String allowed) {
-    ConfigValue value = raw(key);
-    if (!isIntegral(value)) {
-      throw bad(key, "is not " + allowed);
-    }
-    try {
-      return source(key).getInt(key);
-    } catch (ConfigException e) {
-      throw bad(key, "is not " + allowed);
-    }
+    integral(key, allowed);
+    return typed(key, allowed, Config::getInt);
   }
 
   /**
@@ -471,11 +481,7 @@ public final class PolicyConfig {
    * @throws IllegalArgumentException if the value is not such a number
    */
   public long longInteger(String key, String allowed) {
-    ConfigValue value = raw(key);
-    if (!isIntegral(value)) {
-      throw bad(key, "is not " + allowed);
-    }
-    if (value.unwrapped() instanceof String digits) {
+    if (integral(key, allowed).unwrapped() instanceof String digits) {
       // HOCON's getLong saturates a string of digits beyond the range of long; reject it instead
       try {
         return Long.parseLong(digits.trim());
@@ -483,11 +489,7 @@ public final class PolicyConfig {
         throw bad(key, "is not " + allowed + " from " + Long.MIN_VALUE + " to " + Long.MAX_VALUE);
       }
     }
-    try {
-      return source(key).getLong(key);
-    } catch (ConfigException e) {
-      throw bad(key, "is not " + allowed);
-    }
+    return typed(key, allowed, Config::getLong);
   }
 
   /** A whole number, or a string that spells one (HOCON converts those); never 1.5. */
@@ -507,12 +509,7 @@ public final class PolicyConfig {
    * @throws IllegalArgumentException if the value is not a boolean
    */
   public boolean bool(String key) {
-    raw(key);
-    try {
-      return source(key).getBoolean(key);
-    } catch (ConfigException e) {
-      throw bad(key, "is not one of on, off, true, false, yes, no");
-    }
+    return typed(key, BOOLEAN, Config::getBoolean);
   }
 
   /**
