@@ -114,6 +114,40 @@ final class HerdLogLinesTest {
   }
 
   @Test
+  void twoCausesInOneSecondAreOneLineEach() {
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    BackoffPolicy policy =
+        policy(events).withBudget(RestartBudget.of("herd-log-causes", 1000, Duration.ofSeconds(1)));
+    Behavior<String> child =
+        Behaviors.receiveMessage(
+            m -> {
+              throw m.equals("cache")
+                  ? new UnsupportedOperationException("cache down")
+                  : new IllegalStateException("queue full");
+            });
+    try (SupervisorLines lines = new SupervisorLines()) {
+      for (int i = 0; i < 20; i++) {
+        kit.spawn(BackoffSupervisor.wrap(child, policy)).tell(i % 2 == 0 ? "cache" : "queue");
+      }
+      for (int i = 0; i < 20; i++) {
+        events.expectMessageClass(BackoffEvent.RestartScheduled.class);
+      }
+      kit.time().timePasses(Duration.ofSeconds(1)); // the window closes
+      List<String> warn =
+          awaitLines(lines, Level.WARN, 2).stream()
+              .map(ILoggingEvent::getFormattedMessage)
+              .sorted()
+              .collect(Collectors.toList());
+      assertEquals(2, warn.size(), warn::toString);
+      assertTrue(warn.get(0).startsWith("10 supervised actors failed 10 times"), warn::toString);
+      assertTrue(warn.get(0).contains("java.lang.IllegalStateException"), warn::toString);
+      assertTrue(warn.get(1).startsWith("10 supervised actors failed 10 times"), warn::toString);
+      assertTrue(warn.get(1).contains("java.lang.UnsupportedOperationException"), warn::toString);
+      kit.time().timePasses(Duration.ofSeconds(1)); // a quiet second ends both episodes
+    }
+  }
+
+  @Test
   void withoutABudgetEachFailureHasItsOwnLineAsBefore() {
     TestProbe<BackoffEvent> events = kit.createTestProbe();
     try (SupervisorLines lines = new SupervisorLines()) {
