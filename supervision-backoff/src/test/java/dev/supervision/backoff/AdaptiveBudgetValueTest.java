@@ -16,7 +16,7 @@ import org.junit.jupiter.api.function.Executable;
  * with its name and value, is kept by every other {@code withX}, and takes part in equality, hashing
  * and printing. (That it has no burst is a matter for the compiler.)
  */
-final class AdaptiveRestartBudgetValueTest {
+final class AdaptiveBudgetValueTest {
 
   private static final Duration SECOND = Duration.ofSeconds(1);
 

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.function.Executable;
  * is kept by every {@code withX}, and takes part in equality, hashing and printing. (That it has no
  * adaptive setting is a matter for the compiler.)
  */
-final class FixedRestartBudgetValueTest {
+final class FixedBudgetValueTest {
 
   private static final Duration SECOND = Duration.ofSeconds(1);
 
