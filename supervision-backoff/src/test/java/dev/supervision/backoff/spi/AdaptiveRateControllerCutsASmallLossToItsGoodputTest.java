@@ -25,8 +25,12 @@ final class AdaptiveRateControllerCutsASmallLossToItsGoodputTest {
   private final List<Cut> cuts = new ArrayList<>();
 
   private AdaptiveRateController controller() {
+    return controller(Parameters.defaults());
+  }
+
+  private AdaptiveRateController controller(Parameters p) {
     return new AdaptiveRateController(
-        Parameters.defaults(),
+        p,
         new AdaptiveRateController.Listener() {
           @Override
           public void rateChanged(
@@ -116,6 +120,116 @@ final class AdaptiveRateControllerCutsASmallLossToItsGoodputTest {
         cut.to(),
         1e-6,
         "cut for three rejections: " + cut + ", best clean slice " + best);
+  }
+
+  /**
+   * Slice {@code k}: {@code grants} grants (the controller must permit them), {@code failNow} of
+   * them fail at once, and {@code failLate} grants of the slice before fail now, within the
+   * probation.
+   */
+  private static void slice(
+      AdaptiveRateController c, long k, int grants, int failNow, int failLate) {
+    long now = k * S;
+    c.onSlice(now, 5_000);
+    for (int i = 0; i < grants; i++) {
+      assertTrue(c.tryAcquire(now), "grant " + i + " of " + grants + " in slice " + k);
+    }
+    for (int i = 0; i < failNow; i++) {
+      c.onFailure(now, now);
+    }
+    for (int i = 0; i < failLate; i++) {
+      c.onFailure(now, now - S);
+    }
+  }
+
+  /** Warms a controller up behind the limiter, then runs the given slices 61.. and clean ones. */
+  private void warmThen(AdaptiveRateController c, int[]... slices) {
+    List<Integer> offered = new ArrayList<>();
+    List<Integer> ok = run(c, (k, g) -> record(offered, g, limiter(g)), 1, 60);
+    int best = bestClean(ok, offered, 50, 60);
+    assertTrue(best >= 15, "no clean slice to keep: " + ok);
+    cuts.clear();
+    long k = 61;
+    for (int[] s : slices) {
+      slice(c, k++, s[0], s[1], s[2]);
+    }
+    for (int i = 0; i < 4; i++) {
+      slice(c, k++, 8, 0, 0);
+    }
+  }
+
+  @Test
+  void twoOfTenGrants_exactlyTwiceTheTolerance_isASmallLossCutAtOnceToTheBestCleanSlice() {
+    AdaptiveRateController c = controller();
+    List<Integer> offered = new ArrayList<>();
+    List<Integer> ok = run(c, (k, g) -> record(offered, g, limiter(g)), 1, 60);
+    int best = bestClean(ok, offered, 50, 60);
+    cuts.clear();
+    slice(c, 61, 10, 2, 0); // 20 %: 2 <= 2 x 0.1 x 10
+    slice(c, 62, 8, 0, 0);
+    Cut cut = cuts.stream().filter(x -> x.slice() == 62).findFirst().orElseThrow();
+    double small = Math.min(cut.from(), Math.max(cut.goodput(), best * 1e9 / S));
+    double any = Math.min(cut.from(), Math.max(0.9 * cut.goodput(), 0.85 * best * 1e9 / S));
+    assertTrue(small > any + 1, "the example does not tell the two cuts apart: " + cut);
+    assertEquals(80, cut.goodput(), 1e-6, cut.toString());
+    assertEquals(small, cut.to(), 1e-6, "cut for 2 of 10: " + cut + ", best clean " + best);
+  }
+
+  @Test
+  void twoOfNineGrants_justAboveTwiceTheTolerance_cutAsAnyLoss() {
+    AdaptiveRateController c = controller();
+    List<Integer> offered = new ArrayList<>();
+    List<Integer> ok = run(c, (k, g) -> record(offered, g, limiter(g)), 1, 60);
+    int best = bestClean(ok, offered, 50, 60);
+    cuts.clear();
+    slice(c, 61, 9, 2, 0); // 22 %: 2 > 2 x 0.1 x 9
+    slice(c, 62, 8, 0, 0);
+    Cut cut = cuts.stream().filter(x -> x.slice() == 62).findFirst().orElseThrow();
+    double any = Math.min(cut.from(), Math.max(0.9 * cut.goodput(), 0.85 * best * 1e9 / S));
+    assertTrue(
+        Math.min(cut.from(), Math.max(cut.goodput(), best * 1e9 / S)) > any + 1, cut.toString());
+    assertEquals(any, cut.to(), 1e-6, "cut for 2 of 9: " + cut + ", best clean " + best);
+  }
+
+  @Test
+  void failuresOfExactlyTheTolerance_cutNothing() {
+    Parameters d = Parameters.defaults();
+    AdaptiveRateController c =
+        controller(
+            new Parameters(
+                d.slice(),
+                d.probation(),
+                d.initialRate(),
+                d.minRate(),
+                d.maxRate(),
+                d.decrease(),
+                0.2,
+                d.growth(),
+                d.firstProbe(),
+                d.maxProbeInterval(),
+                d.holdAfter()));
+    warmThen(c, new int[] {10, 2, 0}); // 2 = 0.2 x 10 at once
+    assertEquals(List.of(), cuts.stream().filter(x -> x.slice() > 61).toList());
+  }
+
+  @Test
+  void oneFailureAboveTheTolerance_alone_cutsNothing_atOnceOrLate() {
+    AdaptiveRateController c = controller();
+    warmThen(c, new int[] {5, 1, 0}, new int[] {5, 0, 0}, new int[] {5, 0, 0});
+    assertEquals(List.of(), cuts, "one of 5 failing at once");
+    AdaptiveRateController late = controller();
+    warmThen(late, new int[] {5, 0, 0}, new int[] {5, 0, 1}, new int[] {5, 0, 0});
+    assertEquals(List.of(), cuts, "one of 5 failing in the next slice");
+  }
+
+  @Test
+  void twoFailuresReportedInTheNextSlice_cutWhenTheSliceIsResolved() {
+    AdaptiveRateController c = controller();
+    warmThen(c, new int[] {10, 0, 0}, new int[] {8, 0, 2});
+    // slice 61 is resolved at the start of slice 63 (probation: one slice)
+    Cut cut = cuts.stream().findFirst().orElseThrow();
+    assertEquals(63, cut.slice(), cuts.toString());
+    assertEquals(80, cut.goodput(), 1e-6, cut.toString());
   }
 
   private static int record(List<Integer> offered, int g, int accepted) {

@@ -670,6 +670,22 @@ final class ClusterCoordinatorPropertyTest {
   }
 
   @Test
+  void theLocalState_holdsOffAfterARateThatFellWhileRamping_withNoNewGoodput() {
+    ClusterCoordinator c = new ClusterCoordinator(STALE, SETTLE, 500);
+    ClusterCoordinator.Local local = new ClusterCoordinator.Local(2);
+    Report other = new Report(1, State.RAMPING, 10, 500, 1, Double.NaN);
+    local.observe(State.HOLDING, 10, 0, Double.NaN, 0);
+    local.observe(State.RAMPING, 10, 20, Double.NaN, 1_000);
+    Report on = local.observe(State.RAMPING, 10, 20, Double.NaN, 1_600);
+    assertEquals(
+        260, local.decide(c, on, 2, 0, List.of(new Heard(other, 1_600)), 1_600).rate(), 1e-9);
+    Report fell = local.observe(State.RAMPING, 10, 19, Double.NaN, 2_000);
+    assertTrue(
+        Double.isNaN(local.decide(c, fell, 2, 0, List.of(new Heard(other, 2_100)), 2_100).rate()),
+        "100 ns after the rate fell");
+  }
+
+  @Test
   void theLocalState_holdsOffAfterARampStart_andAfterANewGoodput_notAfterTheSameOne() {
     ClusterCoordinator c = new ClusterCoordinator(STALE, SETTLE, 500);
     ClusterCoordinator.Local local = new ClusterCoordinator.Local(2);

@@ -81,6 +81,15 @@ final class FreedGoodputGoesToTheWaitingNodesTest {
   }
 
   @Test
+  void aReportHeardAtTheVeryInstantOfTheLoss_freesItsGoodput() {
+    Report self = new Report(1, State.RAMPING, 900, 390, 1, Double.NaN);
+    Heard other = new Heard(new Report(2, State.RAMPING, 100, 10, 1, Double.NaN), NOW);
+    Heard done = new Heard(new Report(3, State.RAMPING, 0, 400, 1, 150), NOW - HOLD_OFF);
+    // as in the first example: heard since the loss, so its 150 is freed
+    assertEquals(550 * 950.0 / 1100, decide(self, HOLD_OFF, other, done).rate(), 1e-9);
+  }
+
+  @Test
   void withinTheHoldOffAfterALoss_theFreedGoodputRaisesNobody() {
     Report self = new Report(1, State.RAMPING, 900, 100, 1, Double.NaN);
     Heard done = new Heard(new Report(3, State.RAMPING, 0, 400, 1, 400), NOW);
