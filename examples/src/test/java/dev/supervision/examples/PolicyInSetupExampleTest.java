@@ -28,6 +28,13 @@ final class PolicyInSetupExampleTest {
     TestProbe<String> replies = kit.createTestProbe();
     parent.tell(new PolicyInSetupExample.Forward(1, new Worker.Query("before", replies.ref())));
     replies.expectMessage("result of before");
+    // every worker connects in its setup: wait for all three connects (and the query) before
+    // taking the database down, or a late connect of another worker is counted as the failing call
+    replies.awaitAssert(
+        () -> {
+          assertEquals(3 + 1, db.calls());
+          return null;
+        });
 
     int callsBefore = db.calls();
     db.setUp(false);
