@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.apache.pekko.actor.UnhandledMessage;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -533,12 +534,48 @@ final class BackoffSupervisorTest {
    */
   @Test
   void afterGivingUpWithoutAChildUnderAnOuterResumeMessagesAreUnhandled() {
-    TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<UnhandledMessage> unhandled = unhandledMessages();
+    ActorRef<String> actor = gaveUpWithoutAChildUnderAnOuterResume(ctx -> {}, events);
+    actor.tell("after");
+    assertEquals("after", unhandled.expectMessageClass(UnhandledMessage.class).message());
+    kit.testKit().stop(actor);
+  }
+
+  /**
+   * A signal that reaches a supervisor that gave up without a child, under an outer supervisor that
+   * resumes (here the {@code Terminated} of an actor its child watched), is ignored: there is no
+   * behavior to give it to, and the actor goes on (its next message is unhandled, as above).
+   */
+  @Test
+  void afterGivingUpWithoutAChildUnderAnOuterResumeASignalIsIgnored() {
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<UnhandledMessage> unhandled = unhandledMessages();
+    ActorRef<String> watched = kit.spawn(Behaviors.receiveMessage(m -> Behaviors.stopped()));
+    ActorRef<String> actor =
+        gaveUpWithoutAChildUnderAnOuterResume(ctx -> ctx.watch(watched), events);
+    watched.tell("stop");
+    kit.createTestProbe().expectTerminated(watched);
+    actor.tell("after"); // after the Terminated: both are sent when the watched actor has stopped
+    assertEquals("after", unhandled.expectMessageClass(UnhandledMessage.class).message());
+    kit.testKit().stop(actor);
+  }
+
+  private static TestProbe<UnhandledMessage> unhandledMessages() {
     TestProbe<UnhandledMessage> unhandled = kit.createTestProbe();
     Adapter.toClassic(kit.system())
         .getEventStream()
         .subscribe(Adapter.toClassic(unhandled.ref()), UnhandledMessage.class);
+    return unhandled;
+  }
+
+  /**
+   * An actor under an outer resume whose child fails on its first message, then in the setup of its
+   * restart, at the restart limit: its supervisor gives up without a child. {@code firstSetup} runs
+   * in the child's first setup.
+   */
+  private static ActorRef<String> gaveUpWithoutAChildUnderAnOuterResume(
+      Consumer<ActorContext<String>> firstSetup, TestProbe<BackoffEvent> events) {
     AtomicInteger starts = new AtomicInteger();
     Behavior<String> child =
         Behaviors.setup(
@@ -546,6 +583,7 @@ final class BackoffSupervisorTest {
               if (starts.incrementAndGet() > 1) {
                 throw new TestChild.Boom("setup failed");
               }
+              firstSetup.accept(ctx);
               return Behaviors.receiveMessage(
                   m -> {
                     throw new TestChild.Boom(m);
@@ -566,9 +604,7 @@ final class BackoffSupervisorTest {
     assertEquals(
         BackoffEvent.Reason.MAX_RESTARTS_REACHED,
         events.expectMessageClass(BackoffEvent.GaveUp.class).reason());
-    actor.tell("after");
-    assertEquals("after", unhandled.expectMessageClass(UnhandledMessage.class).message());
-    kit.testKit().stop(actor);
+    return actor;
   }
 
   @Test
