@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffHandler;
@@ -160,6 +161,10 @@ final class RestartOnStopTest {
     parentSaw.expectMessage("terminated"); // not ChildFailed: the actor stopped, it did not fail
   }
 
+  /**
+   * A {@code ChildStopped} the child throws is a failure: its event says {@code afterStop() ==
+   * false}, its line is a failure's, and the last one fails the actor with it.
+   */
   @Test
   void aChildStoppedThatTheChildThrowsIsAFailure_itsLastOneFailsTheActorWithIt() {
     TestProbe<Throwable> parentSaw = kit.createTestProbe();
@@ -192,8 +197,17 @@ final class RestartOnStopTest {
                   .build();
             }));
     ActorRef<String> actor = refs.receiveMessage();
-    actor.tell("fail");
-    assertEquals(thrown, events.expectRestartScheduled().cause());
+    try (SupervisorLines lines = new SupervisorLines()) {
+      actor.tell("fail");
+      BackoffEvent.RestartScheduled scheduled = events.expectRestartScheduled();
+      assertEquals(thrown, scheduled.cause());
+      assertFalse(scheduled.afterStop(), "thrown, not a stop of the child");
+      assertEquals(
+          1,
+          lines.about(actor, Level.WARN, "failed (attempt 1), restarting in").size(),
+          () -> "a failure's line: " + lines.about(actor));
+      assertEquals(0, lines.about(actor, Level.WARN, "] stopped itself (attempt").size());
+    }
     events.advanceToRestart(kit.time());
     events.expectRestarted();
     actor.tell("fail again");
