@@ -22,7 +22,6 @@ import org.apache.pekko.actor.UnhandledMessage;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.ChildFailed;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
@@ -197,36 +196,19 @@ final class BackoffSupervisorTest {
     kit.testKit().stop(actor);
   }
 
-  record SignalSeen(Terminated signal) {}
-
   @Test
   void stopsOnTheFailureAfterMaxRestartsAndTheParentSeesIt() {
     TestProbe<String> probe = kit.createTestProbe();
-    TestProbe<Object> parentProbe = kit.createTestProbe();
+    TestProbe<WatchingParent.Ended> parentProbe = kit.createTestProbe();
+    TestProbe<ActorRef<String>> spawned = kit.createTestProbe();
     BackoffPolicy policy = unjittered().withMaxRestarts(2);
-    Behavior<Void> parent =
-        Behaviors.setup(
-            ctx -> {
-              ActorRef<String> child =
-                  ctx.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "child");
-              ctx.watch(child);
-              parentProbe.ref().tell(child);
-              return Behaviors.<Void>receive(Void.class)
-                  .onSignal(
-                      Terminated.class,
-                      t -> {
-                        parentProbe
-                            .ref()
-                            .tell(
-                                new SignalSeen(
-                                    t)); // a Signal sent as a message would arrive as a signal
-                        return Behaviors.same();
-                      })
-                  .build();
-            });
-    kit.spawn(parent);
-    @SuppressWarnings("unchecked")
-    ActorRef<String> child = (ActorRef<String>) parentProbe.receiveMessage();
+    kit.spawn(
+        WatchingParent.reporting(
+            BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy),
+            "child",
+            spawned.ref(),
+            parentProbe.ref()));
+    ActorRef<String> child = spawned.receiveMessage();
     probe.expectMessage("started");
     child.tell("fail");
     probe.expectMessage("preRestart");
@@ -236,10 +218,10 @@ final class BackoffSupervisorTest {
     expectRestartAfter(probe, Duration.ofMillis(200), "started");
     child.tell("fail"); // the failure after 2 restarts
     probe.expectMessage("postStop");
-    Object terminated = ((SignalSeen) parentProbe.receiveMessage()).signal();
-    assertTrue(terminated instanceof ChildFailed, "parent sees ChildFailed but got " + terminated);
-    assertEquals(child, ((ChildFailed) terminated).getRef());
-    assertTrue(((ChildFailed) terminated).getCause() instanceof TestChild.Boom);
+    WatchingParent.Ended terminated = parentProbe.receiveMessage();
+    assertTrue(terminated.failed(), "parent sees ChildFailed but got " + terminated);
+    assertEquals(child, terminated.child());
+    assertTrue(terminated.cause() instanceof TestChild.Boom);
     kit.time().timePasses(Duration.ofSeconds(2));
     probe.expectNoMessage(QUIET);
   }
