@@ -84,13 +84,8 @@ final class HerdLogLinesTest {
       failTogether(
           policy(events).withBudget(RestartBudget.of("herd-log", 1000, Duration.ofSeconds(1))),
           events);
-      kit.time().timePasses(Duration.ofSeconds(1)); // the window closes
-      List<ILoggingEvent> warn = awaitLines(lines, Level.WARN, 1);
-      assertEquals(1, warn.size(), () -> "one WARN line for the herd: " + warn);
-      String line = warn.get(0).getFormattedMessage();
-      assertTrue(
-          line.startsWith(HERD + " supervised actors failed " + HERD + " times in 1000 ms"), line);
-      assertNotNull(warn.get(0).getThrowableProxy(), "the first failure's stack trace");
+      ILoggingEvent herdLine = oneHerdLineAfterTheWindow(lines, "failed");
+      assertNotNull(herdLine.getThrowableProxy(), "the first failure's stack trace");
       assertEquals(HERD, failureLines(lines, Level.DEBUG).size(), "each failure at DEBUG");
 
       // the episode goes on: the next window of the same cause has counts only
@@ -216,15 +211,8 @@ final class HerdLogLinesTest {
       for (int i = 0; i < HERD; i++) {
         events.expectMessageClass(BackoffEvent.RestartScheduled.class);
       }
-      kit.time().timePasses(Duration.ofSeconds(1)); // the window closes
-      List<ILoggingEvent> warn = awaitLines(lines, Level.WARN, 1);
-      assertEquals(1, warn.size(), () -> "one WARN line for the herd: " + warn);
-      String line = warn.get(0).getFormattedMessage();
-      assertTrue(
-          line.startsWith(
-              HERD + " supervised actors stopped themselves " + HERD + " times in 1000 ms"),
-          line);
-      assertNull(warn.get(0).getThrowableProxy(), "a stop has no stack trace");
+      ILoggingEvent herdLine = oneHerdLineAfterTheWindow(lines, "stopped themselves");
+      assertNull(herdLine.getThrowableProxy(), "a stop has no stack trace");
       long own =
           lines.all().stream()
               .filter(e -> e.getFormattedMessage().contains("stopped itself"))
@@ -264,14 +252,24 @@ final class HerdLogLinesTest {
             events.expectMessageClass(BackoffEvent.RestartScheduled.class).afterStop(),
             "a failure, not a stop");
       }
-      kit.time().timePasses(Duration.ofSeconds(1)); // the window closes
-      List<ILoggingEvent> warn = awaitLines(lines, Level.WARN, 1);
-      assertEquals(1, warn.size(), () -> "one WARN line for the herd: " + warn);
-      String line = warn.get(0).getFormattedMessage();
-      assertTrue(
-          line.startsWith(HERD + " supervised actors failed " + HERD + " times in 1000 ms"), line);
+      String line = oneHerdLineAfterTheWindow(lines, "failed").getFormattedMessage();
       assertTrue(line.contains(ChildStopped.class.getName()), line);
     }
+  }
+
+  /**
+   * Lets the herd log's one-second window pass and expects its one WARN line: the whole herd {@code
+   * what} ("failed", "stopped themselves") once each in 1000 ms.
+   */
+  static ILoggingEvent oneHerdLineAfterTheWindow(SupervisorLines lines, String what) {
+    kit.time().timePasses(Duration.ofSeconds(1)); // the window closes
+    List<ILoggingEvent> warn = awaitLines(lines, Level.WARN, 1);
+    assertEquals(1, warn.size(), () -> "one WARN line for the herd: " + warn);
+    String line = warn.get(0).getFormattedMessage();
+    assertTrue(
+        line.startsWith(HERD + " supervised actors " + what + " " + HERD + " times in 1000 ms"),
+        line);
+    return warn.get(0);
   }
 
   /** Waits up to 3 s for {@code count} herd lines at {@code level}. */
