@@ -46,7 +46,7 @@ final class ConfiguredWorkerExampleTest {
     // the monitor subscribes in its setup: publish markers until one reaches it
     BackoffEvent.RestartScheduled marker =
         new BackoffEvent.RestartScheduled(
-            alerts.ref(), 0, Duration.ZERO, new RuntimeException("marker"));
+            alerts.ref(), 0, Duration.ZERO, new RuntimeException("marker"), false);
     alerts.awaitAssert(
         Duration.ofSeconds(10),
         () -> {

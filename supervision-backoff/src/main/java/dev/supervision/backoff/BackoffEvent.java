@@ -40,19 +40,14 @@ public sealed interface BackoffEvent {
    * @param attempt the restart attempt, 1 for the first since the start or the last reset
    * @param delay how long the actor waits before it restarts (includes any {@link RetryAfter} hint)
    * @param cause the failure; a {@link ChildStopped} if the child stopped itself
+   * @param afterStop whether this restart follows a stop of the child (it returned {@code
+   *     Behaviors.stopped()}) rather than a failure. This is what the supervisor saw, not a test of
+   *     {@code cause}: a child that throws a {@link ChildStopped} itself fails, and its event says
+   *     {@code false}. A restarted stream's completion or cancellation counts as a failure here.
    */
-  record RestartScheduled(ActorRef<?> actor, int attempt, Duration delay, Throwable cause)
-      implements BackoffEvent {
-
-    /**
-     * Whether this restart follows a stop of the child rather than a failure.
-     *
-     * @return {@code true} if {@link #cause()} is a {@link ChildStopped}
-     */
-    public boolean afterStop() {
-      return cause instanceof ChildStopped;
-    }
-  }
+  record RestartScheduled(
+      ActorRef<?> actor, int attempt, Duration delay, Throwable cause, boolean afterStop)
+      implements BackoffEvent {}
 
   /**
    * The behavior was started again after a backoff and now handles the stashed messages.

@@ -357,8 +357,9 @@ public final class BackoffPolicy {
    * {@link #withStopChildren(boolean)} keeps them, the stop is counted, the restart comes after the
    * schedule's next delay and asks the {@link #withBudget(RestartBudget) budget} for a permit, and
    * {@link #withMaxRestarts(int)} stops the actor for good (cleanly: a watching parent sees {@code
-   * Terminated}). Events carry a {@link ChildStopped} as their cause ({@link
-   * BackoffEvent.RestartScheduled#afterStop()}). Stop rules ({@link #withStopOn(Class[])}) and
+   * Terminated}). Events carry a {@link ChildStopped} as their cause, and {@link
+   * BackoffEvent.RestartScheduled#afterStop()} is {@code true} (a {@code ChildStopped} the child
+   * throws is a failure). Stop rules ({@link #withStopOn(Class[])}) and
    * {@code RetryAfter} hints do not apply to a stop, and an adaptive budget does not count it as a
    * failure of the resource. A stop is final, and the actor stops, if
    *

@@ -77,7 +77,11 @@ final class AdvanceToRestartTest {
                 .onEvent(
                     event instanceof BackoffEvent.RestartScheduled r
                         ? new BackoffEvent.RestartScheduled(
-                            r.actor(), r.attempt(), r.delay().plusMillis(1), r.cause())
+                            r.actor(),
+                            r.attempt(),
+                            r.delay().plusMillis(1),
+                            r.cause(),
+                            r.afterStop())
                         : event);
     ActorRef<String> actor =
         spawn(

@@ -60,7 +60,7 @@ final class SupervisorReports {
       emit(
           policy,
           jctx,
-          new BackoffEvent.RestartScheduled(jctx.getSelf(), restarts, delay, failure));
+          new BackoffEvent.RestartScheduled(jctx.getSelf(), restarts, delay, failure, stopped));
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.supervision.backoff.events;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +11,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
+import dev.supervision.backoff.ChildStopped;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.testkit.BackoffTestKit;
@@ -235,6 +237,40 @@ final class HerdLogLinesTest {
               .filter(e -> e.getFormattedMessage().contains("stopped itself"))
               .filter(e -> e.getLevel() != Level.DEBUG)
               .count());
+    }
+  }
+
+  /**
+   * A {@code ChildStopped} the children throw themselves, under restart on stop, is a failure: the
+   * herd's line counts failures of that cause, and no event says a stop.
+   */
+  @Test
+  void aHerdWhoseChildrenThrowChildStoppedWritesAFailuresLine() {
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    try (SupervisorLines lines = new SupervisorLines()) {
+      BackoffPolicy policy = policy(events).withAggregatedLogging(true).withRestartOnStop(true);
+      Behavior<String> throwsChildStopped =
+          Behaviors.receiveMessage(
+              m -> {
+                throw new ChildStopped();
+              });
+      List<ActorRef<String>> herd = new ArrayList<>();
+      for (int i = 0; i < HERD; i++) {
+        herd.add(kit.spawn(BackoffSupervisor.wrap(throwsChildStopped, policy)));
+      }
+      herd.forEach(a -> a.tell("query"));
+      for (int i = 0; i < HERD; i++) {
+        assertFalse(
+            events.expectMessageClass(BackoffEvent.RestartScheduled.class).afterStop(),
+            "a failure, not a stop");
+      }
+      kit.time().timePasses(Duration.ofSeconds(1)); // the window closes
+      List<ILoggingEvent> warn = awaitLines(lines, Level.WARN, 1);
+      assertEquals(1, warn.size(), () -> "one WARN line for the herd: " + warn);
+      String line = warn.get(0).getFormattedMessage();
+      assertTrue(
+          line.startsWith(HERD + " supervised actors failed " + HERD + " times in 1000 ms"), line);
+      assertTrue(line.contains(ChildStopped.class.getName()), line);
     }
   }
 

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 /**
  * An adaptive gate told by the cluster's coordination that another node probes does not probe while
  * holding, and starts ramping at its share of the initial rate when told another node found the
- * resource back.
+ * resource back, and takes the rate the coordination passes on while ramping.
  */
 final class AdaptiveGateFollowsTheClusterCoordinationTest {
 
@@ -88,6 +88,11 @@ final class AdaptiveGateFollowsTheClusterCoordinationTest {
     assertEquals(50, status.receiveMessage().rate(), 1e-9, "half of the initial 100/s");
     time.timePasses(Duration.ofMillis(200));
     assertEquals("waiting", granted.receiveMessage());
+    // the cluster passes on the goodput freed by other nodes: a ramping node takes the rate it is
+    // told
+    gate.tell(new Coordinate(new Decision(true, 0.5, false, 1, false, 5000, 1, false, 1, 0)));
+    gate.tell(new GateProtocol.Query(status.ref()));
+    assertEquals(5000, status.receiveMessage().rate(), 1e-9, "the rate the coordination passed on");
     // the coordination is lost: on its local fallback, a third of the budget, probing itself
     gate.tell(
         new Coordinate(new Decision(false, 1.0 / 3, true, 3, false, Double.NaN, 1, false, 1, 0)));

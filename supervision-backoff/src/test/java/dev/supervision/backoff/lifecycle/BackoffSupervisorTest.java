@@ -17,11 +17,11 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.apache.pekko.actor.UnhandledMessage;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.ChildFailed;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
@@ -196,36 +196,19 @@ final class BackoffSupervisorTest {
     kit.testKit().stop(actor);
   }
 
-  record SignalSeen(Terminated signal) {}
-
   @Test
   void stopsOnTheFailureAfterMaxRestartsAndTheParentSeesIt() {
     TestProbe<String> probe = kit.createTestProbe();
-    TestProbe<Object> parentProbe = kit.createTestProbe();
+    TestProbe<WatchingParent.Ended> parentProbe = kit.createTestProbe();
+    TestProbe<ActorRef<String>> spawned = kit.createTestProbe();
     BackoffPolicy policy = unjittered().withMaxRestarts(2);
-    Behavior<Void> parent =
-        Behaviors.setup(
-            ctx -> {
-              ActorRef<String> child =
-                  ctx.spawn(BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy), "child");
-              ctx.watch(child);
-              parentProbe.ref().tell(child);
-              return Behaviors.<Void>receive(Void.class)
-                  .onSignal(
-                      Terminated.class,
-                      t -> {
-                        parentProbe
-                            .ref()
-                            .tell(
-                                new SignalSeen(
-                                    t)); // a Signal sent as a message would arrive as a signal
-                        return Behaviors.same();
-                      })
-                  .build();
-            });
-    kit.spawn(parent);
-    @SuppressWarnings("unchecked")
-    ActorRef<String> child = (ActorRef<String>) parentProbe.receiveMessage();
+    kit.spawn(
+        WatchingParent.reporting(
+            BackoffSupervisor.wrap(TestChild.create(probe.ref()), policy),
+            "child",
+            spawned.ref(),
+            parentProbe.ref()));
+    ActorRef<String> child = spawned.receiveMessage();
     probe.expectMessage("started");
     child.tell("fail");
     probe.expectMessage("preRestart");
@@ -235,10 +218,10 @@ final class BackoffSupervisorTest {
     expectRestartAfter(probe, Duration.ofMillis(200), "started");
     child.tell("fail"); // the failure after 2 restarts
     probe.expectMessage("postStop");
-    Object terminated = ((SignalSeen) parentProbe.receiveMessage()).signal();
-    assertTrue(terminated instanceof ChildFailed, "parent sees ChildFailed but got " + terminated);
-    assertEquals(child, ((ChildFailed) terminated).getRef());
-    assertTrue(((ChildFailed) terminated).getCause() instanceof TestChild.Boom);
+    WatchingParent.Ended terminated = parentProbe.receiveMessage();
+    assertTrue(terminated.failed(), "parent sees ChildFailed but got " + terminated);
+    assertEquals(child, terminated.child());
+    assertTrue(terminated.cause() instanceof TestChild.Boom);
     kit.time().timePasses(Duration.ofSeconds(2));
     probe.expectNoMessage(QUIET);
   }
@@ -533,12 +516,48 @@ final class BackoffSupervisorTest {
    */
   @Test
   void afterGivingUpWithoutAChildUnderAnOuterResumeMessagesAreUnhandled() {
-    TestProbe<String> probe = kit.createTestProbe();
     TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<UnhandledMessage> unhandled = unhandledMessages();
+    ActorRef<String> actor = gaveUpWithoutAChildUnderAnOuterResume(ctx -> {}, events);
+    actor.tell("after");
+    assertEquals("after", unhandled.expectMessageClass(UnhandledMessage.class).message());
+    kit.testKit().stop(actor);
+  }
+
+  /**
+   * A signal that reaches a supervisor that gave up without a child, under an outer supervisor that
+   * resumes (here the {@code Terminated} of an actor its child watched), is ignored: there is no
+   * behavior to give it to, and the actor goes on (its next message is unhandled, as above).
+   */
+  @Test
+  void afterGivingUpWithoutAChildUnderAnOuterResumeASignalIsIgnored() {
+    TestProbe<BackoffEvent> events = kit.createTestProbe();
+    TestProbe<UnhandledMessage> unhandled = unhandledMessages();
+    ActorRef<String> watched = kit.spawn(Behaviors.receiveMessage(m -> Behaviors.stopped()));
+    ActorRef<String> actor =
+        gaveUpWithoutAChildUnderAnOuterResume(ctx -> ctx.watch(watched), events);
+    watched.tell("stop");
+    kit.createTestProbe().expectTerminated(watched);
+    actor.tell("after"); // after the Terminated: both are sent when the watched actor has stopped
+    assertEquals("after", unhandled.expectMessageClass(UnhandledMessage.class).message());
+    kit.testKit().stop(actor);
+  }
+
+  private static TestProbe<UnhandledMessage> unhandledMessages() {
     TestProbe<UnhandledMessage> unhandled = kit.createTestProbe();
     Adapter.toClassic(kit.system())
         .getEventStream()
         .subscribe(Adapter.toClassic(unhandled.ref()), UnhandledMessage.class);
+    return unhandled;
+  }
+
+  /**
+   * An actor under an outer resume whose child fails on its first message, then in the setup of its
+   * restart, at the restart limit: its supervisor gives up without a child. {@code firstSetup} runs
+   * in the child's first setup.
+   */
+  private static ActorRef<String> gaveUpWithoutAChildUnderAnOuterResume(
+      Consumer<ActorContext<String>> firstSetup, TestProbe<BackoffEvent> events) {
     AtomicInteger starts = new AtomicInteger();
     Behavior<String> child =
         Behaviors.setup(
@@ -546,6 +565,7 @@ final class BackoffSupervisorTest {
               if (starts.incrementAndGet() > 1) {
                 throw new TestChild.Boom("setup failed");
               }
+              firstSetup.accept(ctx);
               return Behaviors.receiveMessage(
                   m -> {
                     throw new TestChild.Boom(m);
@@ -566,9 +586,7 @@ final class BackoffSupervisorTest {
     assertEquals(
         BackoffEvent.Reason.MAX_RESTARTS_REACHED,
         events.expectMessageClass(BackoffEvent.GaveUp.class).reason());
-    actor.tell("after");
-    assertEquals("after", unhandled.expectMessageClass(UnhandledMessage.class).message());
-    kit.testKit().stop(actor);
+    return actor;
   }
 
   @Test

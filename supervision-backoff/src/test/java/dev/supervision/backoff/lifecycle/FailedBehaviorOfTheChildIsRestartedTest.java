@@ -289,25 +289,19 @@ final class FailedBehaviorOfTheChildIsRestartedTest {
                   return Behaviors.same();
                 })
             .build();
-    TestProbe<Object> parentProbe = kit.createTestProbe();
+    TestProbe<WatchingParent.Ended> parentProbe = kit.createTestProbe();
+    TestProbe<ActorRef<String>> spawned = kit.createTestProbe();
     kit.spawn(
-        Behaviors.<String>setup(
-            ctx -> {
-              ActorRef<String> actor =
-                  ctx.spawn(BackoffSupervisor.wrap(child, policy(events)), "c");
-              ctx.watch(actor);
-              actor.tell("fail");
-              return Behaviors.receive(String.class)
-                  .onSignal(
-                      org.apache.pekko.actor.typed.ChildFailed.class,
-                      f -> {
-                        parentProbe.ref().tell(f.getCause());
-                        return Behaviors.same();
-                      })
-                  .build();
-            }));
+            WatchingParent.reporting(
+                BackoffSupervisor.wrap(child, policy(events)),
+                "c",
+                spawned.ref(),
+                parentProbe.ref()))
+        .tell("fail");
     probe.expectMessage("postStop");
-    assertSame(cause, parentProbe.receiveMessage());
+    WatchingParent.Ended ended = parentProbe.receiveMessage();
+    assertEquals(spawned.receiveMessage(), ended.child());
+    assertSame(cause, ended.cause());
     assertEquals(
         BackoffEvent.Reason.INNER_STOP,
         assertInstanceOf(BackoffEvent.GaveUp.class, events.receiveMessage()).reason());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffHandler;
@@ -24,7 +25,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.ChildFailed;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.internal.PoisonPill;
@@ -117,32 +117,12 @@ final class RestartOnStopTest {
   @Test
   void maxRestartsStopsTheActorCleanlyAfterTheLastStop() {
     TestProbe<String> probe = kit.createTestProbe();
-    TestProbe<String> parentSaw = kit.createTestProbe();
     BackoffProbe events = kit.createProbe();
     Behavior<String> supervised =
         BackoffSupervisor.wrap(child(probe), policy(events).withMaxRestarts(1));
     TestProbe<ActorRef<String>> refs = kit.createTestProbe();
-    kit.spawn(
-        Behaviors.<Object>setup(
-            ctx -> {
-              ActorRef<String> c = ctx.spawn(supervised, "child");
-              ctx.watch(c);
-              refs.ref().tell(c);
-              return Behaviors.receive(Object.class)
-                  .onSignal(
-                      org.apache.pekko.actor.typed.ChildFailed.class,
-                      f -> {
-                        parentSaw.ref().tell("child-failed");
-                        return Behaviors.same();
-                      })
-                  .onSignal(
-                      org.apache.pekko.actor.typed.Terminated.class,
-                      t -> {
-                        parentSaw.ref().tell("terminated");
-                        return Behaviors.same();
-                      })
-                  .build();
-            }));
+    TestProbe<WatchingParent.Ended> ended = kit.createTestProbe();
+    kit.spawn(WatchingParent.reporting(supervised, "child", refs.ref(), ended.ref()));
     ActorRef<String> actor = refs.receiveMessage();
     probe.expectMessage("started-1");
     actor.tell("stop");
@@ -157,12 +137,17 @@ final class RestartOnStopTest {
     assertEquals(BackoffEvent.Reason.MAX_RESTARTS_REACHED, gaveUp.reason());
     assertInstanceOf(ChildStopped.class, gaveUp.cause());
     probe.expectTerminated(actor);
-    parentSaw.expectMessage("terminated"); // not ChildFailed: the actor stopped, it did not fail
+    // not ChildFailed: the actor stopped, it did not fail
+    assertEquals(new WatchingParent.Ended(actor, null), ended.receiveMessage());
   }
 
+  /**
+   * A {@code ChildStopped} the child throws is a failure: its event says {@code afterStop() ==
+   * false}, its line is a failure's, and the last one fails the actor with it.
+   */
   @Test
   void aChildStoppedThatTheChildThrowsIsAFailure_itsLastOneFailsTheActorWithIt() {
-    TestProbe<Throwable> parentSaw = kit.createTestProbe();
+    TestProbe<WatchingParent.Ended> parentSaw = kit.createTestProbe();
     BackoffProbe events = kit.createProbe();
     ChildStopped thrown = new ChildStopped(); // public: user code can throw one too
     Behavior<String> throwing =
@@ -177,30 +162,27 @@ final class RestartOnStopTest {
         BackoffSupervisor.wrap(throwing, policy(events).withMaxRestarts(1));
     TestProbe<ActorRef<String>> refs = kit.createTestProbe();
     kit.spawn(
-        Behaviors.<Object>setup(
-            ctx -> {
-              ActorRef<String> c = ctx.spawn(supervised, "throws-child-stopped");
-              ctx.watch(c);
-              refs.ref().tell(c);
-              return Behaviors.receive(Object.class)
-                  .onSignal(
-                      ChildFailed.class,
-                      f -> {
-                        parentSaw.ref().tell(f.cause());
-                        return Behaviors.same();
-                      })
-                  .build();
-            }));
+        WatchingParent.reporting(supervised, "throws-child-stopped", refs.ref(), parentSaw.ref()));
     ActorRef<String> actor = refs.receiveMessage();
-    actor.tell("fail");
-    assertEquals(thrown, events.expectRestartScheduled().cause());
+    try (SupervisorLines lines = new SupervisorLines()) {
+      actor.tell("fail");
+      BackoffEvent.RestartScheduled scheduled = events.expectRestartScheduled();
+      assertEquals(thrown, scheduled.cause());
+      assertFalse(scheduled.afterStop(), "thrown, not a stop of the child");
+      assertEquals(
+          1,
+          lines.about(actor, Level.WARN, "failed (attempt 1), restarting in").size(),
+          () -> "a failure's line: " + lines.about(actor));
+      assertEquals(0, lines.about(actor, Level.WARN, "] stopped itself (attempt").size());
+    }
     events.advanceToRestart(kit.time());
     events.expectRestarted();
     actor.tell("fail again");
     BackoffEvent.GaveUp gaveUp = events.expectGaveUp();
     assertEquals(BackoffEvent.Reason.MAX_RESTARTS_REACHED, gaveUp.reason());
     assertEquals(thrown, gaveUp.cause());
-    assertEquals(thrown, parentSaw.receiveMessage()); // failed with it (not a NullPointerException)
+    // failed with it (not a NullPointerException)
+    assertEquals(new WatchingParent.Ended(actor, thrown), parentSaw.receiveMessage());
   }
 
   @Test

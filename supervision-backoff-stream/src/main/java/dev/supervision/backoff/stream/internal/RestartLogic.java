@@ -547,7 +547,7 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
           delay.toMillis());
     }
     if (listening) {
-      emit(new BackoffEvent.RestartScheduled(self(), restarts, delay, cause));
+      emit(new BackoffEvent.RestartScheduled(self(), restarts, delay, cause, false));
     }
   }
 
