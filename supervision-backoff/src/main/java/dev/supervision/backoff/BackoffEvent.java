@@ -76,8 +76,12 @@ public sealed interface BackoffEvent {
    * @param cause the failure that stopped the actor; a {@link ChildStopped} if the child stopped
    *     itself
    * @param reason why the failure was not restarted
+   * @param afterStop whether the actor stops after a stop of the child (it returned {@code
+   *     Behaviors.stopped()} under {@link BackoffPolicy#withRestartOnStop(boolean)} once {@code
+   *     maxRestarts} was reached) rather than after a failure; as for {@link
+   *     RestartScheduled#afterStop()}, what the supervisor saw, not a test of {@code cause}
    */
-  record GaveUp(ActorRef<?> actor, int attempt, Throwable cause, Reason reason)
+  record GaveUp(ActorRef<?> actor, int attempt, Throwable cause, Reason reason, boolean afterStop)
       implements BackoffEvent {}
 
   /**

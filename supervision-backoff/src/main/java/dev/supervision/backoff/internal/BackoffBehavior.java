@@ -654,7 +654,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
       TypedActorContext<T> ctx, Throwable failure, BackoffEvent.Reason reason, boolean stop) {
     recovery.inBackoff = false;
     dropStash(ctx, "actor stopped by its backoff supervisor: " + reason);
-    SupervisorReports.gaveUp(policy(), ctx.asJava(), restarts(), failure, reason);
+    SupervisorReports.gaveUp(policy(), ctx.asJava(), restarts(), failure, reason, stop);
     if (stop) {
       return null; // the child stopped itself: the caller stops the actor cleanly
     }

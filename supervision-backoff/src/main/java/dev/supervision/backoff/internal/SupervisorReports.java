@@ -3,7 +3,6 @@ package dev.supervision.backoff.internal;
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffListener;
 import dev.supervision.backoff.BackoffPolicy;
-import dev.supervision.backoff.ChildStopped;
 import dev.supervision.backoff.internal.util.Causes;
 import java.time.Duration;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
@@ -84,15 +83,19 @@ final class SupervisorReports {
     log(policy, jctx, level, report.trace(), format, args);
   }
 
-  /** The actor gave up: it stops after {@code restarts} restarts. */
+  /**
+   * The actor gave up: it stops after {@code restarts} restarts; {@code stopped} if the child
+   * stopped itself (its line has no stack trace).
+   */
   static void gaveUp(
       BackoffPolicy policy,
       ActorContext<?> jctx,
       int restarts,
       Throwable failure,
-      BackoffEvent.Reason reason) {
+      BackoffEvent.Reason reason,
+      boolean stopped) {
     if (policy.isLoggingEnabled()) {
-      Throwable trace = failure instanceof ChildStopped ? null : failure;
+      Throwable trace = stopped ? null : failure;
       String described = Causes.describe(failure);
       herdOrOwnLine(
           policy,
@@ -110,7 +113,10 @@ final class SupervisorReports {
           described);
     }
     if (listening(policy)) {
-      emit(policy, jctx, new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason));
+      emit(
+          policy,
+          jctx,
+          new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason, stopped));
     }
   }
 
@@ -121,7 +127,7 @@ final class SupervisorReports {
         jctx,
         listening(policy)
             ? new BackoffEvent.GaveUp(
-                jctx.getSelf(), restarts, cause, BackoffEvent.Reason.INNER_STOP)
+                jctx.getSelf(), restarts, cause, BackoffEvent.Reason.INNER_STOP, false)
             : null,
         "Supervised actor [{}] stopped by a supervisor inside it (not restarted): {}",
         Causes.describe(cause));

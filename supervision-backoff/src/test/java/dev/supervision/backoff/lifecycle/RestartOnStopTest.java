@@ -136,13 +136,14 @@ final class RestartOnStopTest {
     BackoffEvent.GaveUp gaveUp = events.expectGaveUp();
     assertEquals(BackoffEvent.Reason.MAX_RESTARTS_REACHED, gaveUp.reason());
     assertInstanceOf(ChildStopped.class, gaveUp.cause());
+    assertTrue(gaveUp.afterStop(), "the child stopped itself");
     probe.expectTerminated(actor);
     // not ChildFailed: the actor stopped, it did not fail
     assertEquals(new WatchingParent.Ended(actor, null), ended.receiveMessage());
   }
 
   /**
-   * A {@code ChildStopped} the child throws is a failure: its event says {@code afterStop() ==
+   * A {@code ChildStopped} the child throws is a failure: its events say {@code afterStop() ==
    * false}, its line is a failure's, and the last one fails the actor with it.
    */
   @Test
@@ -181,6 +182,7 @@ final class RestartOnStopTest {
     BackoffEvent.GaveUp gaveUp = events.expectGaveUp();
     assertEquals(BackoffEvent.Reason.MAX_RESTARTS_REACHED, gaveUp.reason());
     assertEquals(thrown, gaveUp.cause());
+    assertFalse(gaveUp.afterStop(), "thrown, not a stop of the child");
     // failed with it (not a NullPointerException)
     assertEquals(new WatchingParent.Ended(actor, thrown), parentSaw.receiveMessage());
   }

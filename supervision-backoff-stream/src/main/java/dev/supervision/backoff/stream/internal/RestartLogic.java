@@ -504,7 +504,7 @@ public abstract class RestartLogic extends TimerGraphStageLogic {
         reason,
         describe(cause));
     if (listening) {
-      emit(new BackoffEvent.GaveUp(self(), restarts, cause, reason));
+      emit(new BackoffEvent.GaveUp(self(), restarts, cause, reason, false));
     }
   }
 
