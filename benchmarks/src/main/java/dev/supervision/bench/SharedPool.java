@@ -66,9 +66,10 @@ public final class SharedPool extends ExecutorServiceConfigurator {
       return List.of();
     }
 
+    /** Never shut down, so never terminated: both answers are false. */
     @Override
     public boolean isShutdown() {
-      return false;
+      return isTerminated();
     }
 
     @Override
