@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -66,7 +67,7 @@ public final class FlakyResourceExample {
    * fails, then queries until every worker answers again.
    *
    * @param workers how many workers
-   * @param outage how long the database is down
+   * @param outage how long the database stays down once every worker has failed
    * @param out where to print what happens
    * @return what was observed
    * @throws Exception if the actor system fails to start or stop
@@ -83,6 +84,8 @@ public final class FlakyResourceExample {
       for (int i = 0; i < workers; i++) { // each worker fails on its next query
         system.tell(new Worker.Query("select 1", system.ignoreRef()));
       }
+      // the outage lasts from now until `outage` after every worker has failed
+      waitUntil(() -> failedWorkers(seen) == workers);
       system.scheduler().scheduleOnce(outage, () -> db.setUp(true), system.executionContext());
       boolean allAnswered = false;
       for (int round = 0; round < 40 && !allAnswered; round++) {
@@ -111,6 +114,22 @@ public final class FlakyResourceExample {
     } finally {
       system.terminate();
       system.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** How many workers failed at least once (each failure handled is a RestartScheduled). */
+  private static long failedWorkers(ConcurrentLinkedQueue<BackoffEvent> seen) {
+    return seen.stream()
+        .filter(e -> e instanceof BackoffEvent.RestartScheduled)
+        .map(BackoffEvent::actor)
+        .distinct()
+        .count();
+  }
+
+  /** Polls {@code condition} for up to 20 s. */
+  private static void waitUntil(BooleanSupplier condition) throws InterruptedException {
+    for (int i = 0; i < 1000 && !condition.getAsBoolean(); i++) {
+      Thread.sleep(20);
     }
   }
 
