@@ -10,16 +10,20 @@ import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.testkit.ExplicitlyTriggeredScheduler;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -59,10 +63,85 @@ final class AdaptiveBudgetTest {
     }
   }
 
+  /**
+   * Tells when the actors and the gate have done all that the last {@code timePasses} let them do,
+   * from the supervisors' events and the gate's status, not from a quiet spell of wall-clock time:
+   * no permit is on its way or being used, every restart timer that fell due has led to a request,
+   * and the gate holds every request. The supervisor tells the gate ({@code Acquire}, {@code Failed})
+   * before it reports the event, and a granted restart reports its outcome in the same message as
+   * {@code PermitGranted}, so the status asked after a snapshot of the events tells the rest.
+   */
+  static final class Settling implements BackoffListener {
+    private record Last(BackoffEvent event, long dueMs) {}
+
+    private final ExplicitlyTriggeredScheduler scheduler =
+        (ExplicitlyTriggeredScheduler) Adapter.toClassic(kit.system()).scheduler();
+    private final Map<ActorRef<?>, Last> last = new ConcurrentHashMap<>();
+    private final AtomicLong events = new AtomicLong();
+    private final AtomicInteger granted = new AtomicInteger();
+
+    @Override
+    public void onEvent(BackoffEvent event) {
+      // a restart is scheduled while the test waits or at the gate's tick, the last task of a step:
+      // the scheduler's time now is the time it was scheduled at
+      long due =
+          event instanceof BackoffEvent.RestartScheduled s
+              ? scheduler.currentTimeMs() + s.delay().toMillis()
+              : Long.MAX_VALUE;
+      last.put(event.actor(), new Last(event, due));
+      if (event instanceof BackoffEvent.PermitGranted) {
+        granted.incrementAndGet();
+      }
+      events.incrementAndGet();
+    }
+
+    /** The permits granted so far. */
+    int granted() {
+      return granted.get();
+    }
+
+    /** Waits until the {@code actors} and the budget's gate have nothing left to do at this time. */
+    void await(int actors, String budget) {
+      kit.<String>createTestProbe()
+          .awaitAssert(
+              Duration.ofSeconds(30),
+              Duration.ofMillis(5),
+              () -> {
+                long before = events.get();
+                long now = scheduler.currentTimeMs();
+                int asking = 0;
+                for (Last l : last.values()) {
+                  assertTrue(
+                      !(l.event() instanceof BackoffEvent.PermitGranted), "a restart in progress");
+                  assertTrue(l.dueMs() > now, "a restart timer fell due: its request is coming");
+                  asking += l.event() instanceof BackoffEvent.WaitingForPermit ? 1 : 0;
+                }
+                assertEquals(actors, last.size(), "every actor has reported");
+                int waiting = status(budget).waiting();
+                assertEquals(before, events.get(), "events while the status was asked");
+                assertEquals(asking, waiting, "requests or permits on their way");
+                return null;
+              });
+    }
+  }
+
+  private static GateProtocol.Status status(String budget) {
+    try {
+      return RestartBudgets.get(kit.system())
+          .status(budget)
+          .toCompletableFuture()
+          .get(5, TimeUnit.SECONDS)
+          .orElseThrow();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
   @Test
   void holdsWhileTheResourceIsDown_probes_thenRampsAndRecoversEveryActor() throws Exception {
     String name = "adaptive-db";
     FakeResource resource = new FakeResource();
+    Settling settling = new Settling();
     AtomicInteger recovered = new AtomicInteger();
     List<BudgetEvent> events = new CopyOnWriteArrayList<>();
     TestProbe<BudgetEvent> monitor = kit.createTestProbe();
@@ -81,6 +160,7 @@ final class AdaptiveBudgetTest {
         BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2))
             .withRandomSeed(7)
             .withResetAfter(Duration.ofHours(1))
+            .withListener(settling)
             .withBudget(RestartBudget.adaptive(name));
     Behavior<String> cell =
         Behaviors.setup(
@@ -107,26 +187,33 @@ final class AdaptiveBudgetTest {
           assertEquals(40, resource.callsWhileDown.get(), "every actor failed once at its start");
           return null;
         });
+    settling.await(40, name);
     int initialCalls = resource.callsWhileDown.get();
 
     for (int step = 0; step < 20; step++) { // 2 s of outage
       kit.time().timePasses(Duration.ofMillis(100));
-      awaitQuiet(resource.callsWhileDown);
+      settling.await(40, name);
     }
-    long probes = events.stream().filter(e -> e instanceof BudgetEvent.Probe).count();
-    assertTrue(probes >= 4 && probes <= 8, "probes " + probes);
+    int granted = settling.granted();
     assertEquals(
-        initialCalls + probes,
+        initialCalls + granted,
         resource.callsWhileDown.get(),
-        "while holding, only probes call the resource");
-    Optional<GateProtocol.Status> holding =
-        RestartBudgets.get(kit.system())
-            .status(name)
-            .toCompletableFuture()
-            .get(5, TimeUnit.SECONDS);
-    assertEquals(State.HOLDING, holding.orElseThrow().state());
-    assertEquals(0.0, holding.orElseThrow().rate());
-    assertTrue(holding.orElseThrow().waiting() >= 30, holding.toString());
+        "every granted restart called the resource once");
+    // the budget's events reach the collector through the event stream, a little later
+    monitor.awaitAssert(
+        Duration.ofSeconds(5),
+        () -> {
+          assertEquals(
+              granted,
+              events.stream().filter(e -> e instanceof BudgetEvent.Probe).count(),
+              "while holding, only probes call the resource");
+          return null;
+        });
+    assertTrue(granted >= 4 && granted <= 8, "probes " + granted);
+    GateProtocol.Status holding = status(name);
+    assertEquals(State.HOLDING, holding.state());
+    assertEquals(0.0, holding.rate());
+    assertTrue(holding.waiting() >= 30, holding.toString());
 
     resource.capacity = 4;
     resource.up.set(true);
@@ -134,7 +221,7 @@ final class AdaptiveBudgetTest {
     for (int step = 0; step < 60 && recovered.get() < 40; step++) {
       resource.nextWindow();
       kit.time().timePasses(Duration.ofMillis(100));
-      awaitQuiet(resource.inWindow);
+      settling.await(40, name);
       perWindow.add(Math.min(resource.inWindow.get(), 4));
     }
     assertEquals(40, recovered.get(), "all recovered; served per window " + perWindow);
@@ -149,15 +236,6 @@ final class AdaptiveBudgetTest {
         events.toString());
     // failures after the outage stay a small share of the calls
     assertTrue(resource.rejected.get() <= 20, "rejected " + resource.rejected.get() + " " + events);
-  }
-
-  private static void awaitQuiet(AtomicInteger counter) {
-    TestProbe<String> p = kit.createTestProbe();
-    int last = -1;
-    while (counter.get() != last) {
-      last = counter.get();
-      p.expectNoMessage(Duration.ofMillis(60));
-    }
   }
 
   @Test
