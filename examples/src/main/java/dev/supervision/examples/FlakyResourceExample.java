@@ -9,10 +9,12 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -75,8 +77,19 @@ public final class FlakyResourceExample {
   public static Result run(int workers, Duration outage, PrintStream out) throws Exception {
     FlakyDatabase db = new FlakyDatabase();
     ConcurrentLinkedQueue<BackoffEvent> seen = new ConcurrentLinkedQueue<>();
+    Set<ActorRef<?>> failed = ConcurrentHashMap.newKeySet();
+    CompletableFuture<Void> everyWorkerFailed = new CompletableFuture<>();
+    BackoffListener listener =
+        e -> {
+          seen.add(e);
+          if (e instanceof BackoffEvent.RestartScheduled
+              && failed.add(e.actor())
+              && failed.size() == workers) {
+            everyWorkerFailed.complete(null);
+          }
+        };
     ActorSystem<Worker.Query> system =
-        ActorSystem.create(guardian(db, workers, seen::add), "flaky-resource-example");
+        ActorSystem.create(guardian(db, workers, listener), "flaky-resource-example");
     try {
       askAll(system, workers, "before the outage");
       out.println("database goes down for " + outage.toMillis() + " ms");
@@ -85,7 +98,7 @@ public final class FlakyResourceExample {
         system.tell(new Worker.Query("select 1", system.ignoreRef()));
       }
       // the outage lasts from now until `outage` after every worker has failed
-      waitUntil(() -> failedWorkers(seen) == workers);
+      everyWorkerFailed.get(20, TimeUnit.SECONDS);
       system.scheduler().scheduleOnce(outage, () -> db.setUp(true), system.executionContext());
       boolean allAnswered = false;
       for (int round = 0; round < 40 && !allAnswered; round++) {
@@ -114,22 +127,6 @@ public final class FlakyResourceExample {
     } finally {
       system.terminate();
       system.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
-  }
-
-  /** How many workers failed at least once (each failure handled is a RestartScheduled). */
-  private static long failedWorkers(ConcurrentLinkedQueue<BackoffEvent> seen) {
-    return seen.stream()
-        .filter(e -> e instanceof BackoffEvent.RestartScheduled)
-        .map(BackoffEvent::actor)
-        .distinct()
-        .count();
-  }
-
-  /** Polls {@code condition} for up to 20 s. */
-  private static void waitUntil(BooleanSupplier condition) throws InterruptedException {
-    for (int i = 0; i < 1000 && !condition.getAsBoolean(); i++) {
-      Thread.sleep(20);
     }
   }
 
