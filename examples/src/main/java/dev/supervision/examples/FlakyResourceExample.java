@@ -9,7 +9,10 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -66,7 +69,7 @@ public final class FlakyResourceExample {
    * fails, then queries until every worker answers again.
    *
    * @param workers how many workers
-   * @param outage how long the database is down
+   * @param outage how long the database stays down once every worker has failed
    * @param out where to print what happens
    * @return what was observed
    * @throws Exception if the actor system fails to start or stop
@@ -74,8 +77,19 @@ public final class FlakyResourceExample {
   public static Result run(int workers, Duration outage, PrintStream out) throws Exception {
     FlakyDatabase db = new FlakyDatabase();
     ConcurrentLinkedQueue<BackoffEvent> seen = new ConcurrentLinkedQueue<>();
+    Set<ActorRef<?>> failed = ConcurrentHashMap.newKeySet();
+    CompletableFuture<Void> everyWorkerFailed = new CompletableFuture<>();
+    BackoffListener listener =
+        e -> {
+          seen.add(e);
+          if (e instanceof BackoffEvent.RestartScheduled
+              && failed.add(e.actor())
+              && failed.size() == workers) {
+            everyWorkerFailed.complete(null);
+          }
+        };
     ActorSystem<Worker.Query> system =
-        ActorSystem.create(guardian(db, workers, seen::add), "flaky-resource-example");
+        ActorSystem.create(guardian(db, workers, listener), "flaky-resource-example");
     try {
       askAll(system, workers, "before the outage");
       out.println("database goes down for " + outage.toMillis() + " ms");
@@ -83,6 +97,8 @@ public final class FlakyResourceExample {
       for (int i = 0; i < workers; i++) { // each worker fails on its next query
         system.tell(new Worker.Query("select 1", system.ignoreRef()));
       }
+      // the outage lasts from now until `outage` after every worker has failed
+      everyWorkerFailed.get(20, TimeUnit.SECONDS);
       system.scheduler().scheduleOnce(outage, () -> db.setUp(true), system.executionContext());
       boolean allAnswered = false;
       for (int round = 0; round < 40 && !allAnswered; round++) {

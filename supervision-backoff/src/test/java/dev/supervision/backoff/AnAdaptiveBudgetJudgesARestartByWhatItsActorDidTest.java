@@ -53,7 +53,18 @@ final class AnAdaptiveBudgetJudgesARestartByWhatItsActorDidTest {
     final List<BudgetEvent> events = new CopyOnWriteArrayList<>();
     final TestProbe<BudgetEvent> holding = kit.createTestProbe();
 
+    /** The budget name of the markers published to learn that the collector has seen all before. */
+    final String marker = budget + "-marker";
+
+    final TestProbe<BudgetEvent> markers = kit.createTestProbe();
+
+    /** The failures the supervisors have handled: each told the gate before this counts it. */
+    final AtomicInteger failuresHandled = new AtomicInteger();
+
+    final int actors;
+
     Herd(int actors) {
+      this.actors = actors;
       ActorRef<BudgetEvent> collector =
           kit.spawn(
               Behaviors.receive(BudgetEvent.class)
@@ -64,6 +75,8 @@ final class AnAdaptiveBudgetJudgesARestartByWhatItsActorDidTest {
                           if (e instanceof BudgetEvent.StateChanged s && s.to() == State.HOLDING) {
                             holding.ref().tell(e);
                           }
+                        } else if (e.budget().equals(marker)) {
+                          markers.ref().tell(e);
                         }
                         return Behaviors.same();
                       })
@@ -73,6 +86,12 @@ final class AnAdaptiveBudgetJudgesARestartByWhatItsActorDidTest {
           BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2))
               .withRandomSeed(11)
               .withLoggingEnabled(false)
+              .withListener(
+                  e -> {
+                    if (e instanceof BackoffEvent.RestartScheduled) {
+                      failuresHandled.incrementAndGet();
+                    }
+                  })
               .withBudget(RestartBudget.adaptive(budget));
       Behavior<String> cell =
           Behaviors.setup(
@@ -88,11 +107,12 @@ final class AnAdaptiveBudgetJudgesARestartByWhatItsActorDidTest {
         kit.spawn(BackoffSupervisor.wrap(cell, policy));
       }
       holding.receiveMessage(Duration.ofSeconds(10));
-      // every actor failed once at its start before time passes
+      // every actor failed once at its start before time passes, and told the gate
       holding.awaitAssert(
           Duration.ofSeconds(10),
           () -> {
             assertEquals(actors, calls.get());
+            assertEquals(actors, failuresHandled.get());
             return null;
           });
     }
@@ -115,14 +135,37 @@ final class AnAdaptiveBudgetJudgesARestartByWhatItsActorDidTest {
           .orElseThrow();
     }
 
-    /** Waits until the calls stop changing: every granted probe has called the resource. */
-    int settledCalls() {
-      int last = -1;
-      while (calls.get() != last) {
-        last = calls.get();
-        holding.expectNoMessage(Duration.ofMillis(300));
-      }
-      return last;
+    /**
+     * Waits until every restart granted so far has called the resource and failed, its failure told
+     * to the gate (the supervisor tells the gate before its listener hears the failure), except
+     * {@code stalled} probes whose actors are held in their setup; returns the calls.
+     *
+     * <p>Every grant here is a probe, and the gate publishes a {@link BudgetEvent.Probe} when it
+     * grants one. The status question reaches the gate after the ticks of the last step, so every
+     * grant of them has been made when it is answered; a marker published after the answer reaches
+     * the collector after those grants' probe events.
+     */
+    int settledCalls(int stalled) throws Exception {
+      state();
+      kit.system()
+          .eventStream()
+          .tell(new EventStream.Publish<>(new BudgetEvent.Probe(marker, names.incrementAndGet())));
+      markers.receiveMessage(Duration.ofSeconds(10));
+      holding.awaitAssert(
+          Duration.ofSeconds(20),
+          () -> {
+            assertTrue(
+                failuresHandled.get() >= actors + probes() - stalled,
+                () ->
+                    failuresHandled.get()
+                        + " failures handled, "
+                        + probes()
+                        + " probes granted to "
+                        + actors
+                        + " actors");
+            return null;
+          });
+      return calls.get();
     }
   }
 
@@ -141,7 +184,7 @@ final class AnAdaptiveBudgetJudgesARestartByWhatItsActorDidTest {
     for (long t = 0; t < total.toMillis(); t += step.toMillis()) {
       time.timePasses(step);
     }
-    int calls = herd.settledCalls();
+    int calls = herd.settledCalls(0);
     long probes = herd.probes();
     assertFalse(herd.ramped(), step + ": a resource that never came back made it ramp");
     assertEquals(State.HOLDING, herd.state(), step.toString());
@@ -175,12 +218,12 @@ final class AnAdaptiveBudgetJudgesARestartByWhatItsActorDidTest {
     for (int i = 0; i < 3; i++) {
       time.timePasses(Duration.ofSeconds(10));
     }
-    herd.settledCalls();
+    herd.settledCalls(1); // the stalled probe has not failed yet
     assertFalse(herd.ramped(), "a stalled probe counted as a survivor");
     assertEquals(State.HOLDING, herd.state());
     herd.release.countDown(); // it starts at last, and fails: still holding
     time.timePasses(Duration.ofSeconds(1));
-    herd.settledCalls();
+    herd.settledCalls(0);
     assertFalse(herd.ramped());
     assertEquals(State.HOLDING, herd.state());
   }
@@ -193,7 +236,7 @@ final class AnAdaptiveBudgetJudgesARestartByWhatItsActorDidTest {
     for (int step = 1; step <= 20; step++) {
       long before = herd.probes();
       time.timePasses(Duration.ofMillis(100));
-      herd.settledCalls(); // the probe's failure has reached the gate before the next step
+      herd.settledCalls(0); // the probe's failure has reached the gate before the next step
       if (herd.probes() > before) {
         probedAt.add(step * 100);
       }

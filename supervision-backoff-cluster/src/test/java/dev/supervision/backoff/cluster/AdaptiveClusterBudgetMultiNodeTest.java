@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -106,10 +105,11 @@ final class AdaptiveClusterBudgetMultiNodeTest {
               "budget-events",
               Props.empty());
       node.eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, collector));
-      // the gate exists and knows the membership before the herd fails
-      RestartBudgets.get(node).gate(BUDGET);
+      RestartBudgets.get(node).gate(BUDGET); // the gate and its coordination start
     }
-    Thread.sleep(500);
+    // the gate exists and knows the membership before the herd fails: every node has every
+    // node's first line
+    TestNodes.awaitEveryLine(nodes, BUDGET.getName());
     BackoffPolicy policy =
         BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2))
             .withBudget(BUDGET)
@@ -120,15 +120,12 @@ final class AdaptiveClusterBudgetMultiNodeTest {
         node.systemActorOf(BackoffSupervisor.wrap(cell(), policy), "cell-" + i, Props.empty());
       }
     }
-    Thread.sleep(1500);
+    // every node holds once the herd's first failures have reached it (however long the 120
+    // starts take on a loaded machine), and still holds 1 s later, the database still down
+    TestNodes.awaitEveryGate(nodes, BUDGET.getName(), State.HOLDING);
+    Thread.sleep(1000); // the outage goes on, in real time
     for (ActorSystem<Void> node : nodes) {
-      statesDuringOutage.add(
-          RestartBudgets.get(node)
-              .status(BUDGET.getName())
-              .toCompletableFuture()
-              .get(10, TimeUnit.SECONDS)
-              .orElseThrow()
-              .state());
+      statesDuringOutage.add(TestNodes.state(node, BUDGET.getName()));
     }
     Thread.sleep(500);
     up.set(true);

@@ -23,13 +23,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.cluster.ddata.Key;
-import org.apache.pekko.cluster.ddata.LWWMap;
-import org.apache.pekko.cluster.ddata.LWWMapKey;
-import org.apache.pekko.cluster.ddata.typed.javadsl.DistributedData;
-import org.apache.pekko.cluster.ddata.typed.javadsl.Replicator;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Down;
 import org.junit.jupiter.api.AfterAll;
@@ -86,21 +80,6 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
         });
   }
 
-  static int entries(ActorSystem<Void> node) throws Exception {
-    Key<LWWMap<String, String>> key = LWWMapKey.create("supervision-backoff-budget-" + NAME);
-    Replicator.GetResponse<LWWMap<String, String>> rsp =
-        AskPattern.<Replicator.Command, Replicator.GetResponse<LWWMap<String, String>>>ask(
-                DistributedData.get(node).replicator(),
-                replyTo -> new Replicator.Get<>(key, Replicator.readLocal(), replyTo),
-                Duration.ofSeconds(5),
-                node.scheduler())
-            .toCompletableFuture()
-            .get(10, TimeUnit.SECONDS);
-    return rsp instanceof Replicator.GetSuccess<LWWMap<String, String>> ok
-        ? ok.get(key).getEntries().size()
-        : 0;
-  }
-
   @BeforeAll
   static void runScenario() throws Exception {
     for (int i = 0; i < PLACEMENT.length; i++) {
@@ -131,17 +110,7 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
       RestartBudgets.get(node).gate(BUDGET); // the gate and its coordination start
     }
     // every node has every node's first line before the outage
-    for (ActorSystem<Void> node : nodes) {
-      TestNodes.await(
-          Duration.ofSeconds(30),
-          () -> {
-            try {
-              return entries(node) == PLACEMENT.length;
-            } catch (Exception e) {
-              return false;
-            }
-          });
-    }
+    TestNodes.awaitEveryLine(nodes, NAME);
     BackoffPolicy policy =
         BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2))
             .withBudget(BUDGET)
@@ -155,24 +124,8 @@ final class FiveNodeCoordinatedAdaptiveBudgetTest {
       }
     }
     // the calls that count start when every node holds: before, a steady gate lets restarts through
-    TestNodes.await(
-        Duration.ofSeconds(30),
-        () ->
-            nodes.stream()
-                .allMatch(
-                    n -> {
-                      try {
-                        return RestartBudgets.get(n)
-                                .status(NAME)
-                                .toCompletableFuture()
-                                .get(5, TimeUnit.SECONDS)
-                                .orElseThrow()
-                                .state()
-                            == dev.supervision.backoff.spi.AdaptiveRateController.State.HOLDING;
-                      } catch (Exception e) {
-                        return false;
-                      }
-                    }));
+    TestNodes.awaitEveryGate(
+        nodes, NAME, dev.supervision.backoff.spi.AdaptiveRateController.State.HOLDING);
     callsBeforeHolding = callsWhileDown.get();
     Thread.sleep(3000); // the outage, in real time
     outageOver = true;

@@ -2,6 +2,9 @@ package dev.supervision.backoff.cluster;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.supervision.backoff.RestartBudgets;
+import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.spi.GateProtocol;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,8 +17,14 @@ import java.util.stream.StreamSupport;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.ddata.Key;
+import org.apache.pekko.cluster.ddata.LWWMap;
+import org.apache.pekko.cluster.ddata.LWWMapKey;
+import org.apache.pekko.cluster.ddata.typed.javadsl.DistributedData;
+import org.apache.pekko.cluster.ddata.typed.javadsl.Replicator;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 
@@ -135,6 +144,88 @@ final class TestNodes {
         throw new AssertionError("condition not met within " + max);
       }
       Thread.sleep(50);
+    }
+  }
+
+  /**
+   * How many nodes' lines this node's replica of a cluster-wide budget's coordination holds now.
+   *
+   * @param node the node
+   * @param budget the budget's name
+   * @return the entries in the node's local replica (0 before the first)
+   * @throws Exception if the replicator does not answer
+   */
+  static int coordinationEntries(ActorSystem<Void> node, String budget) throws Exception {
+    Key<LWWMap<String, String>> key = LWWMapKey.create("supervision-backoff-budget-" + budget);
+    Replicator.GetResponse<LWWMap<String, String>> rsp =
+        AskPattern.<Replicator.Command, Replicator.GetResponse<LWWMap<String, String>>>ask(
+                DistributedData.get(node).replicator(),
+                replyTo -> new Replicator.Get<>(key, Replicator.readLocal(), replyTo),
+                Duration.ofSeconds(5),
+                node.scheduler())
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    return rsp instanceof Replicator.GetSuccess<LWWMap<String, String>> ok
+        ? ok.get(key).getEntries().size()
+        : 0;
+  }
+
+  /**
+   * Waits (up to 30 s) until every node has every node's line of a cluster-wide budget's
+   * coordination.
+   *
+   * @param nodes the nodes
+   * @param budget the budget's name
+   * @throws InterruptedException if interrupted
+   * @throws AssertionError if a node misses a line after 30 s
+   */
+  static void awaitEveryLine(List<ActorSystem<Void>> nodes, String budget)
+      throws InterruptedException {
+    for (ActorSystem<Void> node : nodes) {
+      await(
+          Duration.ofSeconds(30),
+          () -> {
+            try {
+              return coordinationEntries(node, budget) == nodes.size();
+            } catch (Exception e) {
+              return false;
+            }
+          });
+    }
+  }
+
+  /**
+   * Waits (up to 30 s) until the gate of {@code budget} on every node is in {@code state}.
+   *
+   * @param nodes the nodes
+   * @param budget the budget's name
+   * @param state the state
+   * @throws InterruptedException if interrupted
+   * @throws AssertionError if a gate is in another state after 30 s
+   */
+  static void awaitEveryGate(List<ActorSystem<Void>> nodes, String budget, State state)
+      throws InterruptedException {
+    await(Duration.ofSeconds(30), () -> nodes.stream().allMatch(n -> state(n, budget) == state));
+  }
+
+  /**
+   * The state of the gate of {@code budget} on {@code node} now; {@code null} if it has none or
+   * does not answer within 5 s.
+   *
+   * @param node the node
+   * @param budget the budget's name
+   * @return the state, or {@code null}
+   */
+  static State state(ActorSystem<Void> node, String budget) {
+    try {
+      return RestartBudgets.get(node)
+          .status(budget)
+          .toCompletableFuture()
+          .get(5, TimeUnit.SECONDS)
+          .map(GateProtocol.Status::state)
+          .orElse(null);
+    } catch (Exception e) {
+      return null;
     }
   }
 

@@ -70,13 +70,16 @@ final class StreamsShareAClusterWideBudgetTest {
               .runWith(Sink.queue(), testKit.system()));
     }
     // each stream fails at once, waits 10 ms and asks the budget; its one permit restarts one of
-    // them, which fails again and waits behind the other: then both wait, for a minute
+    // them, which fails again and waits behind the other: then both wait, for a minute. (A stream
+    // tells its WaitingForPermit after it has asked the gate: the gate may count it first.)
     TestProbe<Object> probe = testKit.createTestProbe();
     probe.awaitAssert(
         Duration.ofSeconds(20),
         () -> {
           assertEquals(
               2, Probes.await(RestartBudgets.get(testKit.system()).waiting("cluster-feed")));
+          assertEquals(
+              3, events.stream().filter(BackoffEvent.WaitingForPermit.class::isInstance).count());
           return null;
         });
     assertEquals(

@@ -156,8 +156,11 @@ final class BackoffProbeTest {
     BackoffProbe probe = kit.createProbe();
     BackoffPolicy policy = POLICY.withListener(probe.listener());
     ActorRef<String> quiet = spawn(policy, "timeout-quiet");
-    ActorRef<String> noisy = spawn(policy, "timeout-noisy");
+    // a second listener, called after the probe's: once it has heard the event, so has the probe
+    TestProbe<BackoffEvent> heard = kit.createTestProbe();
+    ActorRef<String> noisy = spawn(policy.withListener(heard.ref()::tell), "timeout-noisy");
     noisy.tell("fail");
+    heard.expectMessageClass(BackoffEvent.RestartScheduled.class, Duration.ofSeconds(10));
     AssertionError e =
         assertThrows(AssertionError.class, () -> probe.expectRestartScheduled(quiet));
     String m = e.getMessage();
