@@ -90,6 +90,16 @@ final class ReplicatedCoordination {
   private record MemberChanged(ClusterEvent.MemberEvent event) implements Msg {}
 
   /**
+   * The replicated map of a budget's coordination: one line per node.
+   *
+   * @param budgetName the budget's name
+   * @return the key, {@code supervision-backoff-budget-<name>}
+   */
+  static Key<LWWMap<String, String>> key(String budgetName) {
+    return LWWMapKey.create("supervision-backoff-budget-" + budgetName);
+  }
+
+  /**
    * The coordination behavior.
    *
    * @param budgetName the budget's name (the replicated key is derived from it)
@@ -193,7 +203,7 @@ final class ReplicatedCoordination {
       this.budgetName = budgetName;
       this.gate = gate;
       this.replicator = replicator;
-      this.key = LWWMapKey.create("supervision-backoff-budget-" + budgetName);
+      this.key = key(budgetName);
       this.self = DistributedData.get(ctx.getSystem()).selfUniqueAddress();
       Cluster cluster = Cluster.get(ctx.getSystem());
       this.selfId = cluster.selfMember().uniqueAddress().longUid();

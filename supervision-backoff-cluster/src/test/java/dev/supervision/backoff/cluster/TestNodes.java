@@ -22,7 +22,6 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.ddata.Key;
 import org.apache.pekko.cluster.ddata.LWWMap;
-import org.apache.pekko.cluster.ddata.LWWMapKey;
 import org.apache.pekko.cluster.ddata.typed.javadsl.DistributedData;
 import org.apache.pekko.cluster.ddata.typed.javadsl.Replicator;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -156,7 +155,7 @@ final class TestNodes {
    * @throws Exception if the replicator does not answer
    */
   static int coordinationEntries(ActorSystem<Void> node, String budget) throws Exception {
-    Key<LWWMap<String, String>> key = LWWMapKey.create("supervision-backoff-budget-" + budget);
+    Key<LWWMap<String, String>> key = ReplicatedCoordination.key(budget);
     Replicator.GetResponse<LWWMap<String, String>> rsp =
         AskPattern.<Replicator.Command, Replicator.GetResponse<LWWMap<String, String>>>ask(
                 DistributedData.get(node).replicator(),
