@@ -42,7 +42,7 @@ import org.apache.pekko.cluster.typed.Subscribe;
  * entry with the round it first saw that entry's content, and sends the gate the {@link
  * ClusterCoordinator}'s {@link Decision} as a {@link GateProtocol.Coordinate}.
  *
- * <p>The entries are strings (one line per node, {@code state waiting rate back seq}), so Pekko's
+ * <p>The entries are strings (one line per node, {@code state waiting rate back seq goodput}), so Pekko's
  * built-in serializers carry them and the library needs no serializer of its own. Only this node
  * writes its entry, so the last-writer-wins clock never has to break a tie between writers.
  *
