@@ -120,6 +120,7 @@ final class ClusterGate implements HerdStrategy.ExactGate {
   private final boolean[] member;
   private final int[] nodeOf;
   private final boolean coordinated;
+  private final ClusterSpec spec;
   private final long deltaTick;
   private final ClusterCoordinator.Timing timing;
   private final long round;
@@ -150,6 +151,7 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     this.nodeOf = spec.placement(cells);
     this.coordinated = spec.sharing() == ClusterSpec.Sharing.COORDINATED;
     this.deltaTick = spec.deltaInterval().toNanos();
+    this.spec = spec;
     this.timing =
         ClusterCoordinator.Timing.of(
             parameters.slice(),
@@ -468,8 +470,12 @@ final class ClusterGate implements HerdStrategy.ExactGate {
         arrive = nowNanos + LATENCY;
       } else {
         long m = 0;
-        while (m < rounds && Math.floorMod(k - (t0 + m) * size, (long) others) >= size) {
+        // the sender's round-robin counter: the slice size for every tick since its replicator
+        // started
+        long counter = (t0 + m - spec.startTicks(n.id)) * size;
+        while (m < rounds && Math.floorMod(k - counter, (long) others) >= size) {
           m++;
+          counter += size;
         }
         arrive = phase + (t0 + m) * deltaTick + LATENCY;
       }
