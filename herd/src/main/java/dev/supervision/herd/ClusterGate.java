@@ -112,13 +112,7 @@ final class ClusterGate implements HerdStrategy.ExactGate {
 
     Report report() {
       AdaptiveRateController c = controller();
-      return new Report(
-          id,
-          c.state(),
-          gate.waitingCount(),
-          Math.max(0, c.rate()),
-          local.backEpoch(),
-          Math.max(0, c.goodput()));
+      return local.report(c.state(), gate.waitingCount(), c.rate(), c.goodput());
     }
   }
 

@@ -32,7 +32,8 @@ import org.apache.pekko.cluster.typed.Subscribe;
 /**
  * INTERNAL API: the coordination of one cluster-wide adaptive budget on one node, over Pekko
  * Distributed Data. A child of the budget's gate. Every round (see {@link #timing}) it asks the gate for
- * its status, turns it into a {@link Report} and, when the report changed (or, while it is not
+ * its status, decides on it, sends the gate the decision, asks again, turns the answer (the state
+ * the decision left the gate in) into a {@link Report} and, when the report changed (or, while it is not
  * {@link ClusterCoordinator#quiet quiet}, every heartbeat), writes it into this node's own
  * entry of one replicated {@code LWWMap} per budget with {@code WriteLocal}: the write never waits
  * for the network; delta propagation and gossip spread it. The one write that must be fast, the
@@ -41,7 +42,7 @@ import org.apache.pekko.cluster.typed.Subscribe;
  * entry with the round it first saw that entry's content, and sends the gate the {@link
  * ClusterCoordinator}'s {@link Decision} as a {@link GateProtocol.Coordinate}.
  *
- * <p>The entries are strings (one line per node, {@code state waiting rate back seq}), so Pekko's
+ * <p>The entries are strings (one line per node, {@code state waiting rate back seq goodput}), so Pekko's
  * built-in serializers carry them and the library needs no serializer of its own. Only this node
  * writes its entry, so the last-writer-wins clock never has to break a tie between writers.
  *
@@ -175,6 +176,9 @@ final class ReplicatedCoordination {
     private final ActorRef<GateProtocol.Status> statusAdapter;
     private final Map<Long, String> entries = new HashMap<>();
     private final Map<Long, Heard> heard = new HashMap<>();
+    // the kind of each query the gate has not answered yet, oldest first: true for the one sent
+    // after a decision (the gate answers its queries in the order they were sent)
+    private final java.util.ArrayDeque<Boolean> pending = new java.util.ArrayDeque<>();
     private final ClusterCoordinator.Timing timing;
     private final long roundNanos;
     private final long heartbeatRounds;
@@ -227,7 +231,7 @@ final class ReplicatedCoordination {
               () -> {
                 round++;
                 now = round * roundNanos;
-                gate.tell(new GateProtocol.Query(statusAdapter));
+                query(false);
                 return Behaviors.same();
               })
           .onMessage(GateStatus.class, m -> onStatus(m.status()))
@@ -245,7 +249,27 @@ final class ReplicatedCoordination {
           .build();
     }
 
+    /**
+     * Asks the gate for its status; {@code afterDecision} marks the query sent right after a
+     * {@link GateProtocol.Coordinate}, whose answer is what this round publishes.
+     */
+    private void query(boolean afterDecision) {
+      pending.add(afterDecision);
+      gate.tell(new GateProtocol.Query(statusAdapter));
+    }
+
+    /**
+     * A round's status is observed and decided on; the gate's answer to the query sent after the
+     * decision (the gate handles its messages in order, so it has applied the decision) is
+     * published: the line shows the state the decision left the gate in, a resume or a raised rate
+     * in the same round, as the herd's exact mode models it.
+     */
     private Behavior<Msg> onStatus(GateProtocol.Status status) {
+      Boolean afterDecision = pending.poll();
+      if (Boolean.TRUE.equals(afterDecision)) {
+        publish(local.report(status.state(), status.waiting(), status.rate(), status.goodput()));
+        return Behaviors.same();
+      }
       Report report =
           local.observe(status.state(), status.waiting(), status.rate(), status.goodput(), now);
       int members = membership.sharing();
@@ -256,7 +280,7 @@ final class ReplicatedCoordination {
       // the gate first: a watcher that asks for the gate's status on the event finds it changed
       gate.tell(new GateProtocol.Coordinate(d));
       tellChanges(d, members, joining, grace);
-      publish(report);
+      query(true);
       return Behaviors.same();
     }
 

@@ -155,6 +155,19 @@ final class TestNodes {
    * @throws Exception if the replicator does not answer
    */
   static int coordinationEntries(ActorSystem<Void> node, String budget) throws Exception {
+    return coordinationLines(node, budget).size();
+  }
+
+  /**
+   * The lines this node's replica of a cluster-wide budget's coordination holds now, by node uid.
+   *
+   * @param node the node
+   * @param budget the budget's name
+   * @return the entries in the node's local replica (empty before the first)
+   * @throws Exception if the replicator does not answer
+   */
+  static Map<String, String> coordinationLines(ActorSystem<?> node, String budget)
+      throws Exception {
     Key<LWWMap<String, String>> key = ReplicatedCoordination.key(budget);
     Replicator.GetResponse<LWWMap<String, String>> rsp =
         AskPattern.<Replicator.Command, Replicator.GetResponse<LWWMap<String, String>>>ask(
@@ -165,8 +178,8 @@ final class TestNodes {
             .toCompletableFuture()
             .get(10, TimeUnit.SECONDS);
     return rsp instanceof Replicator.GetSuccess<LWWMap<String, String>> ok
-        ? ok.get(key).getEntries().size()
-        : 0;
+        ? ok.get(key).getEntries()
+        : Map.of();
   }
 
   /**

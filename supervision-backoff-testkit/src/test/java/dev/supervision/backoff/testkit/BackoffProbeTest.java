@@ -23,7 +23,7 @@ final class BackoffProbeTest {
   @RegisterExtension
   static final BackoffTestKit kit =
       BackoffTestKit.create(
-          ConfigFactory.parseString("pekko.actor.testkit.typed.single-expect-default = 1s"));
+          ConfigFactory.parseString("pekko.actor.testkit.typed.single-expect-default = 3s"));
 
   private static final BackoffPolicy POLICY =
       BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
@@ -165,7 +165,7 @@ final class BackoffProbeTest {
         assertThrows(AssertionError.class, () -> probe.expectRestartScheduled(quiet));
     String m = e.getMessage();
     assertTrue(
-        m.startsWith("expected RestartScheduled of [" + quiet.path() + "] within 1000 ms"), m);
+        m.startsWith("expected RestartScheduled of [" + quiet.path() + "] within 3000 ms"), m);
     assertTrue(m.contains("no event of [" + quiet.path() + "] arrived"), m);
     assertTrue(m.contains("events of other actors meanwhile: [RestartScheduled[actor=" + noisy), m);
   }
@@ -179,7 +179,7 @@ final class BackoffProbeTest {
     AssertionError e = assertThrows(AssertionError.class, probe::expectRestartScheduled);
     String m = e.getMessage();
     assertTrue(
-        m.startsWith("expected RestartScheduled of any actor within 1000 ms, but no event"), m);
+        m.startsWith("expected RestartScheduled of any actor within 3000 ms, but no event"), m);
     assertTrue(
         m.contains("the last events taken of any actor: [RestartScheduled[actor=" + actor), m);
   }

@@ -389,6 +389,22 @@ public final class ClusterCoordinator {
       last = state;
       lastRate = rate;
       lastGoodput = goodput;
+      return report(state, waiting, rate, goodput);
+    }
+
+    /**
+     * The report of the gate's state now, with the back epoch this node knows, without taking it as
+     * an observation: what a node publishes after it applied a round's decision, so that the line
+     * shows the state the decision left it in (ramping after a resume, a raised rate) in the same
+     * round, not a round later.
+     *
+     * @param state the controller's state
+     * @param waiting the actors waiting (negative values count as 0)
+     * @param rate the controller's rate (negative values count as 0)
+     * @param goodput the goodput the controller measured at its last loss ({@code NaN} if none)
+     * @return the report
+     */
+    public Report report(State state, int waiting, double rate, double goodput) {
       return new Report(
           node, state, Math.max(0, waiting), Math.max(0, rate), back, Math.max(0, goodput));
     }

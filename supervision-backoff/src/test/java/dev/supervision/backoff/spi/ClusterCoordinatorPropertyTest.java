@@ -571,6 +571,33 @@ final class ClusterCoordinatorPropertyTest {
   }
 
   @Test
+  void theLocalState_reportsAStateWithoutTakingItAsAnObservation() {
+    ClusterCoordinator.Local local = new ClusterCoordinator.Local(4);
+    local.observe(State.RAMPING, 10, 200, Double.NaN, 0);
+    local.heard(2);
+    // what a node publishes after a decision raised its rate: its epoch, nothing taken as a loss
+    assertEquals(
+        new Report(4, State.RAMPING, 10, 300, 2, Double.NaN),
+        local.report(State.RAMPING, 10, 300, Double.NaN));
+    assertEquals(
+        new Report(4, State.HOLDING, 0, 0, 2, Double.NaN),
+        local.report(State.HOLDING, -1, -5, Double.NaN));
+    // the reported 300 is not the last observed rate: 250 after 200 is no loss, so 1.1 s after
+    // the ramp started (the hold-off is 0.5 s) the node is raised to its half of 250 + 1,000
+    Report self = local.observe(State.RAMPING, 10, 250, Double.NaN, 1_000_000_000L);
+    Heard other = new Heard(new Report(9, State.RAMPING, 10, 1000, 2, Double.NaN), 1_050_000_000L);
+    Decision d =
+        local.decide(
+            new ClusterCoordinator(5_000_000_000L, 0, 500_000_000L),
+            self,
+            2,
+            0,
+            List.of(other),
+            1_100_000_000L);
+    assertEquals(625, d.rate(), 1e-9);
+  }
+
+  @Test
   void everyValueOutOfRange_isRejectedWithItsName_andTheEdgesAreAccepted() {
     assertEquals(
         "settleNanos must be >= 0 but was -1",
