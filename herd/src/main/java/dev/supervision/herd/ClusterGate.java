@@ -120,6 +120,7 @@ final class ClusterGate implements HerdStrategy.ExactGate {
   private final boolean[] member;
   private final int[] nodeOf;
   private final boolean coordinated;
+  private final ClusterSpec spec;
   private final long deltaTick;
   private final ClusterCoordinator.Timing timing;
   private final long round;
@@ -150,6 +151,7 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     this.nodeOf = spec.placement(cells);
     this.coordinated = spec.sharing() == ClusterSpec.Sharing.COORDINATED;
     this.deltaTick = spec.deltaInterval().toNanos();
+    this.spec = spec;
     this.timing =
         ClusterCoordinator.Timing.of(
             parameters.slice(),
@@ -458,26 +460,46 @@ final class ClusterGate implements HerdStrategy.ExactGate {
       }
     }
     int others = to.size();
-    long phase = (n.id * 7919L * 1_000_000L) % deltaTick;
-    long t0 = Math.floorDiv(nowNanos - phase, deltaTick) + 1;
-    int size = ClusterCoordinator.Timing.sliceSize(others + 1);
-    int rounds = (others + size - 1) / size + 1;
     for (int k = 0; k < others; k++) {
-      long arrive;
-      if (news) {
-        arrive = nowNanos + LATENCY;
-      } else {
-        long m = 0;
-        while (m < rounds && Math.floorMod(k - (t0 + m) * size, (long) others) >= size) {
-          m++;
-        }
-        arrive = phase + (t0 + m) * deltaTick + LATENCY;
-      }
+      long arrive =
+          news
+              ? nowNanos + LATENCY
+              : deltaTickNanos(n.id, spec.startTicks(n.id), k, others, deltaTick, nowNanos)
+                  + LATENCY;
       int dest = to.get(k);
       long notifyPhase = (dest * 104729L * 1_000_000L) % notify;
       long seen = arrive + Math.floorMod(notifyPhase - arrive, notify);
       deliveries.add(new Delivery(seen, dest, r, nowNanos));
     }
+  }
+
+  /**
+   * The delta tick at which a line written now leaves its sender for one of the other nodes, as
+   * Pekko's replicator picks them: every delta tick (at the sender's own phase) it sends to the next
+   * slice of {@link ClusterCoordinator.Timing#sliceSize} nodes of its sorted list of the others,
+   * from a counter that grew by the slice size on every tick since the replicator started.
+   *
+   * @param sender the sender's index (its tick phase is derived from it)
+   * @param startTicks how many ticks after node 0's the sender's replicator started
+   * @param k the receiver's place in the sender's list of the other members
+   * @param others how many other members the sender has
+   * @param deltaTick the delta interval, nanoseconds
+   * @param nowNanos when the line is written
+   * @return when the delta carrying it leaves the sender
+   */
+  static long deltaTickNanos(
+      int sender, long startTicks, int k, int others, long deltaTick, long nowNanos) {
+    long phase = (sender * 7919L * 1_000_000L) % deltaTick;
+    long t0 = Math.floorDiv(nowNanos - phase, deltaTick) + 1;
+    int size = ClusterCoordinator.Timing.sliceSize(others + 1);
+    int rounds = (others + size - 1) / size + 1;
+    long m = 0;
+    long counter = (t0 - startTicks) * size;
+    while (m < rounds && Math.floorMod(k - counter, (long) others) >= size) {
+      m++;
+      counter += size;
+    }
+    return phase + (t0 + m) * deltaTick;
   }
 
   /** Every node's gate, members or not, in node order (for {@link RampTrace}). */

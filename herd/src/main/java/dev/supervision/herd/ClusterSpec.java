@@ -21,6 +21,14 @@ import java.util.Objects;
  *     from then, it writes its first (quiet) line then, and {@link #HANDOFF} later (once it is up
  *     and sharding has allocated shards to it) the cells {@code i} with {@code i mod (nodes + 1) ==
  *     nodes} that are not back move to it
+ * @param startedEvery how far apart the nodes' replicators were started, one after another, node 0
+ *     first ({@link Duration#ZERO}: all in the same delta tick). Pekko's
+ *     replicator sends its deltas to a slice of the other nodes, round robin over their sorted
+ *     list, from a counter that grows by the slice size on every delta tick since the replicator
+ *     started: nodes started in the same tick are at the same place of the round robin, so every
+ *     node hears every other node in the same tick and then from none for the rest of the round;
+ *     nodes started ticks apart are at different places, and a node hears the others spread over
+ *     the ticks
  */
 public record ClusterSpec(
     int nodes,
@@ -28,7 +36,8 @@ public record ClusterSpec(
     Sharing sharing,
     Duration deltaInterval,
     Duration leaveAt,
-    Duration joinAt) {
+    Duration joinAt,
+    Duration startedEvery) {
 
   /**
    * How long after a node leaves it is removed from the membership: the leader's gossip rounds that
@@ -52,7 +61,38 @@ public record ClusterSpec(
    * @param deltaInterval see the record's description
    */
   public ClusterSpec(int nodes, Skew skew, Sharing sharing, Duration deltaInterval) {
-    this(nodes, skew, sharing, deltaInterval, null, null);
+    this(nodes, skew, sharing, deltaInterval, null, null, Duration.ZERO);
+  }
+
+  /**
+   * A cluster whose replicators all started in the same delta tick.
+   *
+   * @param nodes see the record's description
+   * @param skew see the record's description
+   * @param sharing see the record's description
+   * @param deltaInterval see the record's description
+   * @param leaveAt see the record's description
+   * @param joinAt see the record's description
+   */
+  public ClusterSpec(
+      int nodes,
+      Skew skew,
+      Sharing sharing,
+      Duration deltaInterval,
+      Duration leaveAt,
+      Duration joinAt) {
+    this(nodes, skew, sharing, deltaInterval, leaveAt, joinAt, Duration.ZERO);
+  }
+
+  /**
+   * How many delta ticks after node 0's replicator node {@code node}'s started: {@code floor(node x
+   * startedEvery / deltaInterval)}.
+   *
+   * @param node the node's index
+   * @return the ticks, {@code >= 0}
+   */
+  public long startTicks(int node) {
+    return startedEvery.toNanos() * node / deltaInterval.toNanos();
   }
 
   /** One node. */
@@ -88,14 +128,19 @@ public record ClusterSpec(
    * @param deltaInterval see the record's description
    * @param leaveAt see the record's description
    * @param joinAt see the record's description
-   * @throws NullPointerException if skew, sharing or the interval is null
+   * @param startedEvery see the record's description
+   * @throws NullPointerException if skew, sharing, the interval or the start span is null
    * @throws ScenarioException if {@code nodes} is outside {@code [1, 1000]}, the interval is not
-   *     positive, a leave or join time is negative, or a node leaves a cluster of one node
+   *     positive, a leave or join time or the start span is negative, or a node leaves a cluster of
+   *     one node
    */
   public ClusterSpec {
     Objects.requireNonNull(skew, "skew");
     Objects.requireNonNull(sharing, "sharing");
     Objects.requireNonNull(deltaInterval, "delta-interval");
+    Objects.requireNonNull(startedEvery, "started-every");
+    ScenarioException.require(
+        !startedEvery.isNegative(), "started-every", ">= 0", startedEvery.toMillis() + "ms");
     ScenarioException.require(nodes >= 1 && nodes <= 1000, "nodes", "in [1, 1000]", nodes);
     ScenarioException.require(
         !deltaInterval.isNegative() && !deltaInterval.isZero(),
@@ -168,6 +213,9 @@ public record ClusterSpec(
         + ", "
         + sharing.name().toLowerCase(Locale.ROOT)
         + (leaveAt == null ? "" : ", a node leaves at " + leaveAt.toMillis() + " ms")
-        + (joinAt == null ? "" : ", a node joins at " + joinAt.toMillis() + " ms");
+        + (joinAt == null ? "" : ", a node joins at " + joinAt.toMillis() + " ms")
+        + (startedEvery.isZero()
+            ? ""
+            : ", replicators started " + startedEvery.toMillis() + " ms apart");
   }
 }

@@ -139,6 +139,16 @@ public final class HerdCommand implements Callable<Integer> {
   Duration deltaInterval = Duration.ofMillis(400);
 
   @Option(
+      names = "--started-every",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description =
+          "the nodes' replicators were started one after another, DURATION apart (default 0: all in"
+              + " the same delta tick, so all are at the same place of Distributed Data's round"
+              + " robin and each node hears the others in one tick a round)")
+  Duration startedEvery = Duration.ZERO;
+
+  @Option(
       names = "--leave-at",
       paramLabel = "DURATION",
       converter = DurationConverter.class,
@@ -333,7 +343,8 @@ public final class HerdCommand implements Callable<Integer> {
             : parseLimiter(limiter, cold);
     return new HerdScenario(
             cells, outage, min, max, scale, seed, exact, ids, out, resource, horizon)
-        .withCluster(new ClusterSpec(nodes, skew, sharing, deltaInterval, leaveAt, joinAt))
+        .withCluster(
+            new ClusterSpec(nodes, skew, sharing, deltaInterval, leaveAt, joinAt, startedEvery))
         .withLogging(parseLogging(logging));
   }
 
