@@ -128,6 +128,32 @@ final class HerdCommandTest {
   }
 
   @Test
+  void startedEvery_reachesTheClusterModel_andResultsJson(@TempDir Path dir) throws Exception {
+    Run r =
+        run(
+            "--exact",
+            "--cells",
+            "300",
+            "--nodes",
+            "3",
+            "--started-every",
+            "1s",
+            "--strategies",
+            "adaptive",
+            "--out",
+            dir.toString());
+    assertEquals(0, r.status, r.err);
+    assertTrue(r.out.contains("replicators started 1000 ms apart"), r.out);
+    JsonNode scenario =
+        new ObjectMapper().readTree(dir.resolve("results.json").toFile()).get("scenario");
+    assertEquals(1000, scenario.get("replicatorsStartedEveryMs").asInt());
+    assertTrue(
+        run("--nodes", "3", "--started-every", "-1ms")
+            .err
+            .startsWith("herd: Invalid value for option '--started-every': '-1ms'"));
+  }
+
+  @Test
   void version_printsTheProjectVersion() {
     Run r = run("--version");
     assertEquals(0, r.status);

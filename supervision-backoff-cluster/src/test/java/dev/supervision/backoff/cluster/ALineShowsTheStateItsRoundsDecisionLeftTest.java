@@ -83,17 +83,21 @@ final class ALineShowsTheStateItsRoundsDecisionLeftTest {
             return false;
           }
         });
+    String first = TestNodes.coordinationLines(testKit.system(), NAME).get(self);
     // a few more rounds (200 ms each) decide on the steady state; a quiet, unchanged line is not
     // written again, so the line read now is the last one written
     int seen = decisions.get();
     TestNodes.await(Duration.ofSeconds(30), () -> decisions.get() >= seen + 5);
     Map<String, String> lines = TestNodes.coordinationLines(testKit.system(), NAME);
     String line = lines.get(self);
+    assertEquals(first, line, "the line was written again");
     Report report = ReplicatedCoordination.decode(0, line);
     assertEquals(State.STEADY, report.state(), line);
     assertEquals(0, report.waiting(), line);
     // the entry's fifth field counts the node's writes: one, so no HOLDING line came before it
     assertEquals("1", line.split(" ")[4], line);
-    assertTrue(decisions.get() >= 6, "the coordination went on deciding: " + decisions.get());
+    assertTrue(
+        decisions.get() >= 6,
+        "the coordination went on deciding (the await above ensures it): " + decisions.get());
   }
 }
