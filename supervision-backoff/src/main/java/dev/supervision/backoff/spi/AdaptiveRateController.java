@@ -67,7 +67,10 @@ import java.util.Objects;
  *       limit_req} without burst) takes fewer requests when offered a little more than its rate,
  *       so its goodput above the rate says less than the slice before did. Against a resource whose
  *       goodput is its capacity this never raises the rate. A slice whose grants all failed sends it back to HOLDING, and halves the
- *       rate the next RAMPING starts at. One second with no waiting actor and no failure returns it to
+ *       rate the next RAMPING starts at; a node of a coordinated cluster (a share set by {@link
+ *       #coordinate} with probe factor 1) starts that next ramp without slow start: it grows by
+ *       {@link Parameters#growth()} per second from the start, and the coordination raises it to
+ *       its part of the rates in use ({@link #rebalance}). One second with no waiting actor and no failure returns it to
  *       STEADY.
  * </ul>
  *
@@ -374,6 +377,10 @@ public final class AdaptiveRateController {
   private double rate;
   private double startRate;
   private boolean slowStart;
+
+  /** Whether the controller is holding because every grant of a ramping slice failed. */
+  private boolean heldAllFailed;
+
   private long holdUntil;
   private long probeAt = NONE;
   private long probeSlice = NONE;
@@ -474,6 +481,15 @@ public final class AdaptiveRateController {
 
   private double initialRate() {
     return p.initialRate() / members;
+  }
+
+  /**
+   * Whether this controller is a node of a coordinated cluster: a share of the resource ({@link
+   * #coordinate}) with probe factor 1 (one node probes for the cluster), not one of {@link
+   * #setShare} controllers that learn alone.
+   */
+  private boolean coordinatedNode() {
+    return members > 1 && probeMembers == 1;
   }
 
   /**
@@ -946,7 +962,11 @@ public final class AdaptiveRateController {
   private void startRamping(Reason reason, long nowNanos) {
     enter(State.RAMPING, reason, nowNanos);
     setRate(startRate, Double.NaN, reason, nowNanos);
-    slowStart = true;
+    // a coordinated node grants a share of the cluster's rate, often one restart a slice: when
+    // that slice failed, the others' load failed it as much as the node's own, and slow start
+    // again (doubling per round trip, from a rate the hold halved) overshoots again; the
+    // coordination raises the node to its part of the rates in use instead
+    slowStart = !(heldAllFailed && coordinatedNode());
     slowStartEnded = NONE;
     holdUntil = slice;
     bucket.setTokens(0);
@@ -1043,6 +1063,7 @@ public final class AdaptiveRateController {
 
   private void hold(Reason reason, long nowNanos) {
     enter(State.HOLDING, reason, nowNanos);
+    heldAllFailed = reason == Reason.ALL_FAILED;
     forgetSustained(Long.MAX_VALUE);
     probes = 0;
     probeAt =

@@ -2,11 +2,13 @@ package dev.supervision.backoff.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
 import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -182,5 +184,71 @@ final class AdaptiveRateControllerCoordinationTest {
     assertEquals(0, higher.available());
     higher.onSlice(10 * SLICE, 10);
     assertEquals(1, higher.available(), "the wait already scheduled is kept");
+  }
+
+  /** Records the reasons of a controller's state and rate changes. */
+  private static final class Reasons implements AdaptiveRateController.Listener {
+    final List<Reason> states = new ArrayList<>();
+    final List<Reason> rates = new ArrayList<>();
+
+    @Override
+    public void stateChanged(State from, State to, Reason reason, long nowNanos) {
+      states.add(reason);
+    }
+
+    @Override
+    public void rateChanged(double from, double to, double goodput, Reason reason, long nowNanos) {
+      rates.add(reason);
+    }
+
+    void clear() {
+      states.clear();
+      rates.clear();
+    }
+  }
+
+  /**
+   * 100 actors fail at 0 (held by failures); resumed at slice 1 with the resource serving
+   * everything, down again from slice 10 (every grant of a slice fails: held again), resumed at
+   * slice 20 with the resource back. Returns the drive, at slice 20, the reasons cleared.
+   */
+  private static Drive heldByAnAllFailedSlice(AdaptiveRateController c, Reasons reasons) {
+    Drive d = new Drive(c, 100).allFailAtZero();
+    c.resume(SLICE);
+    d.run(2, 10, 100);
+    assertEquals(Reason.SLOW_START, reasons.rates.get(1), "held by failures: slow start");
+    d.run(10, 20, 0);
+    assertEquals(Reason.ALL_FAILED, reasons.states.get(reasons.states.size() - 1));
+    reasons.clear();
+    c.resume(20 * SLICE);
+    return d;
+  }
+
+  @Test
+  void aCoordinatedNodeHeldBecauseASliceAllFailed_rampsAgainWithoutSlowStart() {
+    Reasons reasons = new Reasons();
+    AdaptiveRateController c = new AdaptiveRateController(Parameters.defaults(), reasons);
+    c.coordinate(0.1, 1, false, true);
+    Drive d = heldByAnAllFailedSlice(c, reasons);
+    assertEquals(List.of(Reason.RESUMED), reasons.states);
+    assertEquals(5, c.rate(), 1e-9, "the halved start rate, one tenth of 100 a second halved");
+    d.run(21, 31, 100);
+    List<Reason> rates = new ArrayList<>(List.of(Reason.RESUMED));
+    rates.addAll(Collections.nCopies(9, Reason.GROWTH));
+    assertEquals(rates, reasons.rates, "every slice after the first, none doubling");
+    assertEquals(5 * Math.pow(1.02, 9), c.rate(), 1e-9, "20 % a second, not doubling");
+    c.rebalance(40, 31 * SLICE);
+    assertEquals(40, c.rate(), 1e-9, "the coordination raises it to its part");
+  }
+
+  @Test
+  void aNodeThatLearnsAlone_slowStartsAgainAfterAnAllFailedSlice() {
+    Reasons reasons = new Reasons();
+    AdaptiveRateController c = new AdaptiveRateController(Parameters.defaults(), reasons);
+    c.setShare(10); // probes at ten times the interval: not coordinated
+    Drive d = heldByAnAllFailedSlice(c, reasons);
+    d.run(21, 31, 100);
+    assertEquals(Reason.SLOW_START, reasons.rates.get(1));
+    assertTrue(c.rate() > 5 * Math.pow(1.02, 10) * 2, "doubling every round trip: " + c.rate());
   }
 }
