@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.GateProtocol;
+import dev.supervision.backoff.testsupport.Gates;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -46,6 +47,7 @@ final class AnAdaptiveBudgetJudgesARestartByWhatItsActorDidTest {
   /** A herd of actors that call a resource that is down in their setup, and fail. */
   private static final class Herd {
     final String budget = "judged-" + names.incrementAndGet();
+    final RestartBudget restartBudget = RestartBudget.adaptive(budget);
     final AtomicInteger calls = new AtomicInteger();
     final AtomicBoolean stallNext = new AtomicBoolean();
     final CountDownLatch stalled = new CountDownLatch(1);
@@ -63,7 +65,13 @@ final class AnAdaptiveBudgetJudgesARestartByWhatItsActorDidTest {
 
     final int actors;
 
+    /** A herd whose first backoff is at most 100 ms. */
     Herd(int actors) {
+      this(actors, Duration.ofMillis(100));
+    }
+
+    /** A herd whose first backoff (full jitter) is at most {@code firstBackoff}. */
+    Herd(int actors, Duration firstBackoff) {
       this.actors = actors;
       ActorRef<BudgetEvent> collector =
           kit.spawn(
@@ -83,7 +91,7 @@ final class AnAdaptiveBudgetJudgesARestartByWhatItsActorDidTest {
                   .build());
       kit.system().eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, collector));
       BackoffPolicy policy =
-          BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2))
+          BackoffPolicy.exponential(firstBackoff, Duration.ofSeconds(2))
               .withRandomSeed(11)
               .withLoggingEnabled(false)
               .withListener(
@@ -92,7 +100,7 @@ final class AnAdaptiveBudgetJudgesARestartByWhatItsActorDidTest {
                       failuresHandled.incrementAndGet();
                     }
                   })
-              .withBudget(RestartBudget.adaptive(budget));
+              .withBudget(restartBudget);
       Behavior<String> cell =
           Behaviors.setup(
               ctx -> {
@@ -113,6 +121,20 @@ final class AnAdaptiveBudgetJudgesARestartByWhatItsActorDidTest {
           () -> {
             assertEquals(actors, calls.get());
             assertEquals(actors, failuresHandled.get());
+            return null;
+          });
+    }
+
+    /**
+     * Waits until every actor of the herd waits in the gate: each asks for a permit when its backoff
+     * ends, and the gate answers the count after the requests ahead of the question.
+     */
+    void allWaitInTheGate() {
+      ActorRef<GateProtocol.Command> gate = RestartBudgets.get(kit.system()).gate(restartBudget);
+      holding.awaitAssert(
+          Duration.ofSeconds(10),
+          () -> {
+            assertEquals(actors, Gates.waiting(kit, gate));
             return null;
           });
     }
@@ -231,11 +253,19 @@ final class AnAdaptiveBudgetJudgesARestartByWhatItsActorDidTest {
   @Test
   void probesOfAResourceThatStaysDownCome100msAfterHolding_then300msLater_thenEvery400ms()
       throws Exception {
-    Herd herd = new Herd(20);
+    // The gate's ticks run from the herd's first failures. The backoffs end (at most 1 ms) and
+    // every
+    // actor waits in the gate before the first tick: a request sent while the tick's time passes
+    // could reach the gate after the tick, and the probe would wait for the next one.
+    Herd herd = new Herd(20, Duration.ofMillis(1));
+    time.timePasses(Duration.ofMillis(1));
+    herd.allWaitInTheGate();
     List<Integer> probedAt = new CopyOnWriteArrayList<>();
+    long elapsed = 1;
     for (int step = 1; step <= 20; step++) {
       long before = herd.probes();
-      time.timePasses(Duration.ofMillis(100));
+      time.timePasses(Duration.ofMillis(step * 100L - elapsed));
+      elapsed = step * 100L;
       herd.settledCalls(0); // the probe's failure has reached the gate before the next step
       if (herd.probes() > before) {
         probedAt.add(step * 100);
