@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes;
+import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -423,8 +424,19 @@ final class EventSourcedBehaviorUnderWrapTest {
     e.append("a", "a");
 
     journal.failNextPersisted(e.id);
-    e.ref.tell(new Ledger.Append("b", e.replies.ref()));
-    e.recoveries.expectNoMessage(Duration.ofMillis(100));
+    // The journal's failure reaches the entity after a round trip to the journal, and Pekko's
+    // supervisor inside the entity puts its restart on the clock while it handles it, right after
+    // it logs the failure: wait for that line before the clock moves, or a failure that arrived
+    // late would put the restart after the step, and it would never come.
+    LoggingTestKit.error("saw failure")
+        .withSource(e.ref.path().toString())
+        .expect(
+            kit.system(),
+            () -> {
+              e.ref.tell(new Ledger.Append("b", e.replies.ref()));
+              return null;
+            });
+    e.recoveries.expectNoMessage(Duration.ofMillis(100)); // the restart waits for the clock
     kit.time().timePasses(Kits.MIN); // Pekko's own backoff restarts the entity, inside wrap
     e.recoveries.expectMessage("recovered:a");
     e.append("c", "a,c");

@@ -15,6 +15,7 @@ import dev.supervision.backoff.ChildStopped;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.testkit.BackoffTestKit;
+import dev.supervision.backoff.testsupport.ManualTimers;
 import dev.supervision.backoff.testsupport.SupervisorLines;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,6 +38,9 @@ final class HerdLogLinesTest {
 
   @RegisterExtension static final BackoffTestKit kit = BackoffTestKit.create();
   static final int HERD = 200;
+
+  /** The herd log's window. */
+  static final Duration WINDOW = Duration.ofSeconds(1);
 
   static final class DatabaseDown extends RuntimeException {
     DatabaseDown() {
@@ -71,6 +75,18 @@ final class HerdLogLinesTest {
     }
   }
 
+  /**
+   * Lets the herd log's window pass. A supervisor reports its line to the herd log's actor before
+   * its event, so the reports are in that actor's mailbox ahead of the window's end; but the window
+   * is put on the clock by that actor when it handles the first report of a window (or the end of
+   * the window before): wait until it is on the clock, one window from now, or the step would pass
+   * before it and the window would end a step late.
+   */
+  static void theWindowPasses() {
+    ManualTimers.awaitDueIn(kit.system(), WINDOW);
+    kit.time().timePasses(WINDOW);
+  }
+
   static List<ILoggingEvent> failureLines(SupervisorLines lines, Level level) {
     return lines.all().stream()
         .filter(e -> e.getLevel() == level && e.getFormattedMessage().contains("DatabaseDown"))
@@ -92,18 +108,18 @@ final class HerdLogLinesTest {
       TestProbe<BackoffEvent> more = kit.createTestProbe();
       failTogether(
           policy(more).withBudget(RestartBudget.of("herd-log", 1000, Duration.ofSeconds(1))), more);
-      kit.time().timePasses(Duration.ofSeconds(1));
+      theWindowPasses();
       List<ILoggingEvent> again = awaitLines(lines, Level.WARN, 2);
       assertEquals(2, again.size());
       assertNull(again.get(1).getThrowableProxy(), "counts only while the episode lasts");
 
       // a second without the cause ends the episode: when it returns, it is new again
-      kit.time().timePasses(Duration.ofSeconds(1));
+      theWindowPasses();
       TestProbe<BackoffEvent> later = kit.createTestProbe();
       failTogether(
           policy(later).withBudget(RestartBudget.of("herd-log", 1000, Duration.ofSeconds(1))),
           later);
-      kit.time().timePasses(Duration.ofSeconds(1));
+      theWindowPasses();
       List<ILoggingEvent> returned = awaitLines(lines, Level.WARN, 3);
       assertEquals(3, returned.size());
       assertNotNull(returned.get(2).getThrowableProxy(), "a new episode: the stack trace again");
@@ -129,7 +145,7 @@ final class HerdLogLinesTest {
       for (int i = 0; i < 20; i++) {
         events.expectMessageClass(BackoffEvent.RestartScheduled.class);
       }
-      kit.time().timePasses(Duration.ofSeconds(1)); // the window closes
+      theWindowPasses(); // the window closes
       List<String> warn =
           awaitLines(lines, Level.WARN, 2).stream()
               .map(ILoggingEvent::getFormattedMessage)
@@ -140,7 +156,7 @@ final class HerdLogLinesTest {
       assertTrue(warn.get(0).contains("java.lang.IllegalStateException"), warn::toString);
       assertTrue(warn.get(1).startsWith("10 supervised actors failed 10 times"), warn::toString);
       assertTrue(warn.get(1).contains("java.lang.UnsupportedOperationException"), warn::toString);
-      kit.time().timePasses(Duration.ofSeconds(1)); // a quiet second ends both episodes
+      theWindowPasses(); // a quiet second ends both episodes
     }
   }
 
@@ -183,7 +199,7 @@ final class HerdLogLinesTest {
       for (int i = 0; i < HERD; i++) {
         events.expectMessageClass(BackoffEvent.GaveUp.class);
       }
-      kit.time().timePasses(Duration.ofSeconds(1)); // the window closes
+      theWindowPasses(); // the window closes
       List<ILoggingEvent> error = awaitLines(lines, Level.ERROR, 1);
       assertEquals(1, error.size(), () -> "one ERROR line for the herd: " + error);
       String line = error.get(0).getFormattedMessage();
@@ -262,7 +278,7 @@ final class HerdLogLinesTest {
    * what} ("failed", "stopped themselves") once each in 1000 ms.
    */
   static ILoggingEvent oneHerdLineAfterTheWindow(SupervisorLines lines, String what) {
-    kit.time().timePasses(Duration.ofSeconds(1)); // the window closes
+    theWindowPasses(); // the window closes
     List<ILoggingEvent> warn = awaitLines(lines, Level.WARN, 1);
     assertEquals(1, warn.size(), () -> "one WARN line for the herd: " + warn);
     String line = warn.get(0).getFormattedMessage();
