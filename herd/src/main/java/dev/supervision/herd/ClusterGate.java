@@ -154,9 +154,7 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     this.spec = spec;
     this.timing =
         ClusterCoordinator.Timing.of(
-            parameters.slice(),
-            spec.deltaInterval(),
-            ClusterCoordinator.Timing.defaults().notifyInterval());
+            parameters.slice(), spec.deltaInterval(), spec.notifyInterval());
     this.round = timing.round().toNanos();
     this.heartbeat = timing.heartbeat().toNanos();
     this.notify = timing.notifyInterval().toNanos();

@@ -29,6 +29,9 @@ import java.util.Objects;
  *     node hears every other node in the same tick and then from none for the rest of the round;
  *     nodes started ticks apart are at different places, and a node hears the others spread over
  *     the ticks
+ * @param notifyInterval Distributed Data's subscriber notification interval (Pekko's default:
+ *     500 ms): a node hears of what its replicator received at its next notification, and the
+ *     coordination's round and its hold-off after a loss follow it, as on a real node
  */
 public record ClusterSpec(
     int nodes,
@@ -37,7 +40,11 @@ public record ClusterSpec(
     Duration deltaInterval,
     Duration leaveAt,
     Duration joinAt,
-    Duration startedEvery) {
+    Duration startedEvery,
+    Duration notifyInterval) {
+
+  /** Pekko's subscriber notification interval: 500 ms. */
+  public static final Duration NOTIFY_INTERVAL = Duration.ofMillis(500);
 
   /**
    * How long after a node leaves it is removed from the membership: the leader's gossip rounds that
@@ -61,11 +68,12 @@ public record ClusterSpec(
    * @param deltaInterval see the record's description
    */
   public ClusterSpec(int nodes, Skew skew, Sharing sharing, Duration deltaInterval) {
-    this(nodes, skew, sharing, deltaInterval, null, null, Duration.ZERO);
+    this(nodes, skew, sharing, deltaInterval, null, null);
   }
 
   /**
-   * A cluster whose replicators all started in the same delta tick.
+   * A cluster whose replicators all started in the same delta tick, with Pekko's notification
+   * interval.
    *
    * @param nodes see the record's description
    * @param skew see the record's description
@@ -81,7 +89,7 @@ public record ClusterSpec(
       Duration deltaInterval,
       Duration leaveAt,
       Duration joinAt) {
-    this(nodes, skew, sharing, deltaInterval, leaveAt, joinAt, Duration.ZERO);
+    this(nodes, skew, sharing, deltaInterval, leaveAt, joinAt, Duration.ZERO, NOTIFY_INTERVAL);
   }
 
   /**
@@ -129,8 +137,9 @@ public record ClusterSpec(
    * @param leaveAt see the record's description
    * @param joinAt see the record's description
    * @param startedEvery see the record's description
-   * @throws NullPointerException if skew, sharing, the interval or the start span is null
-   * @throws ScenarioException if {@code nodes} is outside {@code [1, 1000]}, the interval is not
+   * @param notifyInterval see the record's description
+   * @throws NullPointerException if skew, sharing, an interval or the start span is null
+   * @throws ScenarioException if {@code nodes} is outside {@code [1, 1000]}, an interval is not
    *     positive, a leave or join time or the start span is negative, or a node leaves a cluster of
    *     one node
    */
@@ -139,6 +148,12 @@ public record ClusterSpec(
     Objects.requireNonNull(sharing, "sharing");
     Objects.requireNonNull(deltaInterval, "delta-interval");
     Objects.requireNonNull(startedEvery, "started-every");
+    Objects.requireNonNull(notifyInterval, "notify-interval");
+    ScenarioException.require(
+        !notifyInterval.isNegative() && !notifyInterval.isZero(),
+        "notify-interval",
+        "> 0",
+        notifyInterval.toMillis() + "ms");
     ScenarioException.require(
         !startedEvery.isNegative(), "started-every", ">= 0", startedEvery.toMillis() + "ms");
     ScenarioException.require(nodes >= 1 && nodes <= 1000, "nodes", "in [1, 1000]", nodes);

@@ -50,7 +50,8 @@ public final class HerdCommand implements Callable<Integer> {
           Map.entry("limiter", "--limiter"),
           Map.entry("horizon", "--horizon"),
           Map.entry("nodes", "--nodes"),
-          Map.entry("delta-interval", "--delta-interval"));
+          Map.entry("delta-interval", "--delta-interval"),
+          Map.entry("notify-interval", "--notify-interval"));
 
   @Option(
       names = {"-n", "--cells"},
@@ -137,6 +138,16 @@ public final class HerdCommand implements Callable<Integer> {
           "Distributed Data's delta propagation interval the coordination is modelled with"
               + " (default 400ms, Pekko's: the 2 s gossip interval / 5)")
   Duration deltaInterval = Duration.ofMillis(400);
+
+  @Option(
+      names = "--notify-interval",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description =
+          "Distributed Data's subscriber notification interval the coordination is modelled with"
+              + " (default 500ms, Pekko's); the coordination's round and its hold-off after a"
+              + " loss follow it, as on a real node")
+  Duration notifyInterval = ClusterSpec.NOTIFY_INTERVAL;
 
   @Option(
       names = "--started-every",
@@ -344,7 +355,8 @@ public final class HerdCommand implements Callable<Integer> {
     return new HerdScenario(
             cells, outage, min, max, scale, seed, exact, ids, out, resource, horizon)
         .withCluster(
-            new ClusterSpec(nodes, skew, sharing, deltaInterval, leaveAt, joinAt, startedEvery))
+            new ClusterSpec(
+                nodes, skew, sharing, deltaInterval, leaveAt, joinAt, startedEvery, notifyInterval))
         .withLogging(parseLogging(logging));
   }
 

@@ -42,6 +42,7 @@ public final class ResultsJson {
     p.put("placement", s.cluster().skew().name().toLowerCase(Locale.ROOT));
     p.put("sharing", s.cluster().sharing().name().toLowerCase(Locale.ROOT));
     p.put("deltaIntervalMs", s.cluster().deltaInterval().toMillis());
+    p.put("notifyIntervalMs", s.cluster().notifyInterval().toMillis());
     p.put("replicatorsStartedEveryMs", s.cluster().startedEvery().toMillis());
     p.put("leaveAtMs", s.cluster().leaveAt() == null ? null : s.cluster().leaveAt().toMillis());
     p.put("joinAtMs", s.cluster().joinAt() == null ? null : s.cluster().joinAt().toMillis());

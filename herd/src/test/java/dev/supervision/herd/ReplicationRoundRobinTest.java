@@ -35,7 +35,8 @@ final class ReplicationRoundRobinTest {
         Duration.ofNanos(TICK),
         null,
         null,
-        startedEvery);
+        startedEvery,
+        ClusterSpec.NOTIFY_INTERVAL);
   }
 
   @Test

@@ -209,8 +209,14 @@ public final class ClusterCoordinator {
    *   <li>the <b>stale window</b> ({@link #staleAfterNanos(int)}): the settle time plus three
    *       heartbeats (a node that is not quiet writes at least once a heartbeat, so three missed in a
    *       row mean it is gone or cut off): 4.9 s at 10 nodes, 7.7 s at 100;
-   *   <li>the <b>hold-off after a loss</b> ({@link #raiseAfterLossNanos()}): one notification
-   *       interval, the soonest the others' reports can show their own cuts, 500 ms.
+   *   <li>the <b>hold-off after a loss</b> ({@link #raiseAfterLossNanos()}): how long after its own
+   *       loss a node is not raised. The nodes that lost in the same slice cut their rates at its
+   *       end too; their reports of the cut go out with their replicator's next delta, up to a delta
+   *       interval later, and reach this node at its next notification. So the hold-off is one
+   *       notification interval (the news arrives no sooner), and at least a delta interval and a
+   *       slice: with a notification faster than the deltas, the reports heard in the first delta
+   *       interval after a loss were mostly written before the others' cuts, and a raise to a part
+   *       of their rates from before would undo the cut. 500 ms with the defaults (the two agree).
    * </ul>
    *
    * @param round see above
@@ -218,9 +224,14 @@ public final class ClusterCoordinator {
    * @param deltaInterval the engine's delta propagation interval (Pekko: 400 ms, a fifth of the
    *     gossip interval)
    * @param notifyInterval the engine's subscriber notification interval (Pekko: 500 ms)
+   * @param raiseAfterLoss the hold-off after a loss, see above
    */
   public record Timing(
-      Duration round, Duration heartbeat, Duration deltaInterval, Duration notifyInterval) {
+      Duration round,
+      Duration heartbeat,
+      Duration deltaInterval,
+      Duration notifyInterval,
+      Duration raiseAfterLoss) {
 
     /**
      * Validates the value.
@@ -229,6 +240,7 @@ public final class ClusterCoordinator {
      * @param heartbeat see the record's description
      * @param deltaInterval see the record's description
      * @param notifyInterval see the record's description
+     * @param raiseAfterLoss see the record's description
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if a duration is not positive (the message names it)
      */
@@ -237,6 +249,22 @@ public final class ClusterCoordinator {
       Check.positive(heartbeat, "heartbeat");
       Check.positive(deltaInterval, "deltaInterval");
       Check.positive(notifyInterval, "notifyInterval");
+      Check.positive(raiseAfterLoss, "raiseAfterLoss");
+    }
+
+    /**
+     * A timing whose hold-off after a loss is one notification interval.
+     *
+     * @param round see the record's description
+     * @param heartbeat see the record's description
+     * @param deltaInterval see the record's description
+     * @param notifyInterval see the record's description
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a duration is not positive (the message names it)
+     */
+    public Timing(
+        Duration round, Duration heartbeat, Duration deltaInterval, Duration notifyInterval) {
+      this(round, heartbeat, deltaInterval, notifyInterval, notifyInterval);
     }
 
     /**
@@ -251,12 +279,17 @@ public final class ClusterCoordinator {
      */
     public static Timing of(Duration slice, Duration deltaInterval, Duration notifyInterval) {
       Check.positive(slice, "slice");
+      Check.positive(deltaInterval, "deltaInterval");
       Check.positive(notifyInterval, "notifyInterval");
       Duration round = slice.multipliedBy(2);
       if (round.compareTo(notifyInterval) > 0) {
         round = notifyInterval.compareTo(slice) > 0 ? notifyInterval : slice;
       }
-      return new Timing(round, round.multipliedBy(5), deltaInterval, notifyInterval);
+      Duration afterDelta = deltaInterval.plus(slice);
+      Duration raiseAfterLoss =
+          afterDelta.compareTo(notifyInterval) > 0 ? afterDelta : notifyInterval;
+      return new Timing(
+          round, round.multipliedBy(5), deltaInterval, notifyInterval, raiseAfterLoss);
     }
 
     /**
@@ -311,7 +344,7 @@ public final class ClusterCoordinator {
      * @return nanoseconds
      */
     public long raiseAfterLossNanos() {
-      return notifyInterval.toNanos();
+      return raiseAfterLoss.toNanos();
     }
 
     /**

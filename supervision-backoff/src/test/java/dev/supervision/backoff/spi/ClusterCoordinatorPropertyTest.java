@@ -413,6 +413,40 @@ final class ClusterCoordinatorPropertyTest {
         ClusterCoordinator.Timing.of(
             Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofMillis(150));
     assertEquals(Duration.ofMillis(150), fast.round(), "at most one notification");
+    assertEquals(300_000_000L, fast.raiseAfterLossNanos(), "a delta interval and a slice");
+    assertEquals(
+        500_000_000L,
+        ClusterCoordinator.Timing.of(
+                Duration.ofMillis(100), Duration.ofMillis(400), Duration.ofMillis(100))
+            .raiseAfterLossNanos(),
+        "a delta interval and a slice");
+    assertEquals(
+        1_000_000_000L,
+        ClusterCoordinator.Timing.of(
+                Duration.ofMillis(100), Duration.ofMillis(400), Duration.ofSeconds(1))
+            .raiseAfterLossNanos(),
+        "at least one notification");
+    assertEquals(
+        150_000_000L,
+        new ClusterCoordinator.Timing(
+                Duration.ofMillis(150),
+                Duration.ofMillis(750),
+                Duration.ofMillis(200),
+                Duration.ofMillis(150))
+            .raiseAfterLossNanos(),
+        "given without a hold-off: one notification");
+    assertEquals(
+        "raiseAfterLoss must be > 0 but was PT0S",
+        assertThrows(
+                IllegalArgumentException.class,
+                () ->
+                    new ClusterCoordinator.Timing(
+                        Duration.ofMillis(200),
+                        Duration.ofSeconds(1),
+                        Duration.ofMillis(400),
+                        Duration.ofMillis(500),
+                        Duration.ZERO))
+            .getMessage());
     assertEquals(
         "notifyInterval must be > 0 but was PT0S",
         assertThrows(
