@@ -93,6 +93,11 @@ final class ANodeThatLosesALineDecidesAloneAndPicksTheCoordinationUpAgainTest {
     ClusterCoordinator.Timing timing = ReplicatedCoordination.timing(first);
     long stale = timing.staleAfterNanos(2);
     assertEquals(1_900_000_000L, stale, "settle 0.4 s + three heartbeats of 0.5 s");
+    assertEquals(
+        300_000_000L,
+        timing.raiseAfterLossNanos(),
+        "the hold-off after a loss: not one 100 ms notification, but the 200 ms delta interval (a"
+            + " fifth of the 1 s gossip interval) and a slice");
 
     TestProbe<BudgetEvent.CoordinationChanged> events = TestProbe.create(first);
     ActorRef<BudgetEvent> filter =
