@@ -285,6 +285,18 @@ final class ClusterCoordinatorPropertyTest {
     assertEquals(0.5, back.share());
   }
 
+  @Test
+  void aHoldingNodeWithNoActorWaiting_isNotTheProber_evenWithTheSmallestId() {
+    // it would grant no probe: if it were chosen, nobody would probe for the cluster
+    Report idle = new Report(0, State.HOLDING, 0, 0, 0, Double.NaN);
+    Report waiting = new Report(1, State.HOLDING, 5, 0, 0, Double.NaN);
+    assertFalse(
+        decide(coordinator, idle, 0, SETTLED, 2, List.of(new Heard(waiting, NOW)), NOW).prober());
+    assertTrue(
+        decide(coordinator, waiting, 0, SETTLED, 2, List.of(new Heard(idle, NOW)), NOW).prober(),
+        "the node whose actors wait probes");
+  }
+
   @Property(tries = 300)
   boolean aWholeClusterThatStartsHoldingAtOnce_probesFromOneNode_beforeItHearsOfTheOthers(
       @ForAll @IntRange(min = 1, max = 150) int nodes,
