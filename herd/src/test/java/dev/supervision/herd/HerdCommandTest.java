@@ -154,6 +154,30 @@ final class HerdCommandTest {
   }
 
   @Test
+  void notifyInterval_reachesResultsJson_andMustBePositive(@TempDir Path dir) throws Exception {
+    Run r =
+        run(
+            "--exact",
+            "--cells",
+            "300",
+            "--nodes",
+            "3",
+            "--notify-interval",
+            "100ms",
+            "--strategies",
+            "adaptive",
+            "--out",
+            dir.toString());
+    assertEquals(0, r.status, r.err);
+    JsonNode scenario =
+        new ObjectMapper().readTree(dir.resolve("results.json").toFile()).get("scenario");
+    assertEquals(100, scenario.get("notifyIntervalMs").asInt());
+    assertEquals(
+        "herd: --notify-interval must be > 0 but was 0ms (see --help)",
+        run("--nodes", "3", "--notify-interval", "0ms").err.strip());
+  }
+
+  @Test
   void version_printsTheProjectVersion() {
     Run r = run("--version");
     assertEquals(0, r.status);
