@@ -119,16 +119,15 @@ final class HerdCommandTest {
     assertEquals(0, r.status, r.err);
     assertTrue(
         r.out.contains("rate limiter of 200 requests/s, burst 5 (nginx limit_req nodelay)"), r.out);
-    JsonNode scenario =
-        new ObjectMapper().readTree(dir.resolve("results.json").toFile()).get("scenario");
+    JsonNode scenario = scenarioIn(dir);
     assertEquals(200, scenario.get("capacityPerSecond").asInt());
     assertEquals(5, scenario.get("limiterBurst").asInt());
     assertEquals(0.0, scenario.get("crashFactor").asDouble());
     assertEquals(1500, scenario.get("physicalLimitMs").asInt()); // 300 requests at 200/s
   }
 
-  @Test
-  void startedEvery_reachesTheClusterModel_andResultsJson(@TempDir Path dir) throws Exception {
+  /** Runs the adaptive row in exact mode on 3 nodes with one more option, into {@code dir}. */
+  private static Run threeNodes(Path dir, String option, String value) {
     Run r =
         run(
             "--exact",
@@ -136,16 +135,26 @@ final class HerdCommandTest {
             "300",
             "--nodes",
             "3",
-            "--started-every",
-            "1s",
+            option,
+            value,
             "--strategies",
             "adaptive",
             "--out",
             dir.toString());
     assertEquals(0, r.status, r.err);
+    return r;
+  }
+
+  /** The {@code scenario} of the results.json in {@code dir}. */
+  private static JsonNode scenarioIn(Path dir) throws java.io.IOException {
+    return new ObjectMapper().readTree(dir.resolve("results.json").toFile()).get("scenario");
+  }
+
+  @Test
+  void startedEvery_reachesTheClusterModel_andResultsJson(@TempDir Path dir) throws Exception {
+    Run r = threeNodes(dir, "--started-every", "1s");
     assertTrue(r.out.contains("replicators started 1000 ms apart"), r.out);
-    JsonNode scenario =
-        new ObjectMapper().readTree(dir.resolve("results.json").toFile()).get("scenario");
+    JsonNode scenario = scenarioIn(dir);
     assertEquals(1000, scenario.get("replicatorsStartedEveryMs").asInt());
     assertTrue(
         run("--nodes", "3", "--started-every", "-1ms")
@@ -155,22 +164,8 @@ final class HerdCommandTest {
 
   @Test
   void notifyInterval_reachesResultsJson_andMustBePositive(@TempDir Path dir) throws Exception {
-    Run r =
-        run(
-            "--exact",
-            "--cells",
-            "300",
-            "--nodes",
-            "3",
-            "--notify-interval",
-            "100ms",
-            "--strategies",
-            "adaptive",
-            "--out",
-            dir.toString());
-    assertEquals(0, r.status, r.err);
-    JsonNode scenario =
-        new ObjectMapper().readTree(dir.resolve("results.json").toFile()).get("scenario");
+    Run r = threeNodes(dir, "--notify-interval", "100ms");
+    JsonNode scenario = scenarioIn(dir);
     assertEquals(100, scenario.get("notifyIntervalMs").asInt());
     assertEquals(
         "herd: --notify-interval must be > 0 but was 0ms (see --help)",

@@ -441,21 +441,25 @@ final class BackoffMetricsTest {
     // at once after bindBudgets: the watcher is subscribed before bindBudgets returns
     TestProbe<String> p = kit.createTestProbe();
     ActorRef<String> a = started(p, POLICY.withBudget(RestartBudget.adaptive("healthy-db")));
+    // the budget's meters are registered one after another on the watcher's thread: wait for all
     p.awaitAssert(
         () -> {
           assertEquals(
               0.0,
               budgetMeter(registry, BackoffMetrics.BUDGET_STATE, "healthy-db").gauge().value());
+          assertTrue(
+              Double.isNaN(
+                  budgetMeter(registry, BackoffMetrics.BUDGET_RATE, "healthy-db").gauge().value()));
+          assertTrue(
+              Double.isNaN(
+                  budgetMeter(registry, BackoffMetrics.BUDGET_GOODPUT, "healthy-db")
+                      .gauge()
+                      .value()));
+          assertEquals(
+              0.0,
+              budgetMeter(registry, BackoffMetrics.BUDGET_PROBES, "healthy-db").counter().count());
           return null;
         });
-    assertTrue(
-        Double.isNaN(
-            budgetMeter(registry, BackoffMetrics.BUDGET_RATE, "healthy-db").gauge().value()));
-    assertTrue(
-        Double.isNaN(
-            budgetMeter(registry, BackoffMetrics.BUDGET_GOODPUT, "healthy-db").gauge().value()));
-    assertEquals(
-        0.0, budgetMeter(registry, BackoffMetrics.BUDGET_PROBES, "healthy-db").counter().count());
     // the budget's tags: budget and the extra tags; no name (a budget is shared by every name)
     List<String> ids = new ArrayList<>();
     registry
@@ -527,14 +531,15 @@ final class BackoffMetricsTest {
           return null;
         });
     ActorRef<String> b = started(p, policy);
-    p.awaitAssert(
+    p.awaitAssert( // the meters are registered one after another on the watcher's thread
         () -> {
           assertEquals(
               0.0, budgetMeter(registry, BackoffMetrics.BUDGET_STATE, budget).gauge().value());
+          assertTrue(
+              Double.isNaN(
+                  budgetMeter(registry, BackoffMetrics.BUDGET_RATE, budget).gauge().value()));
           return null;
         });
-    assertTrue(
-        Double.isNaN(budgetMeter(registry, BackoffMetrics.BUDGET_RATE, budget).gauge().value()));
     kit.testKit().stop(b);
     metrics.close();
   }
