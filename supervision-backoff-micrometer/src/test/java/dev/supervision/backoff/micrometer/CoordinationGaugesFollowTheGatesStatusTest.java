@@ -11,16 +11,12 @@ import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.ClusterCoordinator.Decision;
 import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.testkit.BackoffTestKit;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -227,26 +223,16 @@ final class CoordinationGaugesFollowTheGatesStatusTest {
   }
 
   /**
-   * The watcher is driven directly and the test answers its polls itself: an answer is handled
-   * before a message the test sends after giving it (the answer is sent to the watcher when it is
-   * given), so the checks below follow the answers they are about.
+   * The watcher is driven directly and the test answers its polls itself ({@link AnsweredWatcher}):
+   * a message the test sends after an answer is handled after it, so each check below follows the
+   * answer it is about.
    */
   @Test
   void aStatusWithoutCoordinationAddsNoMeters_theFirstWithOneAddsThemAll() {
     String budget = "polled-db";
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    List<CompletableFuture<Optional<GateProtocol.Status>>> questions = new CopyOnWriteArrayList<>();
-    BudgetWatcher watcher = new BudgetWatcher(Tags.empty(), ConcurrentHashMap.<Meter>newKeySet());
-    ActorRef<Object> actor =
-        kit.spawn(
-            watcher.behavior(
-                registry,
-                b -> {
-                  CompletableFuture<Optional<GateProtocol.Status>> answer =
-                      new CompletableFuture<>();
-                  questions.add(answer);
-                  return answer;
-                }));
+    AnsweredWatcher watcher = new AnsweredWatcher(kit, registry);
+    ActorRef<Object> actor = watcher.actor;
     TestProbe<String> p = kit.createTestProbe();
     // the Started event is handled after the watcher's set-up, which put its poll on the clock
     actor.tell(new BudgetEvent.Started(budget));
@@ -255,12 +241,8 @@ final class CoordinationGaugesFollowTheGatesStatusTest {
     for (int poll = 1; poll <= 2; poll++) {
       kit.time().timePasses(BudgetWatcher.POLL);
       int asked = poll;
-      p.awaitAssert(
-          () -> {
-            assertEquals(asked, questions.size());
-            return null;
-          });
-      questions.get(poll - 1).complete(Optional.of(status(budget, Optional.empty())));
+      watcher.awaitQuestions(poll);
+      watcher.answer(poll, status(budget, Optional.empty()));
       actor.tell(new BudgetEvent.Probe(budget, 1)); // handled after the answer
       p.awaitAssert(
           () -> {
@@ -274,17 +256,9 @@ final class CoordinationGaugesFollowTheGatesStatusTest {
     }
 
     kit.time().timePasses(BudgetWatcher.POLL);
-    p.awaitAssert(
-        () -> {
-          assertEquals(3, questions.size());
-          return null;
-        });
-    questions
-        .get(2)
-        .complete(
-            Optional.of(
-                status(
-                    budget, Optional.of(new GateProtocol.Coordination(true, 0.5, false, 2, 7)))));
+    watcher.awaitQuestions(3);
+    watcher.answer(
+        3, status(budget, Optional.of(new GateProtocol.Coordination(true, 0.5, false, 2, 7))));
     p.awaitAssert(
         () -> {
           assertTrue(
@@ -293,7 +267,7 @@ final class CoordinationGaugesFollowTheGatesStatusTest {
           assertEquals(List.of(1.0, 0.5, 0.0, 2.0, 7.0), shown(registry, budget));
           return null;
         });
-    kit.testKit().stop(actor);
+    watcher.stop();
   }
 
   private static GateProtocol.Status status(
