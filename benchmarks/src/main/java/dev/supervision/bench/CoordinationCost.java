@@ -8,6 +8,7 @@ import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.RestartBudgets;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.spi.GateProtocol;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
@@ -33,14 +34,8 @@ import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.MemberStatus;
-import org.apache.pekko.cluster.ddata.Key;
-import org.apache.pekko.cluster.ddata.LWWMap;
-import org.apache.pekko.cluster.ddata.LWWMapKey;
-import org.apache.pekko.cluster.ddata.typed.javadsl.DistributedData;
-import org.apache.pekko.cluster.ddata.typed.javadsl.Replicator;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 
@@ -266,8 +261,8 @@ public final class CoordinationCost {
     await(
         Duration.ofSeconds(60 + n),
         () ->
-            minEntries(nodes) == n
-                && children.stream().allMatch(c -> Integer.parseInt(c.ask("entries")) == n));
+            minInView(nodes) == n
+                && children.stream().allMatch(c -> Integer.parseInt(c.ask("in-view")) == n));
     Thread.sleep(pauses.beforeIdle().toMillis());
     all.add(print(measureAll("idle", nodes, children, window), out));
 
@@ -339,8 +334,8 @@ public final class CoordinationCost {
     }
   }
 
-  static int minEntries(List<ActorSystem<Void>> nodes) {
-    return nodes.stream().mapToInt(CoordinationCost::entries).min().orElse(0);
+  static int minInView(List<ActorSystem<Void>> nodes) {
+    return nodes.stream().mapToInt(CoordinationCost::inView).min().orElse(0);
   }
 
   static Map<State, Integer> allStates(List<ActorSystem<Void>> nodes, List<Child> children) {
@@ -562,7 +557,7 @@ public final class CoordinationCost {
               gates(nodes);
               yield "ok";
             }
-            case "entries" -> Integer.toString(minEntries(nodes));
+            case "in-view" -> Integer.toString(minInView(nodes));
             case "states" -> encodeStates(states(nodes));
             case "spawn" -> {
               spawn(nodes, Integer.parseInt(c[1]));
@@ -706,20 +701,20 @@ public final class CoordinationCost {
     return states.getOrDefault(state, 0);
   }
 
-  static int entries(ActorSystem<Void> node) {
-    Key<LWWMap<String, String>> key = LWWMapKey.create("supervision-backoff-budget-" + BUDGET_NAME);
+  /**
+   * How many nodes this node's gate of the budget counted in its last decision (0 before its
+   * first, or if it does not answer in time): the same on every node once every node's line has
+   * reached every node.
+   */
+  static int inView(ActorSystem<Void> node) {
     try {
-      Replicator.GetResponse<LWWMap<String, String>> rsp =
-          AskPattern.<Replicator.Command, Replicator.GetResponse<LWWMap<String, String>>>ask(
-                  DistributedData.get(node).replicator(),
-                  replyTo -> new Replicator.Get<>(key, Replicator.readLocal(), replyTo),
-                  Duration.ofSeconds(5),
-                  node.scheduler())
-              .toCompletableFuture()
-              .get(10, TimeUnit.SECONDS);
-      return rsp instanceof Replicator.GetSuccess<LWWMap<String, String>> ok
-          ? ok.get(key).getEntries().size()
-          : 0;
+      return RestartBudgets.get(node)
+          .status(BUDGET_NAME)
+          .toCompletableFuture()
+          .get(10, TimeUnit.SECONDS)
+          .flatMap(GateProtocol.Status::coordination)
+          .map(GateProtocol.Coordination::inView)
+          .orElse(0);
     } catch (Exception e) {
       return 0;
     }

@@ -6,14 +6,8 @@ import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.testkit.BackoffTestKit;
-import io.micrometer.core.instrument.Meter;
-import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,8 +15,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The budget watcher numbers its status questions: when the answers of two questions in flight come
  * back out of order, the older one does not overwrite what the newer one showed. The watcher's
- * messages are driven directly, and the test answers its questions itself, in the order it chooses
- * (under {@code ManualTime} no poll asks anything in between).
+ * messages are driven directly, and the test answers its questions itself ({@link AnsweredWatcher}),
+ * in the order it chooses (under {@code ManualTime} no poll asks anything in between).
  */
 final class AnOlderStatusAnswerNeverOverwritesANewerOneTest {
 
@@ -41,37 +35,22 @@ final class AnOlderStatusAnswerNeverOverwritesANewerOneTest {
   @Test
   void theAnswerToTheLaterQuestionStays_whenTheEarlierOneArrivesAfterIt() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    List<CompletableFuture<Optional<GateProtocol.Status>>> questions = new CopyOnWriteArrayList<>();
-    BudgetWatcher watcher = new BudgetWatcher(Tags.empty(), ConcurrentHashMap.<Meter>newKeySet());
-    ActorRef<Object> actor =
-        kit.spawn(
-            watcher.behavior(
-                registry,
-                budget -> {
-                  CompletableFuture<Optional<GateProtocol.Status>> answer =
-                      new CompletableFuture<>();
-                  questions.add(answer);
-                  return answer;
-                }));
+    AnsweredWatcher watcher = new AnsweredWatcher(kit, registry);
+    ActorRef<Object> actor = watcher.actor;
     BudgetEvent.CoordinationChanged changed =
         new BudgetEvent.CoordinationChanged("db", true, false, 2, 2, 0, false);
     actor.tell(changed); // question 1
     actor.tell(changed); // question 2
-    kit.createTestProbe()
-        .awaitAssert(
-            () -> {
-              assertEquals(2, questions.size());
-              return null;
-            });
+    watcher.awaitQuestions(2);
 
-    questions.get(1).complete(Optional.of(coordinatedWithShare(0.25))); // the newer first
+    watcher.answer(2, coordinatedWithShare(0.25)); // the newer first
     kit.createTestProbe()
         .awaitAssert(
             () -> {
               assertEquals(0.25, share(registry));
               return null;
             });
-    questions.get(0).complete(Optional.of(coordinatedWithShare(0.75))); // then the older
+    watcher.answer(1, coordinatedWithShare(0.75)); // then the older
     // the older answer was sent to the watcher when its question was answered, before this probe:
     // once the probe is counted, the older answer has been handled
     actor.tell(new BudgetEvent.Probe("db", 1));
@@ -84,20 +63,15 @@ final class AnOlderStatusAnswerNeverOverwritesANewerOneTest {
     assertEquals(0.25, share(registry), "the older answer must not overwrite the newer one");
 
     actor.tell(changed); // question 3: a later answer is shown again
-    kit.createTestProbe()
-        .awaitAssert(
-            () -> {
-              assertEquals(3, questions.size());
-              return null;
-            });
-    questions.get(2).complete(Optional.of(coordinatedWithShare(0.5)));
+    watcher.awaitQuestions(3);
+    watcher.answer(3, coordinatedWithShare(0.5));
     kit.createTestProbe()
         .awaitAssert(
             () -> {
               assertEquals(0.5, share(registry));
               return null;
             });
-    kit.testKit().stop(actor);
+    watcher.stop();
   }
 
   private static double share(SimpleMeterRegistry registry) {

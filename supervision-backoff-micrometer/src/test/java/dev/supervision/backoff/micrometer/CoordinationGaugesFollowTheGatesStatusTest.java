@@ -7,14 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.RestartBudgets;
+import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.ClusterCoordinator.Decision;
 import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -87,6 +88,16 @@ final class CoordinationGaugesFollowTheGatesStatusTest {
     return r.getMeters().stream().map(m -> m.getId().getName()).collect(Collectors.toSet());
   }
 
+  /** The coordination in the status of the budget's gate now (the budget must have a gate). */
+  private static Optional<GateProtocol.Coordination> coordinationOf(String budget) {
+    return RestartBudgets.get(kit.system())
+        .status(budget)
+        .toCompletableFuture()
+        .join()
+        .orElseThrow(() -> new AssertionError("no gate for " + budget))
+        .coordination();
+  }
+
   @Test
   void theGaugesShowEachDecisionOfTheGate_andCountTheLossesOfTheCoordination() {
     String budget = "coordinated-db";
@@ -99,11 +110,9 @@ final class CoordinationGaugesFollowTheGatesStatusTest {
         RestartBudgets.get(kit.system()).gate(RestartBudget.adaptive(budget));
     p.awaitAssert(
         () -> registry.get(BackoffMetrics.BUDGET_STATE).tag(BackoffMetrics.BUDGET_TAG, budget));
-    // no decision yet: a budget without coordination has no coordination meters, even after polls
-    kit.time().timePasses(BudgetWatcher.POLL);
-    p.expectNoMessage(Duration.ofMillis(200));
-    kit.time().timePasses(BudgetWatcher.POLL);
-    p.expectNoMessage(Duration.ofMillis(200));
+    // no decision yet: the gate's status has no coordination, and such a status adds no meters
+    // (aStatusWithoutCoordinationAddsNoMeters_theFirstWithOneAddsThemAll)
+    assertEquals(Optional.empty(), coordinationOf(budget));
     for (String meter : COORDINATION_METERS) {
       assertNull(registry.find(meter).meter(), meter);
     }
@@ -205,10 +214,65 @@ final class CoordinationGaugesFollowTheGatesStatusTest {
               meterNames(registry).containsAll(budgetMeters), meterNames(registry)::toString);
           return null;
         });
-    kit.time().timePasses(BudgetWatcher.POLL.multipliedBy(3));
-    p.expectNoMessage(Duration.ofMillis(300));
+    // a local budget's status has no coordination, and such a status adds no meters
+    // (aStatusWithoutCoordinationAddsNoMeters_theFirstWithOneAddsThemAll)
+    assertEquals(Optional.empty(), coordinationOf(budget));
     assertEquals(budgetMeters, meterNames(registry));
     RestartBudgets.get(kit.system()).release(budget);
     metrics.close();
+  }
+
+  /**
+   * The watcher is driven directly and the test answers its polls itself ({@link AnsweredWatcher}):
+   * a message the test sends after an answer is handled after it, so each check below follows the
+   * answer it is about.
+   */
+  @Test
+  void aStatusWithoutCoordinationAddsNoMeters_theFirstWithOneAddsThemAll() {
+    String budget = "polled-db";
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    AnsweredWatcher watcher = new AnsweredWatcher(kit, registry);
+    ActorRef<Object> actor = watcher.actor;
+    TestProbe<String> p = kit.createTestProbe();
+    // the Started event is handled after the watcher's set-up, which put its poll on the clock
+    actor.tell(new BudgetEvent.Started(budget));
+    p.awaitAssert(() -> registry.get(BackoffMetrics.BUDGET_PROBES).counter());
+
+    for (int poll = 1; poll <= 2; poll++) {
+      kit.time().timePasses(BudgetWatcher.POLL);
+      int asked = poll;
+      watcher.awaitQuestions(poll);
+      watcher.answer(poll, status(budget, Optional.empty()));
+      actor.tell(new BudgetEvent.Probe(budget, 1)); // handled after the answer
+      p.awaitAssert(
+          () -> {
+            assertEquals(
+                (double) asked, registry.get(BackoffMetrics.BUDGET_PROBES).counter().count());
+            return null;
+          });
+      for (String meter : COORDINATION_METERS) {
+        assertNull(registry.find(meter).meter(), meter + " after poll " + poll);
+      }
+    }
+
+    kit.time().timePasses(BudgetWatcher.POLL);
+    watcher.awaitQuestions(3);
+    watcher.answer(
+        3, status(budget, Optional.of(new GateProtocol.Coordination(true, 0.5, false, 2, 7))));
+    p.awaitAssert(
+        () -> {
+          assertTrue(
+              meterNames(registry).containsAll(COORDINATION_METERS),
+              meterNames(registry)::toString);
+          assertEquals(List.of(1.0, 0.5, 0.0, 2.0, 7.0), shown(registry, budget));
+          return null;
+        });
+    watcher.stop();
+  }
+
+  private static GateProtocol.Status status(
+      String budget, Optional<GateProtocol.Coordination> coordination) {
+    return new GateProtocol.Status(
+        budget, State.STEADY, Double.POSITIVE_INFINITY, Double.NaN, 0, coordination);
   }
 }

@@ -120,11 +120,15 @@ final class SourceRestartsLikePekkosRestartSourceTest {
                           done.whenComplete((d, e) -> terminated.complete(Done.getInstance()));
                           return mat;
                         }));
-    SinkQueueWithCancel<String> out = run(BackoffSource.withBackoff(exact(), inner));
+    BackoffProbe probe = kit.createProbe();
+    SinkQueueWithCancel<String> out = run(BackoffSource.withBackoff(exact(probe), inner));
     expectNext(out, "a");
     out.cancel();
     Probes.await(terminated);
+    // a cancel taken for the inner source's completion would schedule a restart and say so, whether
+    // before or after the step; a restart after the step would make a second source
     kit.time().timePasses(Duration.ofSeconds(20));
+    probe.expectNoEvent(Duration.ofMillis(200));
     assertEquals(1, inner.made());
   }
 
