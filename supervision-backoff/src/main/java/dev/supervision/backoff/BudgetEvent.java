@@ -20,9 +20,8 @@ import dev.supervision.backoff.spi.AdaptiveRateController.State;
  *       failures, the start of ramping, and growth (published each time the rate has grown by a
  *       quarter since the last event).
  *   <li>{@link Probe}: while holding, one restart was let through to test the resource.
- *   <li>{@link CoordinationChanged}: for an adaptive cluster-wide budget, where this node stands in
- *       the cluster's coordination changed: it lost it (a member's line is missing or stale) or
- *       picked it up again, it became or stopped being the prober, or the back epoch was raised.
+ *   <li>{@link CoordinationChanged}: for an adaptive cluster-wide budget, where this node stands
+ *       with the budget's learner changed: it took or lost its lease, or the cluster's probe.
  * </ul>
  */
 public sealed interface BudgetEvent {
@@ -77,34 +76,18 @@ public sealed interface BudgetEvent {
   record Probe(String budget, int probes) implements BudgetEvent {}
 
   /**
-   * Where this node stands in an adaptive cluster-wide budget's coordination changed (published by
-   * the module {@code supervision-backoff-cluster}, on the node concerned): at the coordination's
-   * first decision, and whenever the node loses the coordination (it decides alone: a counted
-   * member's line is missing, or older than the stale window and not quiet) or picks it up again,
-   * becomes or stops being the node that probes for the cluster, or learns a higher back epoch
-   * (its own probe found the resource back, or another node's did). The share, which follows the
-   * cluster's waiting actors every round, is not a reason for an event: {@code
+   * Where this node stands with an adaptive cluster-wide budget's learner changed (published on the
+   * node concerned): it took its first lease, lost its lease (it runs its own fallback, {@code 1/N}
+   * of the budget, until the next lease), or took or lost the cluster's probe. The share, which
+   * follows the cluster's waiting actors every round, is not a reason for an event: {@code
    * RestartBudgets.status} and the Micrometer gauges show it.
    *
    * @param budget the budget's name
-   * @param coordinated {@code true} if the node acts as part of one cluster-wide budget, {@code
-   *     false} on its local fallback
-   * @param prober whether this node may probe while it holds
-   * @param members the nodes counted as sharing the budget, this one included
-   * @param inView the nodes whose lines counted, this one included ({@code < members} while the
-   *     node decides alone)
-   * @param backEpoch the highest back epoch the node knows (raised each time a probe finds the
-   *     resource back)
-   * @param raisedHere {@code true} if this event reports a back epoch that this node's own probe
-   *     raised; {@code false} otherwise (a higher epoch heard from another node, or no new epoch)
+   * @param coordinated {@code true} if the node holds a lease from the learner, {@code false} on its
+   *     fallback
+   * @param prober whether this node's lease carries the cluster's probe
+   * @param inView the nodes the learner counted (on the fallback: the members this node counts)
    */
-  record CoordinationChanged(
-      String budget,
-      boolean coordinated,
-      boolean prober,
-      int members,
-      int inView,
-      long backEpoch,
-      boolean raisedHere)
+  record CoordinationChanged(String budget, boolean coordinated, boolean prober, int inView)
       implements BudgetEvent {}
 }

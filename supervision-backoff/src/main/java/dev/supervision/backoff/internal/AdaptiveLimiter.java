@@ -4,10 +4,7 @@ import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
-import dev.supervision.backoff.spi.ClusterCoordinator;
-import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.spi.Pacer;
-import java.util.Optional;
 
 /**
  * INTERNAL API: an adaptive budget's limiter: its {@link AdaptiveRateController}, started at the
@@ -23,15 +20,10 @@ final class AdaptiveLimiter implements Limiter {
   private final long keepStartedNanos;
   private final long keepUnstartedNanos;
   private long slice;
-  private Optional<GateProtocol.Coordination> coordination = Optional.empty();
 
   AdaptiveLimiter(
-      RestartBudget.Adaptive budget,
-      int members,
-      long tickNanos,
-      AdaptiveRateController.Listener listener) {
+      RestartBudget.Adaptive budget, long tickNanos, AdaptiveRateController.Listener listener) {
     this.controller = new AdaptiveRateController(parameters(budget), listener);
-    controller.setShare(members);
     this.tickNanos = tickNanos;
     this.sliceNanos = controller.parameters().slice().toNanos();
     this.keepStartedNanos =
@@ -122,20 +114,7 @@ final class AdaptiveLimiter implements Limiter {
 
   @Override
   public void setShare(int members) {
-    controller.setShare(Math.max(1, members));
-  }
-
-  @Override
-  public void coordinate(ClusterCoordinator.Decision decision, long now) {
-    controller.coordinate(
-        decision.share(), decision.probeMembers(), decision.prober(), decision.stayRamping());
-    coordination = Optional.of(GateProtocol.Coordination.of(decision));
-    if (decision.resume()) {
-      controller.resume(now);
-    }
-    if (!Double.isNaN(decision.rate())) {
-      controller.rebalance(decision.rate(), now); // only ever raises, see ClusterCoordinator
-    }
+    // a local budget is not shared; a cluster-wide adaptive one has a LeasedLimiter
   }
 
   @Override
@@ -151,11 +130,6 @@ final class AdaptiveLimiter implements Limiter {
   @Override
   public double rate() {
     return controller.rate();
-  }
-
-  @Override
-  public Optional<GateProtocol.Coordination> coordination() {
-    return coordination;
   }
 
   @Override

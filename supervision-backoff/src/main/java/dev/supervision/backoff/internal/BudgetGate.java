@@ -7,9 +7,11 @@ import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.GateProtocol.Acquire;
 import dev.supervision.backoff.spi.GateProtocol.Cancel;
+import dev.supervision.backoff.spi.GateProtocol.CollectReport;
 import dev.supervision.backoff.spi.GateProtocol.Command;
-import dev.supervision.backoff.spi.GateProtocol.Coordinate;
+import dev.supervision.backoff.spi.GateProtocol.Coordination;
 import dev.supervision.backoff.spi.GateProtocol.Failed;
+import dev.supervision.backoff.spi.GateProtocol.GrantLease;
 import dev.supervision.backoff.spi.GateProtocol.Query;
 import dev.supervision.backoff.spi.GateProtocol.Retire;
 import dev.supervision.backoff.spi.GateProtocol.SetShare;
@@ -24,6 +26,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -114,8 +117,9 @@ public final class BudgetGate {
    * The gate's behavior, starting with the share of {@code members} nodes: a full bucket of {@code
    * max(1, burst / members)} permits, refilled at {@code permits / members} per period. A cluster-wide
    * budget's gate starts with the membership it knows when it is created, so that a node never
-   * starts with more than its share of the burst. An adaptive budget's controller learns from this
-   * node's outcomes alone.
+   * starts with more than its share of the burst. A cluster-wide adaptive budget's gate grants
+   * within the leases of the budget's learner ({@link LeasedLimiter}); a local adaptive budget's
+   * controller learns from this node's outcomes.
    *
    * @param budget the budget it enforces
    * @param members how many nodes share the budget at the start; values below 1 count as 1
@@ -174,6 +178,7 @@ public final class BudgetGate {
     private ActorRef<Orphans> keeper;
     private boolean retiring;
     private double lastPublishedRate = Double.NaN;
+    private Coordination lastCoordination;
 
     /** A grant at {@code at}; its actor started at {@code startedAt}, or not yet ({@link #NOT_STARTED}). */
     private record Granted(ActorRef<Object> requester, long at, long startedAt) {
@@ -203,7 +208,9 @@ public final class BudgetGate {
         long tickNanos,
         AdaptiveRateController.Listener listener) {
       if (budget instanceof RestartBudget.Adaptive adaptive) {
-        return new AdaptiveLimiter(adaptive, members, tickNanos, listener);
+        return adaptive.isClusterWide()
+            ? new LeasedLimiter(adaptive, members, tickNanos, listener)
+            : new AdaptiveLimiter(adaptive, tickNanos, listener);
       }
       return new FixedLimiter((RestartBudget.Fixed) budget, members, tickNanos);
     }
@@ -229,7 +236,13 @@ public final class BudgetGate {
           .onMessageEquals(Tick.INSTANCE, this::onTick)
           .onMessageEquals(Release.INSTANCE, this::onRelease)
           .onMessage(SetShare.class, this::onSetShare)
-          .onMessage(Coordinate.class, this::onCoordinate)
+          .onMessage(GrantLease.class, this::onLease)
+          .onMessage(
+              CollectReport.class,
+              c -> {
+                limiter.report(now, queue.size()).ifPresent(c.replyTo()::tell);
+                return Behaviors.same();
+              })
           .onMessage(
               KeptBy.class,
               k -> {
@@ -262,11 +275,37 @@ public final class BudgetGate {
       return Behaviors.same();
     }
 
-    /** What the cluster's coordination decided for this node; a fixed budget's limiter ignores it. */
-    private Behavior<Command> onCoordinate(Coordinate coordinate) {
-      limiter.coordinate(coordinate.decision(), now);
+    /** A lease from the budget's learner; only a cluster-wide adaptive budget's limiter takes it. */
+    private Behavior<Command> onLease(GrantLease lease) {
+      limiter.onLease(lease.lease(), now);
+      publishCoordination();
       grantWhilePossible();
       return Behaviors.same();
+    }
+
+    /**
+     * Publishes a {@link BudgetEvent.CoordinationChanged} when this node took or lost a lease, or
+     * took or lost the probe.
+     */
+    private void publishCoordination() {
+      Optional<Coordination> c = limiter.coordination();
+      if (c.isEmpty()) {
+        return;
+      }
+      Coordination now = c.get();
+      if (lastCoordination == null
+          || lastCoordination.coordinated() != now.coordinated()
+          || lastCoordination.prober() != now.prober()) {
+        lastCoordination = now;
+        debug(
+            "Restart budget [{}]: {}{}",
+            budget.getName(),
+            now.coordinated() ? "on the learner's lease" : "on its own fallback",
+            now.prober() ? ", probing for the cluster" : "");
+        publish(
+            new BudgetEvent.CoordinationChanged(
+                budget.getName(), now.coordinated(), now.prober(), now.inView()));
+      }
     }
 
     private Behavior<Command> onAcquire(Acquire acquire) {
@@ -334,6 +373,7 @@ public final class BudgetGate {
         grantedTo.remove(old.requester(), old);
       }
       limiter.onTick(now, queue.size());
+      publishCoordination();
       grantWhilePossible();
       return stopIfRetired();
     }

@@ -2,8 +2,9 @@ package dev.supervision.backoff.internal;
 
 import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
-import dev.supervision.backoff.spi.ClusterCoordinator;
 import dev.supervision.backoff.spi.GateProtocol;
+import dev.supervision.backoff.spi.Lease;
+import dev.supervision.backoff.spi.NodeReport;
 import java.util.Optional;
 
 /**
@@ -103,12 +104,23 @@ interface Limiter {
   void setShare(int members);
 
   /**
-   * What the cluster's coordination decided for this node.
+   * A lease from the learner of a cluster-wide adaptive budget; other limiters ignore it.
    *
-   * @param decision the decision
+   * @param lease the lease
    * @param now the time now
    */
-  default void coordinate(ClusterCoordinator.Decision decision, long now) {}
+  default void onLease(Lease lease, long now) {}
+
+  /**
+   * The report for the learner of a cluster-wide adaptive budget.
+   *
+   * @param now the time now
+   * @param waiting how many actors wait
+   * @return the report; empty for any other limiter
+   */
+  default Optional<NodeReport> report(long now, int waiting) {
+    return Optional.empty();
+  }
 
   /**
    * Whether time passing changes nothing while no actor waits and no grant is remembered, so that
@@ -136,9 +148,9 @@ interface Limiter {
   double rate();
 
   /**
-   * What the cluster's coordination last decided for this node.
+   * Where this node stands with the learner of a cluster-wide adaptive budget.
    *
-   * @return the decision's gist; empty for a fixed budget, and before the first decision
+   * @return its lease's gist; empty for any other budget
    */
   default Optional<GateProtocol.Coordination> coordination() {
     return Optional.empty();

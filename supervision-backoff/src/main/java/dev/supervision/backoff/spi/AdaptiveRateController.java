@@ -47,14 +47,14 @@ import java.util.Objects;
  *   <li>{@link State#RAMPING}: a token bucket at the current rate (refilled every slice, holding at
  *       most one slice of tokens). It starts at {@link Parameters#initialRate()} in slow start, which
  *       doubles the rate every round trip (probation plus one slice) while actors wait. When more than
- *       {@link Parameters#tolerance()} of a slice's grants fail (and more than one, alone), the rate is cut
+ *       {@link Parameters#tolerance()} of a slice's grants fail (and more than one), the rate is cut
  *       to {@link Parameters#decrease()} times the goodput measured in that slice (its successes per
  *       second; at once, from the failures already reported, and again when the slice's probation
- *       has ended), but (alone, without a share) not below 0.85 times the most successes a slice of the last second got
+ *       has ended), but not below 0.85 times the most successes a slice of the last second got
  *       through while it stayed within the tolerance: rejections that are not the resource's
  *       capacity (a driver whose late ticks catch up at once sends a few grants together, which a
  *       limiter without burst rejects) do not make it forget the rate it just sustained. The
- *       smallest loss that counts (two failures, alone, and at most twice the tolerance) cuts only
+ *       smallest loss that counts (two failures, and at most twice the tolerance) cuts only
  *       to the goodput itself, and not below the successes of that clean slice: behind a limiter
  *       without burst one late tick makes such a loss at any rate. What slow start's slices got
  *       through is forgotten when the loss goes on within two slices of the cut
@@ -67,10 +67,7 @@ import java.util.Objects;
  *       limit_req} without burst) takes fewer requests when offered a little more than its rate,
  *       so its goodput above the rate says less than the slice before did. Against a resource whose
  *       goodput is its capacity this never raises the rate. A slice whose grants all failed sends it back to HOLDING, and halves the
- *       rate the next RAMPING starts at; a node of a coordinated cluster (a share set by {@link
- *       #coordinate} with probe factor 1) starts that next ramp without slow start: it grows by
- *       {@link Parameters#growth()} per second from the start, and the coordination raises it to
- *       its part of the rates in use ({@link #rebalance}). One second with no waiting actor and no failure returns it to
+ *       rate the next RAMPING starts at. One second with no waiting actor and no failure returns it to
  *       STEADY.
  * </ul>
  *
@@ -123,15 +120,12 @@ public final class AdaptiveRateController {
      */
     RESTORED,
     /**
-     * Another node of the cluster found the resource back: ramping starts at the initial rate
-     * without a probe of this node's own (see {@link #resume}).
+     * The controller continues from the state and rate another controller left (see {@link
+     * #takeOver}).
      */
-    RESUMED,
-    /**
-     * The cluster's coordination raised this node's rate to its part of the ramping nodes' summed
-     * rate, because more of the cluster's waiting actors are here (see {@link #rebalance}).
-     */
-    REBALANCED,
+    TAKEN_OVER,
+    /** A lease from the learner of a cluster-wide budget set the state (see {@link LeaseHolder}). */
+    LEASE,
     /** Every grant of a slice failed: back to holding. */
     ALL_FAILED,
     /** The group has recovered: back to steady. */
@@ -378,9 +372,6 @@ public final class AdaptiveRateController {
   private double startRate;
   private boolean slowStart;
 
-  /** Whether the controller is holding because every grant of a ramping slice failed. */
-  private boolean heldAllFailed;
-
   private long holdUntil;
   private long probeAt = NONE;
   private long probeSlice = NONE;
@@ -393,10 +384,6 @@ public final class AdaptiveRateController {
   private int calm;
   private int waiting;
   private double goodput = Double.NaN;
-  private double members = 1;
-  private int probeMembers = 1;
-  private boolean mayProbe = true;
-  private boolean stayRamping;
 
   /**
    * The successes of the latest resolved slice whose failures stayed within the tolerance while
@@ -469,146 +456,50 @@ public final class AdaptiveRateController {
   }
 
   private double maxRate() {
-    return p.maxRate() / members;
+    return p.maxRate();
   }
 
   private double minRate() {
-    // divided among the controllers that learn alone; a coordinated node (one prober, probeMembers
-    // 1) keeps the whole least rate, or a node with a small share would grant less than one
-    // restart in many slices and never learn
-    return p.minRate() / probeMembers;
-  }
-
-  private double initialRate() {
-    return p.initialRate() / members;
+    return p.minRate();
   }
 
   /**
-   * Whether this controller is a node of a coordinated cluster: a share of the resource ({@link
-   * #coordinate}) with probe factor 1 (one node probes for the cluster), not one of {@link
-   * #setShare} controllers that learn alone.
-   */
-  private boolean coordinatedNode() {
-    return members > 1 && probeMembers == 1;
-  }
-
-  /**
-   * Makes this controller one of {@code members} that share a resource, each learning from its own
-   * outcomes (the nodes of a cluster): the ceiling, the least rate and the initial rate are divided
-   * by {@code members}, and the intervals between probes multiplied by it, so that the group probes
-   * no more often than one controller would. What a controller learns is its own: after a loss no
-   * member grants more than the goodput it measured itself. Default 1.
+   * Continues from where another controller left off (a learner that takes over from one that is
+   * gone, or a node that falls back on its own controller when its lease ends): {@link
+   * State#STEADY} as after a recovery; {@link State#HOLDING} with the first probe {@link
+   * Parameters#firstProbe()} from now; {@link State#RAMPING} at {@code rate} (between the least
+   * rate and the ceiling), growing by {@link Parameters#growth()} per second without slow start,
+   * since the rate was learnt already. Reported as {@link Reason#TAKEN_OVER}.
    *
-   * @param members how many controllers share the resource, {@code >= 1}
-   * @throws IllegalArgumentException if {@code members < 1}
-   */
-  public void setShare(int members) {
-    Check.argument(members >= 1, "members", ">= 1", members);
-    this.probeMembers = members;
-    this.mayProbe = true;
-    share(members);
-  }
-
-  /**
-   * Sets what a cluster's coordination decided for this controller (see {@link
-   * ClusterCoordinator}): its share of the ceiling, the least rate and the initial rate (any
-   * fraction, not only {@code 1/members}), the factor its probe intervals are multiplied by (and its
-   * least rate divided by: a coordinated node, with factor 1, keeps the whole least rate), and
-   * whether it may probe at all while holding (one node probes for the cluster). A lower factor
-   * while holding brings the next probe forward in proportion. {@link
-   * #setShare(int) setShare(m)} is {@code coordinate(1.0 / m, m, true)}, up to rounding.
-   *
-   * @param share the share, in {@code (0, 1]}
-   * @param probeMembers the factor of the probe intervals, {@code >= 1}
-   * @param mayProbe whether a probe may be granted while holding
-   * @throws IllegalArgumentException if {@code share} is not in {@code (0, 1]} or {@code
-   *     probeMembers < 1} (the message names it)
-   */
-  public void coordinate(double share, int probeMembers, boolean mayProbe) {
-    coordinate(share, probeMembers, mayProbe, false);
-  }
-
-  /**
-   * As {@link #coordinate(double, int, boolean)}, and whether this controller, while ramping, stays
-   * ramping instead of returning to steady after a calm second (other nodes of the cluster still
-   * ramp with actors waiting; see {@link ClusterCoordinator.Decision#stayRamping()}).
-   *
-   * @param share the share, in {@code (0, 1]}
-   * @param probeMembers the factor of the probe intervals, {@code >= 1}
-   * @param mayProbe whether a probe may be granted while holding
-   * @param stayRamping whether to stay ramping while calm
-   * @throws IllegalArgumentException if {@code share} is not in {@code (0, 1]} or {@code
-   *     probeMembers < 1} (the message names it)
-   */
-  public void coordinate(double share, int probeMembers, boolean mayProbe, boolean stayRamping) {
-    this.stayRamping = stayRamping;
-    Check.argument(share > 0 && share <= 1, "share", "in (0, 1]", share);
-    Check.argument(probeMembers >= 1, "probeMembers", ">= 1", probeMembers);
-    if (state == State.HOLDING
-        && probeAt != NONE
-        && probeAt > slice
-        && probeMembers < this.probeMembers) {
-      // the wait for the next probe was scaled by the old factor: scale what is left of it
-      probeAt = slice + Math.max(1, (probeAt - slice) * probeMembers / this.probeMembers);
-    }
-    this.probeMembers = probeMembers;
-    this.mayProbe = mayProbe;
-    share(1 / share);
-  }
-
-  private void share(double divisor) {
-    this.members = divisor;
-    startRate = Math.min(startRate, initialRate());
-    if (state == State.RAMPING) {
-      rate = Math.min(rate, maxRate());
-      double perSlice = rate * sliceSeconds;
-      bucket.reshape(perSlice, Math.max(1.0, perSlice));
-    } else if (state == State.STEADY) {
-      double ceiling = ceilingPerSlice();
-      bucket.reshape(ceiling, Math.max(1.0, ceiling));
-    }
-  }
-
-  /**
-   * Starts ramping while holding, as if a probe of this controller had survived, because another
-   * controller sharing the resource found it back ({@link Reason#RESUMED}); or, while steady, joins
-   * the ramp of the others (the actors that will ask it for permits then restart at its share of
-   * the initial rate, not all at once). Does nothing while ramping.
-   *
+   * @param state the state to continue in
+   * @param rate the rate to ramp at, permits per second (used for {@link State#RAMPING} only)
    * @param nowNanos the time now
+   * @throws NullPointerException if {@code state} is null
+   * @throws IllegalArgumentException if {@code state} is {@link State#RAMPING} and {@code rate} is
+   *     not finite and {@code > 0}
    */
-  public void resume(long nowNanos) {
+  public void takeOver(State state, double rate, long nowNanos) {
+    Objects.requireNonNull(state, "state must not be null");
     advance(nowNanos);
-    if (state == State.RAMPING) {
-      return;
+    switch (state) {
+      case STEADY -> {
+        if (this.state != State.STEADY) {
+          recover(Reason.TAKEN_OVER, nowNanos);
+        }
+      }
+      case HOLDING -> hold(Reason.TAKEN_OVER, nowNanos);
+      case RAMPING -> {
+        Check.argument(rate > 0 && Double.isFinite(rate), "rate", "finite and > 0", rate);
+        probeSlice = NONE;
+        probeGranted = NONE;
+        probeAt = NONE;
+        startRate = Math.min(maxRate(), Math.max(minRate(), rate));
+        startRamping(Reason.TAKEN_OVER, nowNanos);
+        slowStart = false;
+        double perSlice = this.rate * sliceSeconds;
+        bucket.reshape(perSlice, Math.max(1.0, perSlice));
+      }
     }
-    probeSlice = NONE;
-    probeGranted = NONE;
-    probeAt = NONE;
-    startRamping(Reason.RESUMED, nowNanos);
-  }
-
-  /**
-   * Raises the rate while ramping to {@code target}, the part of the ramping nodes' summed rate that
-   * the cluster's coordination gives this node (see {@link ClusterCoordinator.Decision#rate()}),
-   * if it is above the current rate ({@link Reason#REBALANCED}); never lowers it, never above the
-   * ceiling. Does nothing unless ramping, in the slice of a cut or of the ramp's start (the cut
-   * holds for its slice, as when alone), or for a target that is not finite.
-   *
-   * @param target permits per second
-   * @param nowNanos the time now
-   */
-  public void rebalance(double target, long nowNanos) {
-    advance(nowNanos);
-    if (state != State.RAMPING
-        || holdUntil == slice // a cut, or the ramp's start, in this slice: it holds
-        || !(target > rate)
-        || Double.isInfinite(target)) {
-      return;
-    }
-    setRate(Math.min(maxRate(), target), Double.NaN, Reason.REBALANCED, nowNanos);
-    double perSlice = rate * sliceSeconds;
-    bucket.reshape(perSlice, Math.max(1.0, perSlice));
   }
 
   private double ceilingPerSlice() {
@@ -690,7 +581,7 @@ public final class AdaptiveRateController {
         }
       }
       case HOLDING -> {
-        if (!mayProbe || probeSlice != NONE || probeAt == NONE || slice < probeAt) {
+        if (probeSlice != NONE || probeAt == NONE || slice < probeAt) {
           return false;
         }
         probeGranted = slice;
@@ -759,7 +650,7 @@ public final class AdaptiveRateController {
   public int available() {
     return switch (state) {
       case STEADY -> Double.isInfinite(maxRate()) ? Integer.MAX_VALUE : (int) bucket.tokens();
-      case HOLDING -> mayProbe && probeSlice == NONE && probeAt != NONE && slice >= probeAt ? 1 : 0;
+      case HOLDING -> probeSlice == NONE && probeAt != NONE && slice >= probeAt ? 1 : 0;
       case RAMPING -> (int) bucket.tokens();
     };
   }
@@ -910,23 +801,18 @@ public final class AdaptiveRateController {
           hold(Reason.ALL_FAILED, nowNanos);
           return;
         }
-        if (f >= MIN_LOSS || members > 1) {
+        if (f >= MIN_LOSS) {
           cut(successes, f, nowNanos);
         }
-      } else if ((g > 0 || members > 1 && f == 0) && lim && resolved >= holdUntil) {
-        // a controller with a share of the budget may grant less than one restart per slice: a
-        // slice that waited, granted nothing and saw nothing fail still lets it grow
+      } else if (g > 0 && lim && resolved >= holdUntil) {
         double grown =
             Math.min(
                 maxRate(), rate * (slowStart ? slowStartFactor : 1 + p.growth() * sliceSeconds));
         setRate(grown, Double.NaN, slowStart ? Reason.SLOW_START : Reason.GROWTH, nowNanos);
       }
       if (waiting == 0 && f == 0) {
-        if (++calm >= calmSlices && !stayRamping) {
-          enter(State.STEADY, Reason.RECOVERED, nowNanos);
-          startRate = initialRate();
-          double ceiling = ceilingPerSlice();
-          bucket.reshape(ceiling, Math.max(1.0, ceiling));
+        if (++calm >= calmSlices) {
+          recover(Reason.RECOVERED, nowNanos);
           return;
         }
       } else {
@@ -946,39 +832,32 @@ public final class AdaptiveRateController {
 
   /**
    * Sets the next probe after a failed (or given up) one, seen at the start of slice {@code k}: the
-   * wait, {@code min(maxProbeInterval, firstProbe * 2^probes)} times the probe factor, is counted
+   * wait, {@code min(maxProbeInterval, firstProbe * 2^probes)}, is counted
    * from slice {@code k}, the slice after the one in which the failure was reported. So a probe that
    * fails at once is followed one slice plus the wait later: with the defaults 300 ms after the
    * first probe, then every 400 ms.
    */
   private void nextProbe(long k) {
     long interval =
-        probeMembers
-            * Math.min(
-                p.maxProbeInterval().toNanos(), p.firstProbe().toNanos() << Math.min(30, probes));
+        Math.min(p.maxProbeInterval().toNanos(), p.firstProbe().toNanos() << Math.min(30, probes));
     probeAt = k + Math.max(1, Math.round(interval / (double) sliceNanos));
   }
 
   private void startRamping(Reason reason, long nowNanos) {
     enter(State.RAMPING, reason, nowNanos);
     setRate(startRate, Double.NaN, reason, nowNanos);
-    // a coordinated node grants a share of the cluster's rate, often one restart a slice: when
-    // that slice failed, the others' load failed it as much as the node's own, and slow start
-    // again (doubling per round trip, from a rate the hold halved) overshoots again; the
-    // coordination raises the node to its part of the rates in use instead
-    slowStart = !(heldAllFailed && coordinatedNode());
+    slowStart = true;
     slowStartEnded = NONE;
     holdUntil = slice;
     bucket.setTokens(0);
   }
 
   /**
-   * Whether a slice's failures call for a cut: more than the tolerance, and more than one for a
-   * controller alone (one rejection in a slice of a few grants is noise, not the resource's
-   * capacity); for one with a share of the resource, any (the others' load counts too).
+   * Whether a slice's failures call for a cut: more than the tolerance, and more than one (one
+   * rejection in a slice of a few grants is noise, not the resource's capacity).
    */
   private boolean lossy(int grants, int failures) {
-    return failures > p.tolerance() * grants && (failures >= MIN_LOSS || members > 1);
+    return failures > p.tolerance() * grants && failures >= MIN_LOSS;
   }
 
   /** Forgets the sustained successes of the slices before {@code before}. */
@@ -992,26 +871,23 @@ public final class AdaptiveRateController {
 
   /**
    * Whether a loss is the smallest that counts: {@link #MIN_LOSS} failures, and no more than twice
-   * the tolerance of the slice's grants, for a controller alone. Such a loss cuts only to the
+   * the tolerance of the slice's grants. Such a loss cuts only to the
    * goodput, and not below the most a clean slice of the last second got through: behind a
    * limiter without burst, a scheduler tick that runs a millisecond or two late brings its grant
    * that much closer to the next one, which the limiter rejects whatever the rate; a cut below
    * what the last second sustained only lowers the rate for the second that the growth needs to
-   * win it back. A node with a share of the resource cuts as for any loss.
+   * win it back.
    */
   private boolean smallLoss(int successes, int failures) {
-    return members <= 1
-        && failures <= MIN_LOSS
-        && failures <= 2 * p.tolerance() * (successes + failures);
+    return failures <= MIN_LOSS && failures <= 2 * p.tolerance() * (successes + failures);
   }
 
   /**
    * The least rate a cut keeps: {@link #RECALL} times what a clean slice of the last second
-   * sustained, for a controller alone. One with a share of the resource (a node of a cluster) keeps
-   * none: its losses come from the others' load as well, and what it sustained alone says nothing.
+   * sustained.
    */
   private double floorOfACut() {
-    return members > 1 ? 0 : RECALL * sustained() / sliceSeconds;
+    return RECALL * sustained() / sliceSeconds;
   }
 
   /**
@@ -1063,15 +939,18 @@ public final class AdaptiveRateController {
 
   private void hold(Reason reason, long nowNanos) {
     enter(State.HOLDING, reason, nowNanos);
-    heldAllFailed = reason == Reason.ALL_FAILED;
     forgetSustained(Long.MAX_VALUE);
     probes = 0;
-    probeAt =
-        slice
-            + Math.max(
-                1, Math.round(probeMembers * p.firstProbe().toNanos() / (double) sliceNanos));
+    probeAt = slice + Math.max(1, Math.round(p.firstProbe().toNanos() / (double) sliceNanos));
     probeSlice = NONE;
     probeGranted = NONE;
+  }
+
+  private void recover(Reason reason, long nowNanos) {
+    enter(State.STEADY, reason, nowNanos);
+    startRate = p.initialRate();
+    double ceiling = ceilingPerSlice();
+    bucket.reshape(ceiling, Math.max(1.0, ceiling));
   }
 
   private void enter(State to, Reason reason, long nowNanos) {

@@ -83,8 +83,8 @@ public final class GateProtocol {
    * @param goodput the goodput measured at its last loss, restarts per second; {@code NaN} if none
    *     (always for a fixed budget)
    * @param waiting how many actors wait for a permit
-   * @param coordination for an adaptive cluster-wide budget, what the cluster's coordination last
-   *     decided for this node; empty for a local or fixed budget, and until the first decision
+   * @param coordination for an adaptive cluster-wide budget, where this node stands with the
+   *     budget's learner; empty for a local or fixed budget
    */
   public record Status(
       String name,
@@ -113,54 +113,68 @@ public final class GateProtocol {
   }
 
   /**
-   * Where a node of an adaptive cluster-wide budget stands in the cluster's coordination (see
-   * {@link ClusterCoordinator.Decision}).
+   * Where a node of an adaptive cluster-wide budget stands with the budget's learner (see {@link
+   * LeaseHolder}).
    *
-   * @param coordinated {@code true} if the node sees every member's fresh report and acts as part
-   *     of one budget; {@code false} on its local fallback ({@code 1/N} of the budget, probing
-   *     {@code N} times less often) because a member's report is missing or stale
-   * @param share the node's share of the budget's initial rate and ceiling, in {@code (0, 1]}
-   * @param prober whether this node may probe while it holds: when coordinated, true only for the
-   *     one node that probes for the cluster (among the nodes that hold with actors waiting, the
-   *     one with the smallest id; none while no node holds); on the fallback, every node probes
-   * @param inView the nodes whose reports counted in the decision, this one included (below the
-   *     members counted while the node is not coordinated: the others' lines it is missing)
-   * @param clusterWaiting the actors waiting over the nodes in view, this node's included
+   * @param coordinated {@code true} if the node holds a lease from the learner; {@code false} on its
+   *     fallback ({@code 1/N} of the budget, probing {@code N} times less often), before its first
+   *     lease and after its last one expired
+   * @param share the node's part of the permits the learner leased in its last round, in {@code [0,
+   *     1]} ({@code 1/N} without a lease or without a limit)
+   * @param prober whether the node's lease carries the cluster's probe
+   * @param inView the nodes the learner counted (the members this node knows, on its fallback)
+   * @param clusterWaiting the actors waiting over the nodes the learner counted (this node's own, on
+   *     its fallback)
    */
   public record Coordination(
       boolean coordinated, double share, boolean prober, int inView, long clusterWaiting) {
 
     /**
-     * The coordination a decision gives.
+     * Where a lease holder stands.
      *
-     * @param d the decision
+     * @param holder the holder
      * @return its coordination
-     * @throws NullPointerException if {@code d} is null
+     * @throws NullPointerException if {@code holder} is null
      */
-    public static Coordination of(ClusterCoordinator.Decision d) {
-      return new Coordination(
-          d.coordinated(), d.share(), d.prober(), d.inView(), d.clusterWaiting());
+    public static Coordination of(LeaseHolder holder) {
+      Lease lease = holder.lease();
+      if (lease == null) {
+        return new Coordination(false, 1.0 / holder.members(), false, holder.members(), 0);
+      }
+      double total = lease.learnerRate() * lease.round().toNanos() / 1e9;
+      double share =
+          lease.unlimited() || !(total > 0)
+              ? 1.0 / Math.max(1, lease.inView())
+              : Math.min(1.0, lease.permits() / total);
+      return new Coordination(true, share, lease.probe(), lease.inView(), lease.clusterWaiting());
     }
   }
 
   /**
    * Sets the share of the budget this gate enforces: {@code 1/members} of the permits and of the
-   * burst (at least one permit of capacity). Sent by a cluster-wide budget's membership watcher; a
-   * local budget keeps {@code members = 1}.
+   * burst (at least one permit of capacity); for an adaptive budget, the share its fallback takes
+   * while it holds no lease. Sent by a cluster-wide budget's membership watcher; a local budget
+   * keeps {@code members = 1}.
    *
    * @param members how many nodes share the budget, {@code >= 1}
    */
   public record SetShare(int members) implements Command {}
 
   /**
-   * Tells an adaptive gate what the cluster's coordination decided for this node (see {@link
-   * ClusterCoordinator}): its share, whether it probes and at which interval, whether to start
-   * ramping because another node found the resource back, and the rate rebalancing gives it. Sent
-   * by the cluster module's coordination; ignored by a fixed budget's gate.
+   * A lease from the learner of a cluster-wide adaptive budget for this node (see {@link
+   * LeaseHolder}): sent by the cluster module; ignored by any other budget's gate.
    *
-   * @param decision the decision
+   * @param lease the lease
    */
-  public record Coordinate(ClusterCoordinator.Decision decision) implements Command {}
+  public record GrantLease(Lease lease) implements Command {}
+
+  /**
+   * Asks a cluster-wide adaptive budget's gate for its report to the learner (see {@link
+   * LeaseHolder#report}); any other gate does not answer.
+   *
+   * @param replyTo gets the report
+   */
+  public record CollectReport(ActorRef<NodeReport> replyTo) implements Command {}
 
   /** Asks the gate to stop as soon as no actor waits and no permit is in flight. */
   public record Retire() implements Command {}

@@ -224,8 +224,8 @@ final class AdaptiveRateControllerStepsTest {
 
   @Test
   void aShareOfThreeProbesThreeTimesLessOften() {
-    AdaptiveRateController c = controller(Parameters.defaults().withHoldAfter(1));
-    c.setShare(3);
+    AdaptiveRateController c =
+        controller(LeaseHolder.share(Parameters.defaults().withHoldAfter(1), 3));
     c.onFailure(0, NG);
     assertEquals(0, c.onSlice(2 * S, 1));
     assertEquals(1, c.onSlice(3 * S, 1));
@@ -396,33 +396,6 @@ final class AdaptiveRateControllerStepsTest {
   }
 
   @Test
-  void aShareOfTwoHalvesTheLeastRate() {
-    AdaptiveRateController c =
-        rampingAtSlice3(
-            new Parameters(
-                Duration.ofMillis(100),
-                Duration.ofMillis(100),
-                100,
-                50,
-                Double.POSITIVE_INFINITY,
-                0.9,
-                0.1,
-                0.2,
-                Duration.ofMillis(100),
-                Duration.ofMillis(300),
-                10),
-            1000);
-    c.setShare(2); // initial rate 50/s from now on, least rate 25/s; the learnt rate stays
-    assertEquals(100.0, c.rate());
-    assertEquals(10, take(c, 3, 1000));
-    for (int i = 0; i < 9; i++) {
-      c.onFailure(3 * S, 3 * S);
-    }
-    c.onSlice(4 * S, 1000);
-    assertEquals(List.of("4 rate 100.0->25.0 10.0 LOSS"), events);
-  }
-
-  @Test
   void aSliceWhoseGrantsAllFailed_holdsAtItsResolution_andHalvesTheNextStartDownToTheLeastRate() {
     AdaptiveRateController c = rampingAtSlice3(Parameters.defaults().withInitialRate(8), 1000);
     assertEquals(0, take(c, 3, 1000)); // 0.8 tokens
@@ -479,20 +452,6 @@ final class AdaptiveRateControllerStepsTest {
   }
 
   @Test
-  void setShare_inSteady_divideTheCeilingAtOnce() {
-    AdaptiveRateController c = controller(Parameters.defaults().withMaxRate(100));
-    assertEquals(10, c.onSlice(0, 0));
-    c.setShare(2);
-    assertEquals(5, c.available());
-    assertEquals(50.0, c.rate());
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.setShare(0));
-    assertEquals("members must be >= 1 but was 0", e.getMessage());
-    c.setShare(1); // back to the whole ceiling
-    assertEquals(100.0, c.rate());
-    assertEquals(10, c.onSlice(S, 0));
-  }
-
-  @Test
   void oneMillisecondSlices_keepFailuresForAThousandSlices() {
     AdaptiveRateController c =
         controller(
@@ -517,18 +476,9 @@ final class AdaptiveRateControllerStepsTest {
   }
 
   @Test
-  void setShare_whileRamping_lowersTheRateToTheNewCeilingAtOnce() {
-    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults().withMaxRate(100), 1000);
-    assertEquals(10, c.available());
-    c.setShare(2);
-    assertEquals(50.0, c.rate());
-    assertEquals(5, c.available());
-  }
-
-  @Test
-  void setShare_startsTheRampAtItsShareOfTheInitialRate() {
-    AdaptiveRateController c = controller(Parameters.defaults().withHoldAfter(1));
-    c.setShare(2);
+  void aShareOfTwo_startsTheRampAtHalfTheInitialRate() {
+    AdaptiveRateController c =
+        controller(LeaseHolder.share(Parameters.defaults().withHoldAfter(1), 2));
     c.onFailure(0, NG);
     assertEquals(0, c.onSlice(S, 1)); // the first probe 2 x 100 ms after holding
     assertEquals(1, c.onSlice(2 * S, 1));
@@ -555,8 +505,9 @@ final class AdaptiveRateControllerStepsTest {
 
   @Test
   void aLateCallDoesNotBringAFutureProbeForward() {
-    AdaptiveRateController c = controller(Parameters.defaults().withHoldAfter(1));
-    c.setShare(30); // the first probe 30 x 100 ms after holding
+    // the first probe 30 x 100 ms after holding
+    AdaptiveRateController c =
+        controller(LeaseHolder.share(Parameters.defaults().withHoldAfter(1), 30));
     c.onFailure(0, NG);
     assertEquals(0, c.onSlice(29 * S, 1));
     assertFalse(c.tryAcquire(29 * S));

@@ -29,7 +29,7 @@ final class SharedResourceControllersTest {
       int node = n;
       AdaptiveRateController controller =
           new AdaptiveRateController(
-              Parameters.defaults(),
+              LeaseHolder.share(Parameters.defaults(), nodes),
               new AdaptiveRateController.Listener() {
                 @Override
                 public void rateChanged(
@@ -39,7 +39,6 @@ final class SharedResourceControllersTest {
                   }
                 }
               });
-      controller.setShare(nodes);
       waiting[n] = 3334;
       for (int i = 0; i < waiting[n]; i++) {
         controller.onFailure(0, AdaptiveRateController.NOT_GRANTED);

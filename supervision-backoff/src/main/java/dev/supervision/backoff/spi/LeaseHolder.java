@@ -1,0 +1,453 @@
+package dev.supervision.backoff.spi;
+
+import dev.supervision.backoff.internal.util.Check;
+import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
+import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
+import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One node's side of a cluster-wide adaptive budget: it grants restarts within the {@link Lease}
+ * the budget's learner last sent, counts what the learner must hear ({@link #report}), and falls
+ * back on a controller of its own when no lease stands. A pure class: no actor, no clock; time is
+ * the {@code nowNanos} the caller passes in (the node's gate, or a simulation), never decreasing.
+ *
+ * <h2>With a lease</h2>
+ *
+ * <ul>
+ *   <li>{@link State#STEADY} with {@link Lease#UNLIMITED} permits: restarts pass at once, until
+ *       {@link Parameters#holdAfter()} actors of this node fail within one second. Then the node
+ *       stops granting on its own, as one node would hold, until a lease arrives that was decided
+ *       after the learner heard of those failures (its {@link Lease#acknowledged()} covers the
+ *       report that carried them) or that is not steady: the learner hears of a crowd's failures a
+ *       round late, and a crowd must not restart in that round.
+ *   <li>{@link State#HOLDING}: nothing passes but the cluster's one probe, if this lease carries it.
+ *   <li>Otherwise: the lease's permits, paced evenly over the lease's round by a {@link Pacer}; a
+ *       restart never waits for a message to the learner. Permits not used when the next lease
+ *       arrives are dropped: the learner gives them to the nodes that wait.
+ * </ul>
+ *
+ * <h2>Without a lease (the fallback)</h2>
+ *
+ * <p>Before the first lease, and when the last one has expired ({@link Lease#validFor()} after it
+ * arrived, with no newer one: the learner's node is gone, a partition, a handover), the node runs
+ * its own {@link AdaptiveRateController} with {@code 1/N} of the budget ({@code N} the nodes that
+ * share it): the ceiling, the initial and the least rate divided by {@code N}, the probe intervals
+ * multiplied by {@code N}, so that the nodes on their fallback together probe and ramp no faster
+ * than one node would. It continues from the last lease ({@link AdaptiveRateController#takeOver}):
+ * holding if the learner held, ramping at the last lease's rate (or {@code 1/N} of the learner's
+ * rate if the lease had no permits) if it ramped. The next lease ends the fallback.
+ *
+ * <p>Not thread-safe: one owner.
+ */
+public final class LeaseHolder {
+
+  private static final long SECOND = 1_000_000_000L;
+
+  private final Parameters parameters;
+  private final AdaptiveRateController.Listener listener;
+  private final long tickNanos;
+  private final Pacer pacer;
+  private int members;
+
+  private Lease lease;
+  private long leaseUntil;
+  private int permitsLeft;
+  private boolean probeLeft;
+  private long probeGrantedAt = NONE;
+
+  /** The controller of the fallback, or null while a lease stands. */
+  private AdaptiveRateController fallback;
+
+  private long fallbackSlice = NONE;
+
+  /** The report number the steady fuse tripped in, or NONE while it is armed. */
+  private long fuseTrippedIn = NONE;
+
+  private final int[] fuseFailures;
+  private final long fuseSliceNanos;
+  private long fuseSlice = NONE;
+
+  private long nextSequence;
+  private int started;
+  private boolean probeStarted;
+  private int failedNotGranted;
+  private final List<Long> failedStartedIn = new ArrayList<>();
+
+  /** Recent starts by time: the report that carried each (the first at a time, if several). */
+  private final Map<Long, Long> reportOfStart = new HashMap<>();
+
+  private final ArrayDeque<long[]> starts = new ArrayDeque<>();
+
+  private static final long NONE = Long.MIN_VALUE;
+
+  /**
+   * A holder with no lease yet, on its fallback.
+   *
+   * @param parameters the budget's controller parameters (the whole cluster's)
+   * @param members how many nodes share the budget, {@code >= 1}
+   * @param tickNanos how often the owner calls {@link #onTick}, {@code > 0}
+   * @param listener told of the fallback controller's changes and of the state each lease sets
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code members < 1} or {@code tickNanos <= 0}
+   */
+  public LeaseHolder(
+      Parameters parameters,
+      int members,
+      long tickNanos,
+      AdaptiveRateController.Listener listener) {
+    this.parameters = Objects.requireNonNull(parameters, "parameters must not be null");
+    this.listener = Objects.requireNonNull(listener, "listener must not be null");
+    Check.argument(members >= 1, "members", ">= 1", members);
+    Check.argument(tickNanos > 0, "tickNanos", "> 0", tickNanos);
+    this.members = members;
+    this.tickNanos = tickNanos;
+    this.pacer = Pacer.of(Double.POSITIVE_INFINITY, 1, tickNanos);
+    this.fuseSliceNanos = parameters.slice().toNanos();
+    this.fuseFailures = new int[(int) Math.max(1, SECOND / fuseSliceNanos)];
+    this.fallback = new AdaptiveRateController(share(parameters, members), listener);
+  }
+
+  /**
+   * The parameters of one of {@code members} controllers that share a resource, each on its own:
+   * the ceiling, the initial and the least rate divided by {@code members}, the first probe and the
+   * longest probe interval multiplied by it.
+   *
+   * @param parameters the whole resource's parameters
+   * @param members how many controllers share it, {@code >= 1}
+   * @return the parameters of one
+   * @throws IllegalArgumentException if {@code members < 1}
+   */
+  public static Parameters share(Parameters parameters, int members) {
+    Check.argument(members >= 1, "members", ">= 1", members);
+    if (members == 1) {
+      return parameters;
+    }
+    return new Parameters(
+        parameters.slice(),
+        parameters.probation(),
+        parameters.initialRate() / members,
+        parameters.minRate() / members,
+        parameters.maxRate() / members,
+        parameters.decrease(),
+        parameters.tolerance(),
+        parameters.growth(),
+        parameters.firstProbe().multipliedBy(members),
+        parameters.maxProbeInterval().multipliedBy(members),
+        parameters.holdAfter());
+  }
+
+  /**
+   * The number of nodes that share the budget changed; the fallback's share follows.
+   *
+   * @param members how many nodes share the budget, {@code >= 1}
+   * @param nowNanos the time now
+   * @throws IllegalArgumentException if {@code members < 1}
+   */
+  public void setMembers(int members, long nowNanos) {
+    Check.argument(members >= 1, "members", ">= 1", members);
+    if (members == this.members) {
+      return;
+    }
+    int before = this.members;
+    this.members = members;
+    if (fallback != null) {
+      AdaptiveRateController old = fallback;
+      fallback = new AdaptiveRateController(share(parameters, members), listener);
+      fallback.takeOver(old.state(), Math.max(old.rate(), 1e-3) * before / members, nowNanos);
+    }
+  }
+
+  /**
+   * A lease arrived from the learner; it replaces the last one (permits left of that are dropped)
+   * and ends the fallback.
+   *
+   * @param newLease the lease
+   * @param nowNanos the time now
+   * @throws NullPointerException if {@code newLease} is null
+   */
+  public void onLease(Lease newLease, long nowNanos) {
+    Objects.requireNonNull(newLease, "lease must not be null");
+    State before = state();
+    fallback = null;
+    fallbackSlice = NONE;
+    lease = newLease;
+    leaseUntil = nowNanos + newLease.validFor().toNanos();
+    permitsLeft = newLease.unlimited() ? 0 : newLease.permits();
+    probeLeft = newLease.probe() && newLease.permits() > 0;
+    if (fuseTrippedIn != NONE
+        && (newLease.state() != State.STEADY || newLease.acknowledged() >= fuseTrippedIn)) {
+      fuseTrippedIn = NONE; // the learner has heard of the failures
+    }
+    if (newLease.unlimited() || newLease.state() == State.HOLDING || newLease.permits() == 0) {
+      pacer.setRate(Double.POSITIVE_INFINITY);
+    } else {
+      double rate = newLease.permits() * (double) SECOND / newLease.round().toNanos();
+      pacer.setBurst(1 + rate * tickNanos / (double) SECOND);
+      pacer.setRate(rate);
+    }
+    if (state() != before) {
+      listener.stateChanged(before, state(), Reason.LEASE, nowNanos);
+    }
+  }
+
+  /**
+   * A tick of the owner's clock: ends an expired lease (the fallback takes over from it), and
+   * starts the fallback controller's slices.
+   *
+   * @param nowNanos the time now
+   * @param waiting how many actors wait on this node
+   */
+  public void onTick(long nowNanos, int waiting) {
+    if (lease != null && nowNanos >= leaseUntil) {
+      fallBack(nowNanos);
+    }
+    if (fallback != null) {
+      long k = Math.floorDiv(nowNanos, fallback.parameters().slice().toNanos());
+      if (k != fallbackSlice) {
+        fallbackSlice = k;
+        fallback.onSlice(nowNanos, waiting);
+      }
+    }
+  }
+
+  private void fallBack(long nowNanos) {
+    Lease last = lease;
+    lease = null;
+    fuseTrippedIn = NONE;
+    fallback = new AdaptiveRateController(share(parameters, members), listener);
+    double rate =
+        last.permits() > 0 && !last.unlimited()
+            ? last.permits() * (double) SECOND / last.round().toNanos()
+            : last.learnerRate() / members;
+    if (last.state() == State.RAMPING && !(rate > 0 && Double.isFinite(rate))) {
+      rate = fallback.parameters().initialRate();
+    }
+    fallback.takeOver(last.state(), rate, nowNanos);
+  }
+
+  /**
+   * Takes a permit for one restart now, if the lease (or the fallback) allows one.
+   *
+   * @param nowNanos the time now
+   * @return whether the restart may go
+   */
+  public boolean tryGrant(long nowNanos) {
+    if (fallback != null) {
+      AdaptiveRateController.pace(pacer, fallback, tickNanos);
+      if (!pacer.available(nowNanos) || !fallback.tryGrant(nowNanos)) {
+        return false;
+      }
+      pacer.tryAcquire(nowNanos);
+      return true;
+    }
+    if (lease.unlimited()) {
+      return fuseTrippedIn == NONE;
+    }
+    if (permitsLeft <= 0 || !pacer.tryAcquire(nowNanos)) {
+      return false;
+    }
+    permitsLeft--;
+    if (probeLeft) {
+      probeLeft = false;
+      probeGrantedAt = nowNanos;
+    }
+    return true;
+  }
+
+  /**
+   * The actor of a restart granted at {@code grantedAtNanos} has started; report it once per
+   * grant (a restart whose actor failed while starting: started, then failed, at the same time).
+   *
+   * @param nowNanos the time now
+   * @param grantedAtNanos when {@link #tryGrant} granted it
+   */
+  public void onStarted(long nowNanos, long grantedAtNanos) {
+    if (fallback != null) {
+      fallback.onStarted(nowNanos, grantedAtNanos);
+    }
+    started++;
+    if (probeGrantedAt != NONE && grantedAtNanos == probeGrantedAt) {
+      probeStarted = true;
+      probeGrantedAt = NONE;
+    }
+    reportOfStart.putIfAbsent(nowNanos, nextSequence);
+    starts.addLast(new long[] {nowNanos, nextSequence});
+  }
+
+  /**
+   * An actor of the budget on this node failed (not permanently).
+   *
+   * @param nowNanos the time now
+   * @param startedAtNanos when its last granted restart started ({@link #onStarted}), or {@link
+   *     AdaptiveRateController#NOT_GRANTED}
+   */
+  public void onFailure(long nowNanos, long startedAtNanos) {
+    if (fallback != null) {
+      fallback.onFailure(nowNanos, startedAtNanos);
+    }
+    Long in =
+        startedAtNanos == AdaptiveRateController.NOT_GRANTED
+            ? null
+            : reportOfStart.get(startedAtNanos);
+    if (in == null) {
+      failedNotGranted++;
+    } else {
+      failedStartedIn.add(in);
+    }
+    countForFuse(nowNanos);
+  }
+
+  /** Counts a failure against the steady fuse: {@code holdAfter} within one second trip it. */
+  private void countForFuse(long nowNanos) {
+    long k = Math.floorDiv(nowNanos, fuseSliceNanos);
+    int n = fuseFailures.length;
+    if (fuseSlice == NONE || k - fuseSlice >= n) {
+      java.util.Arrays.fill(fuseFailures, 0);
+    } else {
+      for (long s = fuseSlice + 1; s <= k; s++) {
+        fuseFailures[(int) Math.floorMod(s, (long) n)] = 0;
+      }
+    }
+    fuseSlice = Math.max(k, fuseSlice == NONE ? k : fuseSlice);
+    fuseFailures[(int) Math.floorMod(k, (long) n)]++;
+    int sum = 0;
+    for (int f : fuseFailures) {
+      sum += f;
+    }
+    if (lease != null
+        && lease.unlimited()
+        && fuseTrippedIn == NONE
+        && sum >= parameters.holdAfter()) {
+      fuseTrippedIn = nextSequence; // the report that will carry this failure
+    }
+  }
+
+  /**
+   * The report for the learner, with everything since the last one; the counts start again.
+   *
+   * @param nowNanos the time now
+   * @param waiting how many actors wait on this node
+   * @return the report
+   */
+  public NodeReport report(long nowNanos, int waiting) {
+    long keep =
+        parameters.probation().toNanos()
+            + 2 * parameters.slice().toNanos()
+            + (lease == null ? 0 : lease.validFor().toNanos());
+    while (!starts.isEmpty() && nowNanos - starts.peekFirst()[0] > keep) {
+      long[] old = starts.pollFirst();
+      reportOfStart.remove(old[0], old[1]);
+    }
+    int covered = fallback == null && lease != null && !lease.unlimited() ? permitsLeft : 0;
+    NodeReport r =
+        new NodeReport(
+            nextSequence++,
+            waiting,
+            Math.max(0, waiting - covered),
+            started,
+            probeStarted,
+            failedNotGranted,
+            failedStartedIn,
+            state(),
+            rate());
+    started = 0;
+    probeStarted = false;
+    failedNotGranted = 0;
+    failedStartedIn.clear();
+    return r;
+  }
+
+  /**
+   * The state: the lease's, or the fallback controller's.
+   *
+   * @return the state
+   */
+  public State state() {
+    return fallback != null ? fallback.state() : lease.state();
+  }
+
+  /**
+   * The permits per second allowed now: the lease's permits over its round ({@code +Infinity}
+   * for no limit, 0 while holding), or the fallback controller's rate.
+   *
+   * @return the rate
+   */
+  public double rate() {
+    if (fallback != null) {
+      return fallback.rate();
+    }
+    if (lease.unlimited()) {
+      return Double.POSITIVE_INFINITY;
+    }
+    return lease.state() == State.HOLDING
+        ? 0
+        : lease.permits() * (double) SECOND / lease.round().toNanos();
+  }
+
+  /**
+   * The goodput the fallback controller measured at its last loss; {@code NaN} under a lease (the
+   * learner measures it) or before any loss.
+   *
+   * @return successes per second, or NaN
+   */
+  public double goodput() {
+    return fallback != null ? fallback.goodput() : Double.NaN;
+  }
+
+  /**
+   * The lease that stands, or null on the fallback.
+   *
+   * @return the lease, or null
+   */
+  public Lease lease() {
+    return lease;
+  }
+
+  /**
+   * How many nodes share the budget, as last set.
+   *
+   * @return the count
+   */
+  public int members() {
+    return members;
+  }
+
+  /**
+   * Whether time passing changes nothing while no actor waits: on a steady lease without a limit
+   * and an armed fuse, or on an idle fallback. An owner may stop calling {@link #onTick} then.
+   *
+   * @param nowNanos the time now
+   * @return {@code true} if idle
+   */
+  public boolean isIdle(long nowNanos) {
+    if (fallback != null) {
+      return fallback.isIdle() && pacer.isFull(nowNanos);
+    }
+    return lease.unlimited() && lease.state() == State.STEADY && fuseTrippedIn == NONE;
+  }
+
+  /**
+   * The pacer that spreads this node's permits (for a driver's stall protection).
+   *
+   * @return the pacer
+   */
+  public Pacer pacer() {
+    return pacer;
+  }
+
+  /**
+   * How long the node must remember a grant for its outcome to count: the probation and two slices.
+   *
+   * @return the duration
+   */
+  public Duration memory() {
+    return parameters.probation().plus(parameters.slice().multipliedBy(2));
+  }
+}
