@@ -20,14 +20,16 @@ public interface ClusterBudgetProvider {
    * The gate behavior of a cluster-wide budget on this node.
    *
    * @param budgetName the budget's name
-   * @param adaptive whether the budget is adaptive: only an adaptive budget's gates coordinate
-   *     their state across the nodes ({@link GateProtocol.Coordinate}); a fixed budget's gates
-   *     need nothing but the share
+   * @param adaptive whether the budget is adaptive: an adaptive budget's gates grant within the
+   *     leases of the budget's one learner ({@link GateProtocol.GrantLease}, {@link
+   *     GateProtocol.CollectReport}, see {@link LeaseHolder}); a fixed budget's gates need nothing
+   *     but the share
    * @param localGate makes the core's gate of this budget, enforcing {@code 1/members} of it from
    *     its start ({@code members} below 1 counts as 1); the returned behavior is spawned by the
    *     core, once per gate
    * @return the gate behavior: {@code localGate}'s behavior, set up to receive {@link
-   *     GateProtocol.SetShare} when the number of nodes that share the budget changes
+   *     GateProtocol.SetShare} when the number of nodes that share the budget changes (and, for an
+   *     adaptive budget, the learner's leases)
    */
   Behavior<GateProtocol.Command> gate(
       String budgetName, boolean adaptive, IntFunction<Behavior<GateProtocol.Command>> localGate);

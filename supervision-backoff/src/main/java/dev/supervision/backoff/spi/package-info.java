@@ -18,9 +18,13 @@
  *   <li>{@link dev.supervision.backoff.spi.AdaptiveRateController}: the controller of an adaptive
  *       budget, which learns the restart rate a shared resource can take from the outcomes of the
  *       restarts it grants.
+ *   <li>{@link dev.supervision.backoff.spi.LeaseHolder}, {@link dev.supervision.backoff.spi.Lease},
+ *       {@link dev.supervision.backoff.spi.NodeReport}: one node's side of a cluster-wide adaptive
+ *       budget, which grants within the leases of the budget's one learner (in the cluster
+ *       module) and falls back on {@code 1/N} of the budget without one.
  * </ul>
  *
- * <p>{@code Pacer}, {@code TokenBucket} and {@code AdaptiveRateController} are pure, clock-free classes that the
+ * <p>{@code Pacer}, {@code TokenBucket}, {@code AdaptiveRateController} and {@code LeaseHolder} are pure, clock-free classes that the
  * library's own gate actors drive on Pekko's scheduler, and that a discrete-event simulation can
  * drive with virtual time, so that both run the same code. They are not thread-safe: each instance
  * has one owner (an actor, or a single simulation thread). They read no clock: time is whatever the
