@@ -50,8 +50,11 @@ public final class HerdCommand implements Callable<Integer> {
           Map.entry("limiter", "--limiter"),
           Map.entry("horizon", "--horizon"),
           Map.entry("nodes", "--nodes"),
-          Map.entry("delta-interval", "--delta-interval"),
-          Map.entry("notify-interval", "--notify-interval"));
+          Map.entry("learner-delay", "--learner-delay"),
+          Map.entry("leave-at", "--leave-at"),
+          Map.entry("join-at", "--join-at"),
+          Map.entry("learner-lost-at", "--learner-lost-at"),
+          Map.entry("handover", "--handover"));
 
   @Option(
       names = {"-n", "--cells"},
