@@ -527,6 +527,9 @@ final class ClusterGate implements HerdStrategy.ExactGate {
       member[joiner] = true;
       membersChanged(nowNanos);
       Node j = nodes[joiner];
+      if (j.leased != null) {
+        j.leased.startAt(nowNanos);
+      }
       j.touch(nowNanos);
       j.wakeAt = j.nextWake();
     }

@@ -239,6 +239,12 @@ final class LeaseGate {
     now = Math.max(now, nowNanos);
   }
 
+  /** The node starts now (a node joining): its time on the fallback counts from now. */
+  void startAt(long nowNanos) {
+    fallbackSince = GateTicks.floorTick(nowNanos, tick);
+    fallbackNanos = 0;
+  }
+
   /** The time spent on the fallback until {@code nowNanos}. */
   long fallbackNanos(long nowNanos) {
     return fallbackNanos + (holder.lease() == null ? Math.max(0, nowNanos - fallbackSince) : 0);
