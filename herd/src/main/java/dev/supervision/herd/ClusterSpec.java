@@ -6,45 +6,40 @@ import java.util.Objects;
 
 /**
  * The cluster the adaptive row runs on in exact mode: how many nodes, how the cells are placed on
- * them, how the nodes share the budget, and how fast Distributed Data spreads a node's report.
- * Immutable and validated.
+ * them, how the nodes share the budget, how far the budget's learner is from the nodes, and the
+ * membership changes of the run. Immutable and validated.
  *
  * @param nodes the number of nodes, {@code >= 1}; 1 is a single node, today's gate
  * @param skew how the cells are placed
  * @param sharing how the nodes share the budget
- * @param deltaInterval Distributed Data's delta propagation interval (Pekko's default: the gossip
- *     interval of 2 s divided by 5, 400 ms)
+ * @param learnerDelay the one-way delay of a lease from the learner to a node and of a report back
+ *     ({@link #LEARNER_DELAY}: Artery on a LAN); 0 between the learner and its own node
  * @param leaveAt when the last node leaves gracefully, since the outage began, or {@code null}:
- *     its shards (its cells that are not back) move to the others, round robin, at once; it is
- *     removed from the membership {@link #REMOVAL} later
- * @param joinAt when a new node joins, since the outage began, or {@code null}: every node counts it
- *     from then, it writes its first (quiet) line then, and {@link #HANDOFF} later (once it is up
- *     and sharding has allocated shards to it) the cells {@code i} with {@code i mod (nodes + 1) ==
- *     nodes} that are not back move to it
- * @param startedEvery how far apart the nodes' replicators were started, one after another, node 0
- *     first ({@link Duration#ZERO}: all in the same delta tick). Pekko's
- *     replicator sends its deltas to a slice of the other nodes, round robin over their sorted
- *     list, from a counter that grows by the slice size on every delta tick since the replicator
- *     started: nodes started in the same tick are at the same place of the round robin, so every
- *     node hears every other node in the same tick and then from none for the rest of the round;
- *     nodes started ticks apart are at different places, and a node hears the others spread over
- *     the ticks
- * @param notifyInterval Distributed Data's subscriber notification interval (Pekko's default:
- *     500 ms): a node hears of what its replicator received at its next notification, and the
- *     coordination's round and its hold-off after a loss follow it, as on a real node
+ *     its cells that are not back move to the others, round robin, at once; it is removed from the
+ *     membership (and from the learner) {@link #REMOVAL} later
+ * @param joinAt when a new node joins, since the outage began, or {@code null}: every node counts
+ *     it from then, it registers with the learner by its reports, and {@link #HANDOFF} later (once
+ *     it is up and sharding has allocated shards to it) the cells {@code i} with {@code i mod
+ *     (nodes + 1) == nodes} that are not back move to it
+ * @param learnerLostAt when the learner's node (node 0) crashes, since the outage began, or {@code
+ *     null}: from then no lease is sent and its cells call nothing; after {@code handover} it is
+ *     downed and removed, its cells that are not back move to the other nodes, round robin, and a
+ *     new learner starts on the lowest surviving node
+ * @param handover how long after the crash of the learner's node sharding and the learner start
+ *     again elsewhere; {@code null} for the default ({@link #defaultHandover})
  */
 public record ClusterSpec(
     int nodes,
     Skew skew,
     Sharing sharing,
-    Duration deltaInterval,
+    Duration learnerDelay,
     Duration leaveAt,
     Duration joinAt,
-    Duration startedEvery,
-    Duration notifyInterval) {
+    Duration learnerLostAt,
+    Duration handover) {
 
-  /** Pekko's subscriber notification interval: 500 ms. */
-  public static final Duration NOTIFY_INTERVAL = Duration.ofMillis(500);
+  /** The one-way delay between the learner and a node by default: 1 ms, Artery on a LAN. */
+  public static final Duration LEARNER_DELAY = Duration.ofMillis(1);
 
   /**
    * How long after a node leaves it is removed from the membership: the leader's gossip rounds that
@@ -60,52 +55,32 @@ public record ClusterSpec(
   public static final Duration HANDOFF = Duration.ofSeconds(2);
 
   /**
-   * A cluster in which no node leaves or joins.
+   * The handover after a crash by default: 25 s with up to 10 nodes, 45 s above. The time from a
+   * node's crash until Pekko's split brain resolver, at its defaults, has downed it and sharding and
+   * the cluster singleton start its parts on other nodes: the failure detector's few seconds, the
+   * resolver's {@code stable-after} (20 s), and for larger clusters the longer margins the resolver
+   * takes.
+   *
+   * @param nodes the number of nodes
+   * @return the handover
+   */
+  public static Duration defaultHandover(int nodes) {
+    return Duration.ofSeconds(nodes <= 10 ? 25 : 45);
+  }
+
+  /**
+   * A cluster in which no node leaves, joins or crashes, with the default learner delay.
    *
    * @param nodes see the record's description
    * @param skew see the record's description
    * @param sharing see the record's description
-   * @param deltaInterval see the record's description
    */
-  public ClusterSpec(int nodes, Skew skew, Sharing sharing, Duration deltaInterval) {
-    this(nodes, skew, sharing, deltaInterval, null, null);
-  }
-
-  /**
-   * A cluster whose replicators all started in the same delta tick, with Pekko's notification
-   * interval.
-   *
-   * @param nodes see the record's description
-   * @param skew see the record's description
-   * @param sharing see the record's description
-   * @param deltaInterval see the record's description
-   * @param leaveAt see the record's description
-   * @param joinAt see the record's description
-   */
-  public ClusterSpec(
-      int nodes,
-      Skew skew,
-      Sharing sharing,
-      Duration deltaInterval,
-      Duration leaveAt,
-      Duration joinAt) {
-    this(nodes, skew, sharing, deltaInterval, leaveAt, joinAt, Duration.ZERO, NOTIFY_INTERVAL);
-  }
-
-  /**
-   * How many delta ticks after node 0's replicator node {@code node}'s started: {@code floor(node x
-   * startedEvery / deltaInterval)}.
-   *
-   * @param node the node's index
-   * @return the ticks, {@code >= 0}
-   */
-  public long startTicks(int node) {
-    return startedEvery.toNanos() * node / deltaInterval.toNanos();
+  public ClusterSpec(int nodes, Skew skew, Sharing sharing) {
+    this(nodes, skew, sharing, LEARNER_DELAY, null, null, null, null);
   }
 
   /** One node. */
-  public static final ClusterSpec SINGLE =
-      new ClusterSpec(1, Skew.EVEN, Sharing.COORDINATED, Duration.ofMillis(400));
+  public static final ClusterSpec SINGLE = new ClusterSpec(1, Skew.EVEN, Sharing.COORDINATED);
 
   /** How the cells are placed on the nodes. */
   public enum Skew {
@@ -119,49 +94,37 @@ public record ClusterSpec(
 
   /** How the nodes share the budget. */
   public enum Sharing {
-    /** {@code adaptive(..).clusterWide()}: coordinated through Distributed Data. */
+    /** {@code adaptive(..).clusterWide()}: one learner leases permits to every node. */
     COORDINATED,
-    /** {@code 1/N} each, every node learning alone (no coordination). */
+    /** {@code 1/N} each, every node on its fallback for ever (no learner). */
     SPLIT,
     /** A local {@code adaptive(name)} on every node. */
     LOCAL
   }
 
   /**
-   * Validates the value.
+   * Validates the value and sets the default handover.
    *
    * @param nodes see the record's description
    * @param skew see the record's description
    * @param sharing see the record's description
-   * @param deltaInterval see the record's description
+   * @param learnerDelay see the record's description
    * @param leaveAt see the record's description
    * @param joinAt see the record's description
-   * @param startedEvery see the record's description
-   * @param notifyInterval see the record's description
-   * @throws NullPointerException if skew, sharing, an interval or the start span is null
-   * @throws ScenarioException if {@code nodes} is outside {@code [1, 1000]}, an interval is not
-   *     positive, a leave or join time or the start span is negative, or a node leaves a cluster of
-   *     one node
+   * @param learnerLostAt see the record's description
+   * @param handover see the record's description
+   * @throws NullPointerException if skew, sharing or the learner delay is null
+   * @throws ScenarioException if {@code nodes} is outside {@code [1, 1000]}, the learner delay, a
+   *     leave, join or crash time or the handover is negative, or a node leaves or crashes in a
+   *     cluster of one node
    */
   public ClusterSpec {
     Objects.requireNonNull(skew, "skew");
     Objects.requireNonNull(sharing, "sharing");
-    Objects.requireNonNull(deltaInterval, "delta-interval");
-    Objects.requireNonNull(startedEvery, "started-every");
-    Objects.requireNonNull(notifyInterval, "notify-interval");
-    ScenarioException.require(
-        !notifyInterval.isNegative() && !notifyInterval.isZero(),
-        "notify-interval",
-        "> 0",
-        notifyInterval.toMillis() + "ms");
-    ScenarioException.require(
-        !startedEvery.isNegative(), "started-every", ">= 0", startedEvery.toMillis() + "ms");
+    Objects.requireNonNull(learnerDelay, "learner-delay");
     ScenarioException.require(nodes >= 1 && nodes <= 1000, "nodes", "in [1, 1000]", nodes);
     ScenarioException.require(
-        !deltaInterval.isNegative() && !deltaInterval.isZero(),
-        "delta-interval",
-        "> 0",
-        deltaInterval.toMillis() + "ms");
+        !learnerDelay.isNegative(), "learner-delay", ">= 0", learnerDelay.toMillis() + "ms");
     if (leaveAt != null) {
       ScenarioException.require(
           !leaveAt.isNegative(), "leave-at", ">= 0", leaveAt.toMillis() + "ms");
@@ -170,6 +133,16 @@ public record ClusterSpec(
     if (joinAt != null) {
       ScenarioException.require(!joinAt.isNegative(), "join-at", ">= 0", joinAt.toMillis() + "ms");
     }
+    if (learnerLostAt != null) {
+      ScenarioException.require(
+          !learnerLostAt.isNegative(), "learner-lost-at", ">= 0", learnerLostAt.toMillis() + "ms");
+      ScenarioException.require(nodes >= 2, "nodes", ">= 2 with --learner-lost-at", nodes);
+    }
+    if (handover == null) {
+      handover = defaultHandover(nodes);
+    }
+    ScenarioException.require(
+        !handover.isNegative(), "handover", ">= 0", handover.toMillis() + "ms");
   }
 
   /**
@@ -227,10 +200,17 @@ public record ClusterSpec(
         + skew.name().toLowerCase(Locale.ROOT)
         + ", "
         + sharing.name().toLowerCase(Locale.ROOT)
+        + (sharing == Sharing.COORDINATED && !learnerDelay.equals(LEARNER_DELAY)
+            ? ", learner " + learnerDelay.toMillis() + " ms away"
+            : "")
         + (leaveAt == null ? "" : ", a node leaves at " + leaveAt.toMillis() + " ms")
         + (joinAt == null ? "" : ", a node joins at " + joinAt.toMillis() + " ms")
-        + (startedEvery.isZero()
+        + (learnerLostAt == null
             ? ""
-            : ", replicators started " + startedEvery.toMillis() + " ms apart");
+            : ", the learner's node crashes at "
+                + learnerLostAt.toMillis()
+                + " ms (handover "
+                + handover.toMillis() / 1000.0
+                + " s)");
   }
 }

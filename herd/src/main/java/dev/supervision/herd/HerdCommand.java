@@ -50,8 +50,11 @@ public final class HerdCommand implements Callable<Integer> {
           Map.entry("limiter", "--limiter"),
           Map.entry("horizon", "--horizon"),
           Map.entry("nodes", "--nodes"),
-          Map.entry("delta-interval", "--delta-interval"),
-          Map.entry("notify-interval", "--notify-interval"));
+          Map.entry("learner-delay", "--learner-delay"),
+          Map.entry("leave-at", "--leave-at"),
+          Map.entry("join-at", "--join-at"),
+          Map.entry("learner-lost-at", "--learner-lost-at"),
+          Map.entry("handover", "--handover"));
 
   @Option(
       names = {"-n", "--cells"},
@@ -111,7 +114,7 @@ public final class HerdCommand implements Callable<Integer> {
       paramLabel = "N",
       description =
           "exact mode: the adaptive row runs on N cluster nodes, each with the production per-node"
-              + " gate, coordinated as --sharing says (default 1: one node, today's gate)")
+              + " gate, sharing the budget as --sharing says (default 1: one node, today's gate)")
   int nodes = 1;
 
   @Option(
@@ -126,38 +129,20 @@ public final class HerdCommand implements Callable<Integer> {
       names = "--sharing",
       paramLabel = "HOW",
       description =
-          "how the nodes share the adaptive budget: coordinated (clusterWide(), the default),"
-              + " split (1/N each, no coordination), local (a local adaptive budget on every node)")
+          "how the nodes share the adaptive budget: coordinated (clusterWide(), the default: one"
+              + " learner leases permits to every node), split (1/N each, every node on its"
+              + " fallback), local (a local adaptive budget on every node)")
   ClusterSpec.Sharing sharing = ClusterSpec.Sharing.COORDINATED;
 
   @Option(
-      names = "--delta-interval",
+      names = "--learner-delay",
       paramLabel = "DURATION",
       converter = DurationConverter.class,
       description =
-          "Distributed Data's delta propagation interval the coordination is modelled with"
-              + " (default 400ms, Pekko's: the 2 s gossip interval / 5)")
-  Duration deltaInterval = Duration.ofMillis(400);
-
-  @Option(
-      names = "--notify-interval",
-      paramLabel = "DURATION",
-      converter = DurationConverter.class,
-      description =
-          "Distributed Data's subscriber notification interval the coordination is modelled with"
-              + " (default 500ms, Pekko's); the coordination's round and its hold-off after a"
-              + " loss follow it, as on a real node")
-  Duration notifyInterval = ClusterSpec.NOTIFY_INTERVAL;
-
-  @Option(
-      names = "--started-every",
-      paramLabel = "DURATION",
-      converter = DurationConverter.class,
-      description =
-          "the nodes' replicators were started one after another, DURATION apart (default 0: all in"
-              + " the same delta tick, so all are at the same place of Distributed Data's round"
-              + " robin and each node hears the others in one tick a round)")
-  Duration startedEvery = Duration.ZERO;
+          "exact mode, --sharing coordinated: the one-way delay of a lease from the budget's learner"
+              + " to a node and of the node's report back (default 1ms, Artery on a LAN; 0 on the"
+              + " learner's own node)")
+  Duration learnerDelay = ClusterSpec.LEARNER_DELAY;
 
   @Option(
       names = "--leave-at",
@@ -177,6 +162,26 @@ public final class HerdCommand implements Callable<Integer> {
           "exact mode: a new node joins this long after the outage began (e.g. 4s); 1 s later the"
               + " cells i with i mod (nodes + 1) = nodes that are not back move to it")
   Duration joinAt;
+
+  @Option(
+      names = "--learner-lost-at",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description =
+          "exact mode, with --nodes: the learner's node (node 0) crashes this long after the outage"
+              + " began: no lease from then, its cells call nothing until the handover ends; then"
+              + " they move to the others, round robin, and a new learner starts, cold")
+  Duration learnerLostAt;
+
+  @Option(
+      names = "--handover",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description =
+          "with --learner-lost-at: how long after the crash the node is downed and sharding and the"
+              + " learner start elsewhere (default: 25s with up to 10 nodes, 45s above, Pekko's"
+              + " split brain resolver at its defaults)")
+  Duration handover;
 
   @Option(
       names = "--horizon",
@@ -356,7 +361,7 @@ public final class HerdCommand implements Callable<Integer> {
             cells, outage, min, max, scale, seed, exact, ids, out, resource, horizon)
         .withCluster(
             new ClusterSpec(
-                nodes, skew, sharing, deltaInterval, leaveAt, joinAt, startedEvery, notifyInterval))
+                nodes, skew, sharing, learnerDelay, leaveAt, joinAt, learnerLostAt, handover))
         .withLogging(parseLogging(logging));
   }
 

@@ -33,6 +33,17 @@ final class OursAdaptive extends NamedStrategy {
     return (cell, index) -> BackoffSupervisor.wrap(cell, RowSupport.logged(policy, s));
   }
 
+  /**
+   * With the learner's node lost, the handover on top: its cells cannot be back before it ends.
+   */
+  @Override
+  public java.time.Duration extraTime(HerdScenario s) {
+    ClusterSpec c = s.cluster();
+    return c.learnerLostAt() == null
+        ? java.time.Duration.ZERO
+        : c.learnerLostAt().plus(c.handover());
+  }
+
   @Override
   public Optional<ExactRun> exact(HerdScenario s) {
     ExactRun delays = full.exact(s).orElseThrow();

@@ -202,26 +202,31 @@ public final class RampTrace {
         }
       }
     }
-    List<AdaptiveGate> gates =
-        gate instanceof ClusterGate cluster ? cluster.gates() : List.of((AdaptiveGate) gate);
+    List<ClusterGate.View> views =
+        gate instanceof ClusterGate cluster
+            ? cluster.views()
+            : List.of(
+                new ClusterGate.View(
+                    ((AdaptiveGate) gate).controller().state(),
+                    ((AdaptiveGate) gate).controller().rate(),
+                    ((AdaptiveGate) gate).waitingCount()));
     double rate = 0;
     int[] states = new int[3];
     StringBuilder nodes = new StringBuilder();
     int shown = 0;
-    for (AdaptiveGate g : gates) {
-      AdaptiveRateController c = g.controller();
-      states[c.state().ordinal()]++;
-      if (c.state() == AdaptiveRateController.State.RAMPING) {
-        rate += c.rate();
+    for (ClusterGate.View v : views) {
+      states[v.state().ordinal()]++;
+      if (v.state() == AdaptiveRateController.State.RAMPING) {
+        rate += v.rate();
       }
       if (shown++ < show) {
         nodes.append(
             String.format(
                 Locale.ROOT,
                 " %s%d/%.0f",
-                c.state().name().charAt(0),
-                g.waitingCount(),
-                Math.min(c.rate(), 1e9)));
+                v.state().name().charAt(0),
+                v.waiting(),
+                Math.min(v.rate(), 1e9)));
       }
     }
     samples.put(

@@ -41,11 +41,15 @@ public final class ResultsJson {
     p.put("nodes", s.cluster().nodes());
     p.put("placement", s.cluster().skew().name().toLowerCase(Locale.ROOT));
     p.put("sharing", s.cluster().sharing().name().toLowerCase(Locale.ROOT));
-    p.put("deltaIntervalMs", s.cluster().deltaInterval().toMillis());
-    p.put("notifyIntervalMs", s.cluster().notifyInterval().toMillis());
-    p.put("replicatorsStartedEveryMs", s.cluster().startedEvery().toMillis());
+    p.put("learnerDelayMs", s.cluster().learnerDelay().toMillis());
     p.put("leaveAtMs", s.cluster().leaveAt() == null ? null : s.cluster().leaveAt().toMillis());
     p.put("joinAtMs", s.cluster().joinAt() == null ? null : s.cluster().joinAt().toMillis());
+    p.put(
+        "learnerLostAtMs",
+        s.cluster().learnerLostAt() == null ? null : s.cluster().learnerLostAt().toMillis());
+    p.put(
+        "handoverMs",
+        s.cluster().learnerLostAt() == null ? null : s.cluster().handover().toMillis());
     p.put("strategies", s.strategies());
     p.put("windowMs", CallTrace.WINDOW_MS);
     p.put("availableProcessors", Runtime.getRuntime().availableProcessors());

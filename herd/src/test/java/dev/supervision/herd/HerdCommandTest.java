@@ -151,25 +151,27 @@ final class HerdCommandTest {
   }
 
   @Test
-  void startedEvery_reachesTheClusterModel_andResultsJson(@TempDir Path dir) throws Exception {
-    Run r = threeNodes(dir, "--started-every", "1s");
-    assertTrue(r.out.contains("replicators started 1000 ms apart"), r.out);
+  void learnerDelay_reachesTheClusterModel_andResultsJson(@TempDir Path dir) throws Exception {
+    Run r = threeNodes(dir, "--learner-delay", "10ms");
+    assertTrue(r.out.contains("learner 10 ms away"), r.out);
     JsonNode scenario = scenarioIn(dir);
-    assertEquals(1000, scenario.get("replicatorsStartedEveryMs").asInt());
+    assertEquals(10, scenario.get("learnerDelayMs").asInt());
     assertTrue(
-        run("--nodes", "3", "--started-every", "-1ms")
+        run("--nodes", "3", "--learner-delay", "-1ms")
             .err
-            .startsWith("herd: Invalid value for option '--started-every': '-1ms'"));
+            .startsWith("herd: Invalid value for option '--learner-delay': '-1ms'"));
   }
 
   @Test
-  void notifyInterval_reachesResultsJson_andMustBePositive(@TempDir Path dir) throws Exception {
-    Run r = threeNodes(dir, "--notify-interval", "100ms");
+  void learnerLostAt_reachesResultsJson_withTheDefaultHandover(@TempDir Path dir) throws Exception {
+    Run r = threeNodes(dir, "--learner-lost-at", "1s");
+    assertTrue(r.out.contains("the learner's node crashes at 1000 ms (handover 25.0 s)"), r.out);
     JsonNode scenario = scenarioIn(dir);
-    assertEquals(100, scenario.get("notifyIntervalMs").asInt());
+    assertEquals(1000, scenario.get("learnerLostAtMs").asInt());
+    assertEquals(25_000, scenario.get("handoverMs").asInt());
     assertEquals(
-        "herd: --notify-interval must be > 0 but was 0ms (see --help)",
-        run("--nodes", "3", "--notify-interval", "0ms").err.strip());
+        "herd: --nodes must be >= 2 with --learner-lost-at but was 1 (see --help)",
+        run("--learner-lost-at", "1s").err.strip());
   }
 
   @Test
