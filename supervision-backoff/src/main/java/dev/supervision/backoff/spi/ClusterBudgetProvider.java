@@ -1,5 +1,6 @@
 package dev.supervision.backoff.spi;
 
+import java.util.Optional;
 import java.util.function.IntFunction;
 import org.apache.pekko.actor.typed.Behavior;
 
@@ -20,9 +21,9 @@ public interface ClusterBudgetProvider {
    * The gate behavior of a cluster-wide budget on this node.
    *
    * @param budgetName the budget's name
-   * @param adaptive whether the budget is adaptive: only an adaptive budget's gates coordinate
-   *     their state across the nodes ({@link GateProtocol.Coordinate}); a fixed budget's gates
-   *     need nothing but the share
+   * @param adaptive whether the budget is adaptive: only an adaptive budget's gates take leases
+   *     from a learner ({@link GateProtocol.GrantLease}); a fixed budget's gates need nothing but
+   *     the share
    * @param localGate makes the core's gate of this budget, enforcing {@code 1/members} of it from
    *     its start ({@code members} below 1 counts as 1); the returned behavior is spawned by the
    *     core, once per gate
@@ -31,4 +32,23 @@ public interface ClusterBudgetProvider {
    */
   Behavior<GateProtocol.Command> gate(
       String budgetName, boolean adaptive, IntFunction<Behavior<GateProtocol.Command>> localGate);
+
+  /**
+   * The gate behavior of a cluster-wide budget on this node, knowing an adaptive budget's
+   * controller parameters (which the budget's learner needs). The core calls this method; the
+   * default calls {@link #gate(String, boolean, IntFunction)}.
+   *
+   * @param budgetName the budget's name
+   * @param adaptive the controller parameters of an adaptive budget (the whole cluster's); empty
+   *     for a fixed budget
+   * @param localGate makes the core's gate of this budget (see {@link #gate(String, boolean,
+   *     IntFunction)})
+   * @return the gate behavior
+   */
+  default Behavior<GateProtocol.Command> gate(
+      String budgetName,
+      Optional<AdaptiveRateController.Parameters> adaptive,
+      IntFunction<Behavior<GateProtocol.Command>> localGate) {
+    return gate(budgetName, adaptive.isPresent(), localGate);
+  }
 }
