@@ -29,7 +29,8 @@ import org.slf4j.Logger;
 
 /**
  * INTERNAL API: the one learner of a cluster-wide adaptive budget, a Pekko Cluster Singleton (on the
- * oldest node among those that created the budget's gate) that runs a {@link LeaseLearner}.
+ * cluster's oldest node, which must have created the budget's gate: Pekko starts a singleton only
+ * where its manager runs) that runs a {@link LeaseLearner}.
  *
  * <p>Every round (the controller's slice, 100 ms by default) a fixed-rate Pekko timer ticks; the
  * learner's time is the count of its ticks times the round (it reads no clock, so a tick's time is
