@@ -1,7 +1,7 @@
 package dev.supervision.backoff.cluster;
 
-import java.util.HashMap;
-import java.util.Map;
+import java.util.HashSet;
+import java.util.Set;
 import org.apache.pekko.cluster.UniqueAddress;
 
 /**
@@ -19,8 +19,7 @@ import org.apache.pekko.cluster.UniqueAddress;
 final class Membership {
 
   private final UniqueAddress self;
-  private final Map<UniqueAddress, Long> members = new HashMap<>();
-  private long selfSince = Long.MIN_VALUE;
+  private final Set<UniqueAddress> members = new HashSet<>();
 
   /**
    * An empty membership.
@@ -39,55 +38,12 @@ final class Membership {
    * @return the count after the change
    */
   int update(UniqueAddress member, boolean removed) {
-    return update(member, removed, 0);
-  }
-
-  /**
-   * Records a member's new status, and when it was first known (for {@link #joining}).
-   *
-   * @param member the member
-   * @param removed whether it was removed from the cluster
-   * @param nowNanos the time now, on the caller's time line
-   * @return the count after the change
-   */
-  int update(UniqueAddress member, boolean removed, long nowNanos) {
     if (removed) {
       members.remove(member);
     } else {
-      members.putIfAbsent(member, nowNanos);
-      if (member.equals(self) && selfSince == Long.MIN_VALUE) {
-        selfSince = nowNanos;
-      }
+      members.add(member);
     }
     return sharing();
-  }
-
-  /**
-   * How many counted members are joining, as this node sees them: first known after this node
-   * itself was, less than {@code graceNanos} ago, and without a line ({@code heard} says which uids
-   * have one). A member that was there when this node joined is never joining: a missing line of
-   * its is a node cut off, or not yet heard.
-   *
-   * @param heard whether a uid has a line
-   * @param nowNanos the time now
-   * @param graceNanos how long a member may be joining
-   * @return the count
-   */
-  int joining(java.util.function.LongPredicate heard, long nowNanos, long graceNanos) {
-    if (selfSince == Long.MIN_VALUE) {
-      return 0; // this node is not a member yet: every other member was there before it
-    }
-    int n = 0;
-    for (Map.Entry<UniqueAddress, Long> m : members.entrySet()) {
-      long since = m.getValue();
-      if (!m.getKey().equals(self)
-          && since > selfSince
-          && nowNanos - since < graceNanos
-          && !heard.test(m.getKey().longUid())) {
-        n++;
-      }
-    }
-    return n;
   }
 
   /**
@@ -97,24 +53,6 @@ final class Membership {
    * @return the count, {@code >= 1}
    */
   int sharing() {
-    return members.containsKey(self) ? members.size() : members.size() + 1;
-  }
-
-  /**
-   * Whether a node, named by its {@code UniqueAddress} uid, is counted (this node always is).
-   *
-   * @param uid the node's {@code longUid}
-   * @return {@code true} if counted
-   */
-  boolean countsUid(long uid) {
-    if (self.longUid() == uid) {
-      return true;
-    }
-    for (UniqueAddress m : members.keySet()) {
-      if (m.longUid() == uid) {
-        return true;
-      }
-    }
-    return false;
+    return members.contains(self) ? members.size() : members.size() + 1;
   }
 }

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.Test;
  * Three cluster nodes in one JVM (Artery on 127.0.0.1) each run 40 actors behind one cluster-wide
  * adaptive budget, all depending on one database that is down for 2 s and then serves 20 calls per
  * 100 ms window (200 per second; a window offered more than 3 x that would knock a real one over).
- * Each node's controller learns from its own outcomes. The scenario runs once, in real time; the
+ * One learner (a cluster singleton) learns from every node's outcomes and leases each node its
+ * permits. The scenario runs once, in real time; the
  * tests check its recorded facts (test code may read the clock; the library does not).
  */
 final class AdaptiveClusterBudgetMultiNodeTest {
@@ -105,11 +106,11 @@ final class AdaptiveClusterBudgetMultiNodeTest {
               "budget-events",
               Props.empty());
       node.eventStream().tell(new EventStream.Subscribe<>(BudgetEvent.class, collector));
-      RestartBudgets.get(node).gate(BUDGET); // the gate and its coordination start
+      RestartBudgets.get(node).gate(BUDGET); // the gate, its learner client, the learner
     }
-    // the gate exists and knows the membership before the herd fails: every node has every
-    // node's first line
-    TestNodes.awaitEveryLine(nodes, BUDGET.getName());
+    // the gate exists and holds a lease from the learner, which counts every node, before the herd
+    // fails
+    TestNodes.awaitEveryLease(nodes, BUDGET.getName());
     BackoffPolicy policy =
         BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2))
             .withBudget(BUDGET)

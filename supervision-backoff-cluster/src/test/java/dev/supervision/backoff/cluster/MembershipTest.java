@@ -47,16 +47,4 @@ final class MembershipTest {
     assertEquals(3, m.update(restarted, false));
     assertEquals(2, m.update(old, true));
   }
-
-  @Test
-  void aMemberKnownAfterThisNode_withoutALine_isJoiningForTheGrace_andTheOthersNever() {
-    Membership m = new Membership(node(1));
-    m.update(node(2), false, 0); // there before this node: a missing line is not a joiner's
-    m.update(node(1), false, 0);
-    m.update(node(3), false, 1_000);
-    assertEquals(1, m.joining(uid -> false, 2_000, 5_000), "node 3 only");
-    assertEquals(0, m.joining(uid -> uid == 30L, 2_000, 5_000), "node 3 has written its line");
-    assertEquals(0, m.joining(uid -> false, 6_000, 5_000), "the grace is over");
-    assertEquals(0, new Membership(node(1)).joining(uid -> false, 0, 5_000), "not a member yet");
-  }
 }

@@ -17,13 +17,8 @@ import java.util.stream.StreamSupport;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.MemberStatus;
-import org.apache.pekko.cluster.ddata.Key;
-import org.apache.pekko.cluster.ddata.LWWMap;
-import org.apache.pekko.cluster.ddata.typed.javadsl.DistributedData;
-import org.apache.pekko.cluster.ddata.typed.javadsl.Replicator;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 
@@ -147,64 +142,45 @@ final class TestNodes {
   }
 
   /**
-   * How many nodes' lines this node's replica of a cluster-wide budget's coordination holds now.
-   *
-   * @param node the node
-   * @param budget the budget's name
-   * @return the entries in the node's local replica (0 before the first)
-   * @throws Exception if the replicator does not answer
-   */
-  static int coordinationEntries(ActorSystem<Void> node, String budget) throws Exception {
-    return coordinationLines(node, budget).size();
-  }
-
-  /**
-   * The lines this node's replica of a cluster-wide budget's coordination holds now, by node uid.
-   *
-   * @param node the node
-   * @param budget the budget's name
-   * @return the entries in the node's local replica (empty before the first)
-   * @throws Exception if the replicator does not answer
-   */
-  static Map<String, String> coordinationLines(ActorSystem<?> node, String budget)
-      throws Exception {
-    // the gossip coordination's key (its class is set aside until the learner is ported)
-    Key<LWWMap<String, String>> key =
-        org.apache.pekko.cluster.ddata.LWWMapKey.create("supervision-backoff-budget-" + budget);
-    Replicator.GetResponse<LWWMap<String, String>> rsp =
-        AskPattern.<Replicator.Command, Replicator.GetResponse<LWWMap<String, String>>>ask(
-                DistributedData.get(node).replicator(),
-                replyTo -> new Replicator.Get<>(key, Replicator.readLocal(), replyTo),
-                Duration.ofSeconds(5),
-                node.scheduler())
-            .toCompletableFuture()
-            .get(10, TimeUnit.SECONDS);
-    return rsp instanceof Replicator.GetSuccess<LWWMap<String, String>> ok
-        ? ok.get(key).getEntries()
-        : Map.of();
-  }
-
-  /**
-   * Waits (up to 30 s) until every node has every node's line of a cluster-wide budget's
-   * coordination.
+   * Waits (up to 30 s) until the gate of a cluster-wide adaptive budget on every node holds a lease
+   * from the budget's learner that counts every node.
    *
    * @param nodes the nodes
    * @param budget the budget's name
    * @throws InterruptedException if interrupted
-   * @throws AssertionError if a node misses a line after 30 s
+   * @throws AssertionError if a node has no such lease after 30 s
    */
-  static void awaitEveryLine(List<ActorSystem<Void>> nodes, String budget)
+  static void awaitEveryLease(List<ActorSystem<Void>> nodes, String budget)
       throws InterruptedException {
-    for (ActorSystem<Void> node : nodes) {
-      await(
-          Duration.ofSeconds(30),
-          () -> {
-            try {
-              return coordinationEntries(node, budget) == nodes.size();
-            } catch (Exception e) {
-              return false;
-            }
-          });
+    await(
+        Duration.ofSeconds(30),
+        () ->
+            nodes.stream()
+                .allMatch(
+                    n ->
+                        coordination(n, budget)
+                            .filter(c -> c.coordinated() && c.inView() == nodes.size())
+                            .isPresent()));
+  }
+
+  /**
+   * Where the gate of {@code budget} on {@code node} stands with the budget's learner now; empty if
+   * it has no gate, no coordination or does not answer within 5 s.
+   *
+   * @param node the node
+   * @param budget the budget's name
+   * @return the coordination, or empty
+   */
+  static java.util.Optional<GateProtocol.Coordination> coordination(
+      ActorSystem<?> node, String budget) {
+    try {
+      return RestartBudgets.get(node)
+          .status(budget)
+          .toCompletableFuture()
+          .get(5, TimeUnit.SECONDS)
+          .flatMap(GateProtocol.Status::coordination);
+    } catch (Exception e) {
+      return java.util.Optional.empty();
     }
   }
 

@@ -81,18 +81,21 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * uses the budget starts, so a steady budget has its series (state 0) before anything fails. A
  * budget whose gate started before {@code bindBudgets} was called gets them at its next event.
  *
- * <p>For a cluster-wide adaptive budget (module {@code supervision-backoff-cluster}), {@code
- * bindBudgets} adds this node's place in the cluster's coordination, with the same tags: {@value
- * #BUDGET_COORDINATED} (gauge: 1 coordinated, 0 deciding alone), {@value #BUDGET_SHARE} (gauge: its
- * share of the budget), {@value #BUDGET_PROBER} (gauge: 1 if it probes for the cluster while
- * holding), {@value #BUDGET_CLUSTER_NODES} (gauge: the nodes whose lines counted in its last
- * decision, itself included), {@value #BUDGET_CLUSTER_WAITING} (gauge: the actors waiting over those
- * nodes) and {@value #BUDGET_COORDINATION_LOSSES} (counter: the times it fell back to deciding
- * alone). They are registered at the coordination's first decision (within a coordination round of
- * the gate's start), so a local budget has none. The gauges show the gate's status ({@code
+ * <p>For a cluster-wide adaptive budget (module {@code supervision-backoff-cluster}, where one
+ * learner per budget leases each node its permits every round), {@code bindBudgets} adds where this
+ * node stands with the learner, with the same tags: {@value #BUDGET_COORDINATED} (gauge: 1 if it
+ * holds a lease from the learner, 0 on its own fallback, {@code 1/N} of the budget), {@value
+ * #BUDGET_SHARE} (gauge: its part of the permits the learner leased in its last round; {@code 1/N}
+ * on the fallback or without a limit), {@value #BUDGET_PROBER} (gauge: 1 if its lease carries the
+ * cluster's probe while holding), {@value #BUDGET_CLUSTER_NODES} (gauge: the nodes the learner
+ * counted; the members it knows, on its fallback), {@value #BUDGET_CLUSTER_WAITING} (gauge: the
+ * actors waiting over those nodes; its own, on its fallback) and {@value
+ * #BUDGET_COORDINATION_LOSSES} (counter: the times its lease expired and it fell back). They are
+ * registered at the first status of the gate that has them (within a poll of the gate's start), so a
+ * local budget has none. The gauges show the gate's status ({@code
  * RestartBudgets.status}), asked for once a second and at once after each {@link
  * BudgetEvent.CoordinationChanged}: they are at most a second old. They are NaN while the budget
- * has no gate on this node, or its new gate no decision yet.
+ * has no gate on this node, or its new gate has not answered yet.
  *
  * <p>Lifetime: {@code bindBudgets} starts a system actor in the actor system that holds the gauges,
  * and through them the registry, so the registry stays reachable from the actor system until {@link
@@ -159,38 +162,39 @@ public final class BackoffMetrics implements MeterBinder, AutoCloseable {
   public static final String BUDGET_PROBES = "supervision.backoff.budget.probes";
 
   /**
-   * Gauge of a cluster-wide adaptive budget on this node: 1 if it is coordinated, 0 if it decides
-   * alone; tagged by {@value #BUDGET_TAG}.
+   * Gauge of a cluster-wide adaptive budget on this node: 1 if it holds a lease from the budget's
+   * learner, 0 on its own fallback ({@code 1/N} of the budget); tagged by {@value #BUDGET_TAG}.
    */
   public static final String BUDGET_COORDINATED = "supervision.backoff.budget.coordinated";
 
   /**
-   * Gauge of this node's share of a cluster-wide adaptive budget, in {@code (0, 1]}; tagged by
-   * {@value #BUDGET_TAG}.
+   * Gauge of this node's part of the permits the learner of a cluster-wide adaptive budget leased
+   * in its last round, in {@code [0, 1]} ({@code 1/N} on the fallback or without a limit); tagged
+   * by {@value #BUDGET_TAG}.
    */
   public static final String BUDGET_SHARE = "supervision.backoff.budget.share";
 
   /**
-   * Gauge of a cluster-wide adaptive budget on this node: 1 if this node probes for the cluster
-   * while holding, 0 if not; tagged by {@value #BUDGET_TAG}.
+   * Gauge of a cluster-wide adaptive budget on this node: 1 if this node's lease carries the
+   * cluster's probe while holding, 0 if not; tagged by {@value #BUDGET_TAG}.
    */
   public static final String BUDGET_PROBER = "supervision.backoff.budget.prober";
 
   /**
-   * Gauge of the nodes whose lines counted in this node's last decision of a cluster-wide adaptive
-   * budget, this one included; tagged by {@value #BUDGET_TAG}.
+   * Gauge of the nodes the learner of a cluster-wide adaptive budget counted in this node's last
+   * lease (the members this node knows, on its fallback); tagged by {@value #BUDGET_TAG}.
    */
   public static final String BUDGET_CLUSTER_NODES = "supervision.backoff.budget.cluster.nodes";
 
   /**
-   * Gauge of the actors waiting for a cluster-wide adaptive budget over the nodes in this node's
-   * view; tagged by {@value #BUDGET_TAG}.
+   * Gauge of the actors waiting for a cluster-wide adaptive budget over the nodes the learner
+   * counted (this node's own, on its fallback); tagged by {@value #BUDGET_TAG}.
    */
   public static final String BUDGET_CLUSTER_WAITING = "supervision.backoff.budget.cluster.waiting";
 
   /**
-   * Counter of the times this node lost the coordination of a cluster-wide adaptive budget and
-   * decided alone; tagged by {@value #BUDGET_TAG}.
+   * Counter of the times this node's lease from the learner of a cluster-wide adaptive budget
+   * expired and it fell back on its own {@code 1/N} of the budget; tagged by {@value #BUDGET_TAG}.
    */
   public static final String BUDGET_COORDINATION_LOSSES =
       "supervision.backoff.budget.coordination.losses";

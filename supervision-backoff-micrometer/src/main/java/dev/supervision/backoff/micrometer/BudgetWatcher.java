@@ -192,7 +192,9 @@ final class BudgetWatcher {
     final Counter probes;
     final MeterRegistry registry;
 
-    /** Registered at the budget's first coordination (a cluster-wide adaptive budget only). */
+    /**
+     * Registered at the first status with a coordination (a cluster-wide adaptive budget only).
+     */
     CoordinationGauges coordination;
 
     BudgetGauges(String budget, MeterRegistry registry) {
@@ -249,7 +251,7 @@ final class BudgetWatcher {
       }
       if (event instanceof BudgetEvent.Started) {
         if (coordination != null) {
-          coordination.restart(); // a new gate has not been told a decision yet
+          coordination.restart(); // a new gate: nothing shown until it answers a poll
         }
         // a new gate: steady, no limit, nothing measured (a restarted gate learns again)
         state.set(AdaptiveRateController.State.STEADY.ordinal());
@@ -274,8 +276,9 @@ final class BudgetWatcher {
   }
 
   /**
-   * The gauges of a cluster-wide adaptive budget's coordination on this node: NaN while its gate
-   * has no decision (before the coordination's first, or when the budget has no gate here).
+   * The gauges of where a cluster-wide adaptive budget's gate on this node stands with the budget's
+   * learner (its lease, or its fallback): NaN while the budget has no gate here, or its new gate has
+   * not answered yet.
    */
   private final class CoordinationGauges {
     final AtomicReference<Double> coordinated = new AtomicReference<>(Double.NaN);
@@ -290,32 +293,41 @@ final class BudgetWatcher {
       gauge(
           BUDGET_COORDINATED,
           coordinated,
-          "1 if this node is coordinated, 0 if it decides alone",
+          "1 if this node holds a lease from the learner, 0 on its own fallback",
           tags,
           registry);
-      gauge(BUDGET_SHARE, share, "This node's share of the cluster-wide budget", tags, registry);
+      gauge(
+          BUDGET_SHARE,
+          share,
+          "This node's part of the permits the learner leased in its last round (1/N on the"
+              + " fallback or without a limit)",
+          tags,
+          registry);
       gauge(
           BUDGET_PROBER,
           prober,
-          "1 if this node probes for the cluster while holding",
+          "1 if this node's lease carries the cluster's probe while holding",
           tags,
           registry);
       gauge(
           BUDGET_CLUSTER_NODES,
           nodes,
-          "Nodes whose lines counted in this node's last decision",
+          "Nodes the learner counted in this node's last lease (the members it knows, on its"
+              + " fallback)",
           tags,
           registry);
       gauge(
           BUDGET_CLUSTER_WAITING,
           waiting,
-          "Actors waiting over the nodes in this node's view",
+          "Actors waiting over the nodes the learner counted (this node's own, on its fallback)",
           tags,
           registry);
       losses =
           track(
               Counter.builder(BUDGET_COORDINATION_LOSSES)
-                  .description("Times this node lost the coordination and decided alone")
+                  .description(
+                      "Times this node's lease expired and it fell back on its own 1/N of the"
+                          + " budget")
                   .tags(tags)
                   .register(registry));
     }

@@ -38,7 +38,7 @@ final class AnOlderStatusAnswerNeverOverwritesANewerOneTest {
     AnsweredWatcher watcher = new AnsweredWatcher(kit, registry);
     ActorRef<Object> actor = watcher.actor;
     BudgetEvent.CoordinationChanged changed =
-        new BudgetEvent.CoordinationChanged("db", true, false, 2, 2, 0, false);
+        new BudgetEvent.CoordinationChanged("db", true, false, 2);
     actor.tell(changed); // question 1
     actor.tell(changed); // question 2
     watcher.awaitQuestions(2);

@@ -58,6 +58,11 @@ final class AnsweredWatcher {
     questions.get(i - 1).complete(Optional.of(status));
   }
 
+  /** Answers the {@code i}-th question (from 1): the budget has no gate on this node now. */
+  void answerNoGate(int i) {
+    questions.get(i - 1).complete(Optional.empty());
+  }
+
   void stop() {
     kit.testKit().stop(actor);
   }

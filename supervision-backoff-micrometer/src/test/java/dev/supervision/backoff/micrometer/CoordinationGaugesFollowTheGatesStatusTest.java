@@ -8,11 +8,9 @@ import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.RestartBudgets;
 import dev.supervision.backoff.spi.AdaptiveRateController.State;
-import dev.supervision.backoff.spi.ClusterCoordinator.Decision;
 import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import java.util.Optional;
@@ -20,16 +18,15 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The coordination gauges of a cluster-wide adaptive budget show its gate's status as it is now:
- * they appear at the first decision the gate is told, follow every later one within a poll (or at
- * once after a {@link BudgetEvent.CoordinationChanged}), count the losses of the coordination, and
- * are NaN once the budget has no gate. The gate's status is driven directly, as the cluster
- * module's coordination drives it, with {@link GateProtocol.Coordinate}.
+ * The coordination gauges of a cluster-wide adaptive budget show its gate's status as it is now
+ * (where the node stands with the budget's learner): they appear with the first status that has a
+ * coordination, follow every later one within a poll (or at once after a {@link
+ * BudgetEvent.CoordinationChanged}), count the leases lost (the node fell back on its own), and are
+ * NaN once the budget has no gate. A local budget has none.
  */
 final class CoordinationGaugesFollowTheGatesStatusTest {
 
@@ -65,25 +62,6 @@ final class CoordinationGaugesFollowTheGatesStatusTest {
         gauge(r, BackoffMetrics.BUDGET_CLUSTER_WAITING, budget));
   }
 
-  private static Decision decision(
-      boolean coordinated, double share, boolean prober, int inView, long waiting) {
-    return new Decision(
-        coordinated,
-        share,
-        prober,
-        coordinated ? 1 : 3,
-        false,
-        Double.NaN,
-        0,
-        false,
-        inView,
-        waiting);
-  }
-
-  private static void publish(BudgetEvent e) {
-    kit.system().eventStream().tell(new EventStream.Publish<>(e));
-  }
-
   private static Set<String> meterNames(MeterRegistry r) {
     return r.getMeters().stream().map(m -> m.getId().getName()).collect(Collectors.toSet());
   }
@@ -98,98 +76,99 @@ final class CoordinationGaugesFollowTheGatesStatusTest {
         .coordination();
   }
 
-  @Test
-  void theGaugesShowEachDecisionOfTheGate_andCountTheLossesOfTheCoordination() {
-    String budget = "coordinated-db";
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    BackoffMetrics metrics = new BackoffMetrics(Tags.of("service", "shop"));
-    metrics.bindTo(registry);
-    metrics.bindBudgets(kit.system());
-    TestProbe<String> p = kit.createTestProbe();
-    ActorRef<GateProtocol.Command> gate =
-        RestartBudgets.get(kit.system()).gate(RestartBudget.adaptive(budget));
-    p.awaitAssert(
-        () -> registry.get(BackoffMetrics.BUDGET_STATE).tag(BackoffMetrics.BUDGET_TAG, budget));
-    // no decision yet: the gate's status has no coordination, and such a status adds no meters
-    // (aStatusWithoutCoordinationAddsNoMeters_theFirstWithOneAddsThemAll)
-    assertEquals(Optional.empty(), coordinationOf(budget));
-    for (String meter : COORDINATION_METERS) {
-      assertNull(registry.find(meter).meter(), meter);
-    }
+  /** Where a node stands with the learner. */
+  private static Optional<GateProtocol.Coordination> leased(
+      boolean coordinated, double share, boolean prober, int inView, long waiting) {
+    return Optional.of(new GateProtocol.Coordination(coordinated, share, prober, inView, waiting));
+  }
 
-    // the first decision: coordinated, half of the budget, another node probes, 3 nodes, 40 waiting
-    gate.tell(new GateProtocol.Coordinate(decision(true, 0.5, false, 3, 40)));
-    kit.time().timePasses(BudgetWatcher.POLL);
+  /**
+   * The watcher is driven directly and the test answers its questions itself ({@link
+   * AnsweredWatcher}), as the gate of a cluster-wide adaptive budget would: its status shows the
+   * lease it holds, or its fallback.
+   */
+  @Test
+  void theGaugesShowEachStatusOfTheGate_andCountTheLeasesLost() {
+    String budget = "leased-db";
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    AnsweredWatcher watcher = new AnsweredWatcher(kit, registry);
+    ActorRef<Object> actor = watcher.actor;
+    TestProbe<String> p = kit.createTestProbe();
+    actor.tell(new BudgetEvent.Started(budget));
+    p.awaitAssert(() -> registry.get(BackoffMetrics.BUDGET_PROBES).counter());
+
+    // the first lease (the gate publishes the change): half of the learner's permits, another
+    // node probes, 3 nodes, 40 waiting
+    actor.tell(new BudgetEvent.CoordinationChanged(budget, true, false, 3));
+    watcher.awaitQuestions(1);
+    watcher.answer(1, status(budget, leased(true, 0.5, false, 3, 40)));
     p.awaitAssert(
         () -> {
           assertEquals(List.of(1.0, 0.5, 0.0, 3.0, 40.0), shown(registry, budget));
           return null;
         });
-    // the coordination's tags: the budget and the extra tags, no name
+    // the coordination's tags: the budget, no name
     registry.getMeters().stream()
         .filter(m -> COORDINATION_METERS.contains(m.getId().getName()))
         .forEach(
             m -> {
               assertEquals(budget, m.getId().getTag(BackoffMetrics.BUDGET_TAG));
-              assertEquals("shop", m.getId().getTag("service"));
               assertNull(m.getId().getTag(BackoffMetrics.NAME_TAG), m.getId().toString());
             });
     assertTrue(
         meterNames(registry).containsAll(COORDINATION_METERS), meterNames(registry)::toString);
 
-    // the share follows demand with no event at all: the next poll shows it
-    gate.tell(new GateProtocol.Coordinate(decision(true, 0.25, false, 3, 90)));
+    // the share follows the leases with no event at all: the next poll shows it
     kit.time().timePasses(BudgetWatcher.POLL);
+    watcher.awaitQuestions(2);
+    watcher.answer(2, status(budget, leased(true, 0.25, false, 3, 90)));
     p.awaitAssert(
         () -> {
           assertEquals(List.of(1.0, 0.25, 0.0, 3.0, 90.0), shown(registry, budget));
           return null;
         });
 
-    // the coordination is lost: the gate is told, then the event comes; no time passes
-    publish(new BudgetEvent.CoordinationChanged(budget, true, false, 3, 3, 0, false));
-    gate.tell(new GateProtocol.Coordinate(decision(false, 1.0 / 3, true, 2, 25)));
-    publish(new BudgetEvent.CoordinationChanged(budget, false, true, 3, 2, 0, false));
+    // the lease expires: the node is on its fallback, 1/3 of the budget, its own waiting only
+    actor.tell(new BudgetEvent.CoordinationChanged(budget, false, false, 3));
+    watcher.awaitQuestions(3);
+    watcher.answer(3, status(budget, leased(false, 1.0 / 3, false, 3, 0)));
     p.awaitAssert(
         () -> {
-          assertEquals(List.of(0.0, 1.0 / 3, 1.0, 2.0, 25.0), shown(registry, budget));
+          assertEquals(List.of(0.0, 1.0 / 3, 0.0, 3.0, 0.0), shown(registry, budget));
           assertEquals(1.0, losses(registry, budget));
           return null;
         });
-    // picked up again, and lost a second time
-    gate.tell(new GateProtocol.Coordinate(decision(true, 0.4, true, 3, 10)));
-    publish(new BudgetEvent.CoordinationChanged(budget, true, true, 3, 3, 0, false));
+    // a lease again, carrying the cluster's probe; then lost a second time
+    actor.tell(new BudgetEvent.CoordinationChanged(budget, true, true, 3));
+    watcher.awaitQuestions(4);
+    watcher.answer(4, status(budget, leased(true, 1.0, true, 3, 10)));
     p.awaitAssert(
         () -> {
-          assertEquals(List.of(1.0, 0.4, 1.0, 3.0, 10.0), shown(registry, budget));
+          assertEquals(List.of(1.0, 1.0, 1.0, 3.0, 10.0), shown(registry, budget));
           return null;
         });
-    gate.tell(new GateProtocol.Coordinate(decision(false, 1.0 / 3, true, 1, 4)));
-    publish(new BudgetEvent.CoordinationChanged(budget, false, true, 3, 1, 0, false));
+    actor.tell(new BudgetEvent.CoordinationChanged(budget, false, false, 2));
+    watcher.awaitQuestions(5);
+    watcher.answer(5, status(budget, leased(false, 0.5, false, 2, 4)));
     p.awaitAssert(
         () -> {
-          assertEquals(List.of(0.0, 1.0 / 3, 1.0, 1.0, 4.0), shown(registry, budget));
+          assertEquals(List.of(0.0, 0.5, 0.0, 2.0, 4.0), shown(registry, budget));
           assertEquals(2.0, losses(registry, budget));
           return null;
         });
 
-    // the budget is released: once its gate has stopped, the gauges show no decision
-    RestartBudgets.get(kit.system()).release(budget);
-    p.awaitAssert(
-        () -> {
-          assertTrue(!RestartBudgets.get(kit.system()).names().contains(budget));
-          return null;
-        });
+    // the budget has no gate on this node any more: the gauges show nothing
     kit.time().timePasses(BudgetWatcher.POLL);
+    watcher.awaitQuestions(6);
+    watcher.answerNoGate(6);
     p.awaitAssert(
         () -> {
           for (double v : shown(registry, budget)) {
-            assertTrue(Double.isNaN(v), () -> "no gate, no decision: " + shown(registry, budget));
+            assertTrue(Double.isNaN(v), () -> "no gate, no lease: " + shown(registry, budget));
           }
           return null;
         });
-    metrics.close();
-    assertEquals(0, registry.getMeters().size());
+    watcher.stop();
   }
 
   @Test

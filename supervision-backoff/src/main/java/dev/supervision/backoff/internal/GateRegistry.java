@@ -184,7 +184,9 @@ public final class GateRegistry implements Extension {
     for (ClusterBudgetProvider provider : ServiceLoader.load(ClusterBudgetProvider.class)) {
       return provider.gate(
           budget.getName(),
-          budget instanceof RestartBudget.Adaptive,
+          budget instanceof RestartBudget.Adaptive adaptive
+              ? Optional.of(AdaptiveLimiter.parameters(adaptive))
+              : Optional.empty(),
           members -> BudgetGate.create(budget, members));
     }
     throw new IllegalStateException(

@@ -1,5 +1,6 @@
 package dev.supervision.backoff.spi;
 
+import java.util.Optional;
 import java.util.function.IntFunction;
 import org.apache.pekko.actor.typed.Behavior;
 
@@ -20,10 +21,10 @@ public interface ClusterBudgetProvider {
    * The gate behavior of a cluster-wide budget on this node.
    *
    * @param budgetName the budget's name
-   * @param adaptive whether the budget is adaptive: an adaptive budget's gates grant within the
-   *     leases of the budget's one learner ({@link GateProtocol.GrantLease}, {@link
-   *     GateProtocol.CollectReport}, see {@link LeaseHolder}); a fixed budget's gates need nothing
-   *     but the share
+   * @param adaptive for an adaptive budget, its controller parameters (the whole cluster's, which
+   *     the budget's one learner runs): its gates grant within the learner's leases ({@link
+   *     GateProtocol.GrantLease}, {@link GateProtocol.CollectReport}, see {@link LeaseHolder});
+   *     empty for a fixed budget, whose gates need nothing but the share
    * @param localGate makes the core's gate of this budget, enforcing {@code 1/members} of it from
    *     its start ({@code members} below 1 counts as 1); the returned behavior is spawned by the
    *     core, once per gate
@@ -32,5 +33,7 @@ public interface ClusterBudgetProvider {
    *     adaptive budget, the learner's leases)
    */
   Behavior<GateProtocol.Command> gate(
-      String budgetName, boolean adaptive, IntFunction<Behavior<GateProtocol.Command>> localGate);
+      String budgetName,
+      Optional<AdaptiveRateController.Parameters> adaptive,
+      IntFunction<Behavior<GateProtocol.Command>> localGate);
 }

@@ -62,6 +62,9 @@ public final class LeaseHolder {
   private boolean probeLeft;
   private long probeGrantedAt = NONE;
 
+  /** The probes this node granted since its lease last turned to holding. */
+  private int probes;
+
   /** The controller of the fallback, or null while a lease stands. */
   private AdaptiveRateController fallback;
 
@@ -93,7 +96,8 @@ public final class LeaseHolder {
    * @param parameters the budget's controller parameters (the whole cluster's)
    * @param members how many nodes share the budget, {@code >= 1}
    * @param tickNanos how often the owner calls {@link #onTick}, {@code > 0}
-   * @param listener told of the fallback controller's changes and of the state each lease sets
+   * @param listener told of the fallback controller's changes, of the state each lease sets, and
+   *     of each probe this node grants under a lease (counted since its lease turned to holding)
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code members < 1} or {@code tickNanos <= 0}
    */
@@ -193,6 +197,7 @@ public final class LeaseHolder {
       pacer.setRate(rate);
     }
     if (state() != before) {
+      probes = 0;
       listener.stateChanged(before, state(), Reason.LEASE, nowNanos);
     }
   }
@@ -257,6 +262,7 @@ public final class LeaseHolder {
     if (probeLeft) {
       probeLeft = false;
       probeGrantedAt = nowNanos;
+      listener.probe(++probes, nowNanos);
     }
     return true;
   }

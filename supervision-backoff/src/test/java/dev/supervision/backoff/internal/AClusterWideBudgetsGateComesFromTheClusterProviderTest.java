@@ -3,6 +3,7 @@ package dev.supervision.backoff.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.spi.AdaptiveRateController;
 import dev.supervision.backoff.spi.ClusterBudgetProvider;
 import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.testsupport.Gates;
@@ -15,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
@@ -51,9 +53,9 @@ final class AClusterWideBudgetsGateComesFromTheClusterProviderTest {
     @Override
     public Behavior<GateProtocol.Command> gate(
         String budgetName,
-        boolean adaptive,
+        Optional<AdaptiveRateController.Parameters> adaptive,
         IntFunction<Behavior<GateProtocol.Command>> localGate) {
-      asked.add(budgetName + (adaptive ? " adaptive" : " fixed"));
+      asked.add(budgetName + (adaptive.isPresent() ? " adaptive" : " fixed"));
       return localGate.apply(3);
     }
   }

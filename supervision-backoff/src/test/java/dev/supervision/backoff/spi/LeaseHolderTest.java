@@ -81,13 +81,25 @@ final class LeaseHolderTest {
   }
 
   @Test
-  void aHoldingLease_grantsTheProbeAlone_andReportsItsStart() {
-    LeaseHolder h = holder(Parameters.defaults(), 2);
+  void aHoldingLease_grantsTheProbeAlone_publishesIt_andReportsItsStart() {
+    List<Integer> probes = new java.util.ArrayList<>();
+    LeaseHolder h =
+        new LeaseHolder(
+            Parameters.defaults(),
+            2,
+            TICK,
+            new AdaptiveRateController.Listener() {
+              @Override
+              public void probe(int n, long nowNanos) {
+                probes.add(n);
+              }
+            });
     h.onLease(lease(State.HOLDING, 0, false, -1), 0);
     assertFalse(h.tryGrant(0));
     h.onLease(lease(State.HOLDING, 1, true, -1), 10 * MS);
     assertTrue(h.tryGrant(10 * MS));
     assertFalse(h.tryGrant(11 * MS));
+    assertEquals(List.of(1), probes);
     h.onStarted(15 * MS, 10 * MS);
     NodeReport r = h.report(20 * MS, 7);
     assertEquals(1, r.started());

@@ -19,49 +19,48 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The gate of a cluster-wide adaptive budget runs the coordination that replicates its state to
- * the other nodes; the gate of a cluster-wide fixed budget, which needs only its share of the
- * membership, runs none (no replicated entry, no polling of the gate).
+ * The gate of a cluster-wide adaptive budget has a client of the budget's learner (a cluster
+ * singleton) and holds its leases; the gate of a cluster-wide fixed budget, which needs only its
+ * share of the membership, has none (no learner, no lease in its status).
  */
-final class OnlyAdaptiveClusterBudgetsCoordinateTest {
+final class OnlyAdaptiveClusterBudgetsTakeLeasesTest {
 
-  static final ActorTestKit testKit = TestNodes.oneNodeCluster("coordinate");
+  static final ActorTestKit testKit = TestNodes.oneNodeCluster("take-leases");
 
   @AfterAll
   static void shutdown() {
     ActorTestKit.shutdown(testKit.system(), Duration.ofSeconds(30));
   }
 
-  /** The gate's child named "coordination", if it has one. */
-  private static ActorRef<?> coordination(RestartBudget budget) throws Exception {
+  /** The gate's child named "learner-client", if it has one. */
+  private static ActorRef<?> learnerClient(RestartBudget budget) throws Exception {
     ActorRef<GateProtocol.Command> gate = RestartBudgets.get(testKit.system()).gate(budget);
     // the gate's setup spawns the child: a query answered by the gate comes after it
     RestartBudgets.get(testKit.system()).waiting(budget.getName()).toCompletableFuture().get();
     return Adapter.toTyped(
         Adapter.toClassic(testKit.system())
-            .actorSelection(gate.path().child("coordination"))
+            .actorSelection(gate.path().child("learner-client"))
             .resolveOne(Duration.ofSeconds(3))
             .toCompletableFuture()
             .get());
   }
 
   @Test
-  void anAdaptiveClusterWideBudgetCoordinates() throws Exception {
-    ActorRef<?> child = coordination(RestartBudget.adaptive("coordinated-adaptive").clusterWide());
-    assertEquals("coordination", child.path().name());
+  void anAdaptiveClusterWideBudgetHasALearnerClient() throws Exception {
+    ActorRef<?> child = learnerClient(RestartBudget.adaptive("leased-adaptive").clusterWide());
+    assertEquals("learner-client", child.path().name());
   }
 
   @Test
-  void theStatusOfAnAdaptiveClusterWideBudgetShowsItsCoordination_aFixedOnesNone()
-      throws Exception {
+  void theStatusOfAnAdaptiveClusterWideBudgetShowsItsLease_aFixedOnesNone() throws Exception {
     RestartBudget adaptive = RestartBudget.adaptive("status-adaptive").clusterWide();
     RestartBudget fixed = RestartBudget.of("status-fixed", 10, Duration.ofSeconds(1)).clusterWide();
     RestartBudgets budgets = RestartBudgets.get(testKit.system());
     budgets.gate(adaptive);
     budgets.gate(fixed);
     TestProbe<Object> probe = testKit.createTestProbe();
-    // the coordination decides every 200 ms; alone in its cluster, a node sees every report; it
-    // is not the prober, since it does not hold with actors waiting
+    // the learner leases every 100 ms; alone in its cluster, the node holds a lease without a
+    // limit (steady), counted alone, no probe, nothing waiting
     probe.awaitAssert(
         Duration.ofSeconds(10),
         () -> {
@@ -86,14 +85,13 @@ final class OnlyAdaptiveClusterBudgetsCoordinateTest {
   }
 
   @Test
-  void aFixedClusterWideBudgetDoesNot() {
+  void aFixedClusterWideBudgetHasNoLearnerClient() {
     ExecutionException e =
         assertThrows(
             ExecutionException.class,
             () ->
-                coordination(
-                    RestartBudget.of("coordinated-fixed", 10, Duration.ofSeconds(1))
-                        .clusterWide()));
+                learnerClient(
+                    RestartBudget.of("unleased-fixed", 10, Duration.ofSeconds(1)).clusterWide()));
     assertEquals(ActorNotFound.class, e.getCause().getClass());
   }
 }
