@@ -204,6 +204,122 @@ final class LeaseHolderTest {
     assertEquals(8, r.uncovered(), "two permits left");
   }
 
+  @Test
+  void constructor_rejectsNoMembersAndNoTick() {
+    IllegalArgumentException members =
+        assertThrows(IllegalArgumentException.class, () -> holder(Parameters.defaults(), 0));
+    assertEquals("members must be >= 1 but was 0", members.getMessage());
+    IllegalArgumentException tick =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                new LeaseHolder(
+                    Parameters.defaults(), 1, 0, new AdaptiveRateController.Listener() {}));
+    assertEquals("tickNanos must be > 0 but was 0", tick.getMessage());
+    IllegalArgumentException set =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> holder(Parameters.defaults(), 1).setMembers(0, 0));
+    assertEquals("members must be >= 1 but was 0", set.getMessage());
+  }
+
+  @Test
+  void theFuseCountsOnlyTheLastSecondsFailures() {
+    LeaseHolder h = holder(Parameters.defaults(), 2);
+    h.onLease(lease(State.STEADY, Lease.UNLIMITED, false, -1), 0);
+    for (int i = 0; i < 9; i++) {
+      h.onFailure(0, NG);
+    }
+    h.onFailure(1000 * MS, NG); // the nine have left the window
+    assertTrue(h.tryGrant(1000 * MS));
+    for (int i = 0; i < 8; i++) {
+      h.onFailure(1500 * MS, NG);
+    }
+    assertTrue(h.tryGrant(1500 * MS), "nine within the second");
+    h.onFailure(1900 * MS, NG);
+    assertFalse(h.tryGrant(1900 * MS), "ten within the second");
+  }
+
+  @Test
+  void onItsFallback_itsOwnControllerHoldsOnTheFailuresItSees() {
+    LeaseHolder h = holder(Parameters.defaults(), 2);
+    assertTrue(h.tryGrant(0));
+    h.onStarted(0, 0);
+    for (int i = 0; i < 10; i++) {
+      h.onFailure(MS, 0);
+    }
+    assertSame(State.HOLDING, h.state());
+    assertEquals(0.0, h.rate());
+    assertFalse(h.tryGrant(MS));
+    assertFalse(h.isIdle(MS));
+  }
+
+  @Test
+  void setMembers_changesTheFallbacksShare_andKeepsItsState() {
+    LeaseHolder h = holder(Parameters.defaults().withMaxRate(100), 2);
+    assertEquals(50.0, h.rate());
+    h.setMembers(4, 0);
+    assertEquals(25.0, h.rate());
+    assertEquals(4, h.members());
+    h.onLease(lease(State.RAMPING, 3, false, -1), 0);
+    h.setMembers(1, 0);
+    assertEquals(30.0, h.rate(), "a lease is the learner's, whatever the members");
+  }
+
+  @Test
+  void idle_onlyOnASteadyUnlimitedLeaseWithItsFuseArmed_orAnIdleFallback() {
+    LeaseHolder h = holder(Parameters.defaults(), 2);
+    assertTrue(h.isIdle(0), "a fresh fallback");
+    h.onLease(lease(State.STEADY, Lease.UNLIMITED, false, -1), 0);
+    assertTrue(h.isIdle(0));
+    h.onLease(lease(State.RAMPING, 3, false, -1), 0);
+    assertFalse(h.isIdle(0));
+    h.onLease(lease(State.HOLDING, 0, false, -1), 0);
+    assertFalse(h.isIdle(0));
+  }
+
+  @Test
+  void aLeaseSetsStateAndRate_andTellsTheListenerWhenTheStateMoves() {
+    List<String> changes = new java.util.ArrayList<>();
+    LeaseHolder h =
+        new LeaseHolder(
+            Parameters.defaults(),
+            2,
+            TICK,
+            new AdaptiveRateController.Listener() {
+              @Override
+              public void stateChanged(
+                  State from, State to, AdaptiveRateController.Reason reason, long nowNanos) {
+                changes.add(from + "->" + to + " " + reason);
+              }
+            });
+    h.onLease(lease(State.STEADY, Lease.UNLIMITED, false, -1), 0);
+    assertEquals(Double.POSITIVE_INFINITY, h.rate());
+    h.onLease(lease(State.HOLDING, 0, false, -1), MS);
+    assertEquals(0.0, h.rate());
+    NodeReport r = h.report(MS, 3);
+    assertSame(State.HOLDING, r.state());
+    assertEquals(0.0, r.rate());
+    h.onLease(lease(State.RAMPING, 2, false, -1), 2 * MS);
+    assertEquals(List.of("STEADY->HOLDING LEASE", "HOLDING->RAMPING LEASE"), changes);
+  }
+
+  @Test
+  void aStartOlderThanItsMemory_isForgotten_andItsFailureCountsAsNotGranted() {
+    LeaseHolder h = holder(Parameters.defaults(), 2);
+    h.onLease(lease(State.RAMPING, 3, false, -1), 0);
+    assertTrue(h.tryGrant(0));
+    h.onStarted(0, 0);
+    h.report(0, 0);
+    // memory: probation + 2 slices + the lease's validity = 800 ms
+    h.report(801 * MS, 0);
+    h.onFailure(802 * MS, 0);
+    NodeReport r = h.report(803 * MS, 0);
+    assertEquals(List.of(), r.failedStartedIn());
+    assertEquals(1, r.failedNotGranted());
+    assertEquals(0, h.report(804 * MS, 0).failedNotGranted(), "the counts start again");
+  }
+
   /**
    * Whatever the lease's permits and however late the ticks come, a node grants at most its
    * permits in a round, and never two beyond the pacer's burst closer than the lease's spacing
