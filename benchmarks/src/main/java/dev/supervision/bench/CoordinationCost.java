@@ -256,13 +256,38 @@ public final class CoordinationCost {
     Thread.sleep(settle * 1000L);
     all.add(print(measureAll("cluster", nodes, children, window), out));
 
+    Address learner = oldest(nodes.get(0));
+    RemoteTraffic.learner(learner);
+    out.accept("the learner's node (the oldest member): " + learner);
+    children.forEach(c -> c.ask("learner " + learner));
+    RemoteTraffic.Snapshot beforeGates = RemoteTraffic.snapshot();
+    long gatesAt = System.nanoTime();
     gates(nodes);
     children.forEach(c -> c.ask("gate"));
+    // every node holds a lease from the learner, and the learner counts every node
     await(
         Duration.ofSeconds(60 + n),
         () ->
             minInView(nodes) == n
                 && children.stream().allMatch(c -> Integer.parseInt(c.ask("in-view")) == n));
+    RemoteTraffic.Snapshot start = RemoteTraffic.snapshot().minus(beforeGates);
+    out.accept(
+        String.format(
+            Locale.ROOT,
+            "every node holds a lease that counts %d nodes, %.1f s after the gates were created;"
+                + " the coordination's messages meanwhile (sent by this JVM's nodes, in all):",
+            n,
+            (System.nanoTime() - gatesAt) / 1e9));
+    start
+        .classes()
+        .forEach(
+            (k, v) -> {
+              if (v[0] > 0
+                  && (k.startsWith(RemoteTraffic.Kind.COORDINATION.name())
+                      || k.startsWith(RemoteTraffic.Kind.SINGLETON.name()))) {
+                out.accept(String.format(Locale.ROOT, "  %-60s %8d %10d B", k, v[0], v[1]));
+              }
+            });
     Thread.sleep(pauses.beforeIdle().toMillis());
     all.add(print(measureAll("idle", nodes, children, window), out));
 
@@ -334,6 +359,23 @@ public final class CoordinationCost {
     }
   }
 
+  /**
+   * The cluster's oldest member, where the learner singleton runs (every node creates the budget's
+   * gate, so every node runs a singleton manager, and the oldest's starts the learner).
+   */
+  static Address oldest(ActorSystem<?> node) {
+    org.apache.pekko.cluster.Member oldest = null;
+    for (org.apache.pekko.cluster.Member m : Cluster.get(node).state().getMembers()) {
+      if (m.status() == MemberStatus.up() && (oldest == null || m.isOlderThan(oldest))) {
+        oldest = m;
+      }
+    }
+    if (oldest == null) {
+      throw new IllegalStateException("no member is up");
+    }
+    return oldest.address();
+  }
+
   static int minInView(List<ActorSystem<Void>> nodes) {
     return nodes.stream().mapToInt(CoordinationCost::inView).min().orElse(0);
   }
@@ -369,8 +411,7 @@ public final class CoordinationCost {
   static Figures add(Figures a, Figures b) {
     Map<RemoteTraffic.Kind, long[]> kinds = new java.util.TreeMap<>(a.traffic().kinds());
     b.traffic().kinds().forEach((k, v) -> kinds.merge(k, v, CoordinationCost::sum));
-    Map<String, long[]> classes = new java.util.TreeMap<>(a.traffic().classes());
-    b.traffic().classes().forEach((k, v) -> classes.merge(k, v, CoordinationCost::sum));
+    Map<String, long[]> classes = merge(a.traffic().classes(), b.traffic().classes());
     Map<State, Integer> states = new EnumMap<>(State.class);
     states.putAll(a.states());
     b.states().forEach((k, v) -> states.merge(k, v, Integer::sum));
@@ -378,7 +419,11 @@ public final class CoordinationCost {
         a.phase(),
         a.nodes() + b.nodes(),
         Math.max(a.seconds(), b.seconds()),
-        new RemoteTraffic.Snapshot(kinds, classes),
+        new RemoteTraffic.Snapshot(
+            kinds,
+            classes,
+            merge(a.traffic().learnerOut(), b.traffic().learnerOut()),
+            merge(a.traffic().learnerIn(), b.traffic().learnerIn())),
         a.pekkoCpuSeconds() + b.pekkoCpuSeconds(),
         a.processCpuSeconds() + b.processCpuSeconds(),
         a.gcSeconds() + b.gcSeconds(),
@@ -386,6 +431,12 @@ public final class CoordinationCost {
         Math.max(a.maxUnreachable(), b.maxUnreachable()),
         a.toHolding() + b.toHolding(),
         a.toRamping() + b.toRamping());
+  }
+
+  private static Map<String, long[]> merge(Map<String, long[]> a, Map<String, long[]> b) {
+    Map<String, long[]> out = new java.util.TreeMap<>(a);
+    b.forEach((k, v) -> out.merge(k, v, CoordinationCost::sum));
+    return out;
   }
 
   private static long[] sum(long[] x, long[] y) {
@@ -399,17 +450,6 @@ public final class CoordinationCost {
         .forEach(
             (kind, v) ->
                 k.append(kind).append('=').append(v[0]).append(':').append(v[1]).append(','));
-    StringBuilder c = new StringBuilder();
-    f.traffic()
-        .classes()
-        .forEach(
-            (name, v) ->
-                c.append(name.replace(' ', '~'))
-                    .append('=')
-                    .append(v[0])
-                    .append(':')
-                    .append(v[1])
-                    .append(','));
     StringBuilder st = new StringBuilder();
     f.states().forEach((state, v) -> st.append(state).append('=').append(v).append(','));
     return String.join(
@@ -425,7 +465,22 @@ public final class CoordinationCost {
         Integer.toString(f.toRamping()),
         "s" + st,
         "k" + k,
-        "c" + c);
+        "c" + encodeClasses(f.traffic().classes()),
+        "o" + encodeClasses(f.traffic().learnerOut()),
+        "i" + encodeClasses(f.traffic().learnerIn()));
+  }
+
+  private static String encodeClasses(Map<String, long[]> classes) {
+    StringBuilder c = new StringBuilder();
+    classes.forEach(
+        (name, v) ->
+            c.append(name.replace(' ', '~'))
+                .append('=')
+                .append(v[0])
+                .append(':')
+                .append(v[1])
+                .append(','));
+    return c.toString();
   }
 
   static Figures decode(String line) {
@@ -433,13 +488,12 @@ public final class CoordinationCost {
     Map<RemoteTraffic.Kind, long[]> kinds = new java.util.TreeMap<>();
     pairs(f[10].substring(1))
         .forEach((k, v) -> kinds.put(RemoteTraffic.Kind.valueOf(k), counts(v)));
-    Map<String, long[]> classes = new java.util.TreeMap<>();
-    pairs(f[11].substring(1)).forEach((k, v) -> classes.put(k.replace('~', ' '), counts(v)));
     return new Figures(
         f[0],
         Integer.parseInt(f[1]),
         Double.parseDouble(f[2]),
-        new RemoteTraffic.Snapshot(kinds, classes),
+        new RemoteTraffic.Snapshot(
+            kinds, decodeClasses(f[11]), decodeClasses(f[12]), decodeClasses(f[13])),
         Double.parseDouble(f[3]),
         Double.parseDouble(f[4]),
         Double.parseDouble(f[5]),
@@ -447,6 +501,12 @@ public final class CoordinationCost {
         Integer.parseInt(f[6]),
         Integer.parseInt(f[7]),
         Integer.parseInt(f[8]));
+  }
+
+  private static Map<String, long[]> decodeClasses(String field) {
+    Map<String, long[]> classes = new java.util.TreeMap<>();
+    pairs(field.substring(1)).forEach((k, v) -> classes.put(k.replace('~', ' '), counts(v)));
+    return classes;
   }
 
   static String encodeStates(Map<State, Integer> states) {
@@ -555,6 +615,10 @@ public final class CoordinationCost {
           switch (c[0]) {
             case "gate" -> {
               gates(nodes);
+              yield "ok";
+            }
+            case "learner" -> {
+              RemoteTraffic.learner(org.apache.pekko.actor.AddressFromURIString.parse(c[1]));
               yield "ok";
             }
             case "in-view" -> Integer.toString(minInView(nodes));
@@ -702,9 +766,9 @@ public final class CoordinationCost {
   }
 
   /**
-   * How many nodes this node's gate of the budget counted in its last decision (0 before its
-   * first, or if it does not answer in time): the same on every node once every node's line has
-   * reached every node.
+   * How many nodes the learner counts, as this node's lease says ({@code inView}); 0 while the node
+   * holds no lease (on its fallback its gate's {@code inView} is the members it knows, which says
+   * nothing of the learner), before its gate exists, or if it does not answer in time.
    */
   static int inView(ActorSystem<Void> node) {
     try {
@@ -713,6 +777,7 @@ public final class CoordinationCost {
           .toCompletableFuture()
           .get(10, TimeUnit.SECONDS)
           .flatMap(GateProtocol.Status::coordination)
+          .filter(GateProtocol.Coordination::coordinated)
           .map(GateProtocol.Coordination::inView)
           .orElse(0);
     } catch (Exception e) {
@@ -753,6 +818,76 @@ public final class CoordinationCost {
     }
   }
 
+  /** The learner's round, the adaptive budget's default slice: 10 rounds a second. */
+  static final double ROUNDS_PER_SECOND = 10;
+
+  /**
+   * A phase's coordination traffic, per second: the learner's protocol ({@link
+   * RemoteTraffic.Kind#COORDINATION}: reports and leases) and its singleton's machinery ({@link
+   * RemoteTraffic.Kind#SINGLETON}), sent and received by a node other than the learner's (the
+   * mean over them), and in and out at the learner's node. Messages between the learner and the
+   * client on its own node do not cross the wire and are not counted.
+   *
+   * @param nodeSent messages and bytes a node other than the learner's sends (its reports)
+   * @param nodeReceived messages and bytes such a node receives (its leases)
+   * @param nodeSingleton singleton messages such a node sends and receives, summed
+   * @param learnerIn messages and bytes the learner's node receives (the reports)
+   * @param learnerOut messages and bytes the learner's node sends (the leases)
+   * @param learnerSingleton singleton messages in and out at the learner's node, summed
+   * @param learnerAllIn everything the learner's node receives (every kind)
+   * @param learnerAllOut everything the learner's node sends (every kind)
+   */
+  record Coordination(
+      double[] nodeSent,
+      double[] nodeReceived,
+      double[] nodeSingleton,
+      double[] learnerIn,
+      double[] learnerOut,
+      double[] learnerSingleton,
+      double[] learnerAllIn,
+      double[] learnerAllOut) {
+
+    static Coordination of(Figures f) {
+      RemoteTraffic.Snapshot t = f.traffic();
+      double s = f.seconds();
+      int others = Math.max(1, f.nodes() - 1);
+      long[] all = t.kinds().get(RemoteTraffic.Kind.COORDINATION);
+      long[] allSingleton = t.kinds().get(RemoteTraffic.Kind.SINGLETON);
+      long[] in = RemoteTraffic.Snapshot.ofKind(t.learnerIn(), RemoteTraffic.Kind.COORDINATION);
+      long[] out = RemoteTraffic.Snapshot.ofKind(t.learnerOut(), RemoteTraffic.Kind.COORDINATION);
+      long[] sIn = RemoteTraffic.Snapshot.ofKind(t.learnerIn(), RemoteTraffic.Kind.SINGLETON);
+      long[] sOut = RemoteTraffic.Snapshot.ofKind(t.learnerOut(), RemoteTraffic.Kind.SINGLETON);
+      return new Coordination(
+          rate(all[0] - out[0], all[1] - out[1], others * s),
+          rate(all[0] - in[0], all[1] - in[1], others * s),
+          rate(
+              2 * allSingleton[0] - sIn[0] - sOut[0],
+              2 * allSingleton[1] - sIn[1] - sOut[1],
+              others * s),
+          rate(in[0], in[1], s),
+          rate(out[0], out[1], s),
+          rate(sIn[0] + sOut[0], sIn[1] + sOut[1], s),
+          rate(total(t.learnerIn())[0], total(t.learnerIn())[1], s),
+          rate(total(t.learnerOut())[0], total(t.learnerOut())[1], s));
+    }
+
+    private static double[] rate(long messages, long bytes, double per) {
+      return new double[] {messages / per, bytes / per};
+    }
+
+    private static long[] total(Map<String, long[]> byClass) {
+      long[] out = new long[2];
+      byClass
+          .values()
+          .forEach(
+              v -> {
+                out[0] += v[0];
+                out[1] += v[1];
+              });
+      return out;
+    }
+  }
+
   static Figures print(Figures f, Consumer<String> out) {
     double per = f.nodes() * f.seconds();
     out.accept("");
@@ -761,15 +896,18 @@ public final class CoordinationCost {
             Locale.ROOT,
             "== phase %s: %d nodes, %.1f s, budget states at the end %s, changes of state in the"
                 + " window: %d to HOLDING, %d to RAMPING or STEADY; most unreachable members seen by a"
-                + " node %d",
+                + " node %d; %s",
             f.phase(),
             f.nodes(),
             f.seconds(),
             f.states(),
             f.toHolding(),
             f.toRamping(),
-            f.maxUnreachable()));
-    out.accept(String.format("%-55s %12s %12s", "sent per node per second", "messages", "bytes"));
+            f.maxUnreachable(),
+            uptime()));
+    out.accept(
+        String.format(
+            "%-60s %12s %12s", "sent per node per second (mean node)", "messages", "bytes"));
     long[] total = new long[2];
     f.traffic()
         .kinds()
@@ -779,25 +917,26 @@ public final class CoordinationCost {
               total[1] += v[1];
               out.accept(
                   String.format(
-                      Locale.ROOT, "%-55s %12.2f %12.0f", k.label, v[0] / per, v[1] / per));
+                      Locale.ROOT, "%-60s %12.2f %12.0f", k.label, v[0] / per, v[1] / per));
             });
     out.accept(
-        String.format(Locale.ROOT, "%-55s %12.2f %12.0f", "all", total[0] / per, total[1] / per));
+        String.format(Locale.ROOT, "%-60s %12.2f %12.0f", "all", total[0] / per, total[1] / per));
+    Coordination c = Coordination.of(f);
+    out.accept("  the coordination, per second (messages, bytes; per round = / 10)");
+    line(out, "a node other than the learner's: sent (reports)", c.nodeSent());
+    line(out, "a node other than the learner's: received (leases)", c.nodeReceived());
+    line(out, "a node other than the learner's: singleton, in + out", c.nodeSingleton());
+    line(out, "at the learner's node: in (reports)", c.learnerIn());
+    line(out, "at the learner's node: out (leases)", c.learnerOut());
+    line(out, "at the learner's node: singleton, in + out", c.learnerSingleton());
+    line(out, "at the learner's node: everything in", c.learnerAllIn());
+    line(out, "at the learner's node: everything out", c.learnerAllOut());
     out.accept("  by message class (kind, class: messages, bytes per node per second)");
-    f.traffic().classes().entrySet().stream()
-        .filter(e -> e.getValue()[0] > 0)
-        .sorted((a, b) -> Long.compare(b.getValue()[1], a.getValue()[1]))
-        .limit(14)
-        .forEach(
-            e ->
-                out.accept(
-                    String.format(
-                        Locale.ROOT,
-                        "  %-60s %10.2f %10.0f (%.0f B each)",
-                        e.getKey(),
-                        e.getValue()[0] / per,
-                        e.getValue()[1] / per,
-                        (double) e.getValue()[1] / e.getValue()[0])));
+    classes(out, f.traffic().classes(), per, 14);
+    out.accept("  at the learner's node, out (kind, class: messages, bytes per second)");
+    classes(out, f.traffic().learnerOut(), f.seconds(), 8);
+    out.accept("  at the learner's node, in (kind, class: messages, bytes per second)");
+    classes(out, f.traffic().learnerIn(), f.seconds(), 8);
     out.accept(
         String.format(
             Locale.ROOT,
@@ -810,18 +949,60 @@ public final class CoordinationCost {
     return f;
   }
 
+  private static void line(Consumer<String> out, String what, double[] v) {
+    out.accept(
+        String.format(
+            Locale.ROOT,
+            "  %-58s %12.2f %12.0f (%.2f a round, %.0f B each)",
+            what,
+            v[0],
+            v[1],
+            v[0] / ROUNDS_PER_SECOND,
+            v[0] == 0 ? 0 : v[1] / v[0]));
+  }
+
+  private static void classes(
+      Consumer<String> out, Map<String, long[]> byClass, double per, int limit) {
+    byClass.entrySet().stream()
+        .filter(e -> e.getValue()[0] > 0)
+        .sorted((a, b) -> Long.compare(b.getValue()[1], a.getValue()[1]))
+        .limit(limit)
+        .forEach(
+            e ->
+                out.accept(
+                    String.format(
+                        Locale.ROOT,
+                        "  %-60s %10.2f %10.0f (%.0f B each)",
+                        e.getKey(),
+                        e.getValue()[0] / per,
+                        e.getValue()[1] / per,
+                        (double) e.getValue()[1] / e.getValue()[0])));
+  }
+
   static void printSummary(List<Figures> all) {
     System.out.printf(
-        "%nSUMMARY per node per second: phase | coordination msgs, bytes | cluster heartbeats"
-            + " msgs, bytes | cluster gossip msgs, bytes | Artery control msgs, bytes | other"
-            + " ddata msgs, bytes | CPU %% of a core (systems' threads)%n");
+        "%nSUMMARY per second: phase | a node other than the learner's: coordination sent msgs,"
+            + " bytes | received msgs, bytes | at the learner's node: coordination in msgs, bytes |"
+            + " out msgs, bytes | singleton msgs, bytes (node; learner) | per node (mean): cluster"
+            + " heartbeats msgs, bytes | cluster gossip | Artery control | ddata (receptionist) |"
+            + " CPU %% of a core (systems' threads / process)%n");
     for (Figures f : all) {
       double per = f.nodes() * f.seconds();
-      Map<RemoteTraffic.Kind, long[]> k = f.traffic().kinds();
+      Coordination c = Coordination.of(f);
       StringBuilder line = new StringBuilder("SUMMARY n=" + f.nodes() + " " + f.phase());
+      for (double[] v :
+          List.of(
+              c.nodeSent(),
+              c.nodeReceived(),
+              c.learnerIn(),
+              c.learnerOut(),
+              c.nodeSingleton(),
+              c.learnerSingleton())) {
+        line.append(String.format(Locale.ROOT, " | %.2f, %.0f", v[0], v[1]));
+      }
+      Map<RemoteTraffic.Kind, long[]> k = f.traffic().kinds();
       for (RemoteTraffic.Kind kind :
           List.of(
-              RemoteTraffic.Kind.COORDINATION,
               RemoteTraffic.Kind.CLUSTER_HEARTBEAT,
               RemoteTraffic.Kind.CLUSTER_GOSSIP,
               RemoteTraffic.Kind.REMOTING,
@@ -829,7 +1010,12 @@ public final class CoordinationCost {
         long[] v = k.get(kind);
         line.append(String.format(Locale.ROOT, " | %.2f, %.0f", v[0] / per, v[1] / per));
       }
-      line.append(String.format(Locale.ROOT, " | %.2f", 100 * f.pekkoCpuSeconds() / per));
+      line.append(
+          String.format(
+              Locale.ROOT,
+              " | %.2f / %.2f",
+              100 * f.pekkoCpuSeconds() / per,
+              100 * f.processCpuSeconds() / per));
       System.out.println(line);
     }
   }
