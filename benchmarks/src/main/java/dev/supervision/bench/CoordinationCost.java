@@ -45,21 +45,34 @@ import org.apache.pekko.cluster.typed.Join;
  * RestartBudget.adaptive(..).clusterWide()} budget goes through its states while every message
  * Artery sends is counted with its size ({@link RemoteTraffic}, an Artery {@code
  * RemoteInstrument}) and the CPU time of the actor systems' threads is read from the {@link
- * ThreadMXBean}. Phases, each measured over the same window:
+ * ThreadMXBean}.
+ *
+ * <p>The coordination is the budget's one learner, a Cluster Singleton on the oldest node (the
+ * cluster module's {@code LearnerActor}): every round (the budget's slice, 100 ms) each node's
+ * client sends the learner one report and the learner sends each node one lease ({@code
+ * LearnerProtocol.Report} and {@code Granted}, Jackson CBOR), in every state, steady too. The
+ * singleton starts only on the oldest node if that node created the budget's gate, so the harness
+ * creates the gate on every node. Phases, each measured over the same window:
  *
  * <ol>
  *   <li>{@code cluster}: the cluster alone, no budget (its heartbeats and gossip);
- *   <li>{@code idle}: the budget's gate (and its coordination) started on every node, nothing
- *       fails: each node has written its first, quiet line;
+ *   <li>{@code idle}: the budget's gate started on every node, nothing fails: every node holds a
+ *       lease from the learner ({@code coordination().coordinated()}) that counts all N nodes
+ *       ({@code inView()});
  *   <li>{@code holding}: the resource is down and every node has actors waiting: every node holds;
  *   <li>{@code ramp}: the resource is back with a finite capacity and many actors still wait: the
  *       nodes ramp.
  * </ol>
  *
- * <p>Per node and second it prints the messages and bytes sent, by kind (the coordination's
- * Distributed Data messages, the cluster's heartbeats and gossip, Artery's own control messages),
- * the top message classes, and the CPU. All systems share one name (a cluster needs it), so the CPU
- * is the sum over every thread whose name starts with it, divided by N: the mean node.
+ * <p>Per phase it prints the messages and bytes sent per node and second, by kind (the learner's
+ * reports and leases, the learner's singleton manager and proxy, the cluster's heartbeats and
+ * gossip, Artery's own control messages, the receptionist's Distributed Data), and the
+ * coordination apart: what a node other than the learner's sends (its reports) and receives (its
+ * leases), and what the learner's node receives and sends (the reports of the N - 1 other nodes,
+ * their leases; its own node's client is local and crosses no wire), with everything else the
+ * learner's node sends and receives. It also prints the top message classes and the CPU. All
+ * systems share one name (a cluster needs it), so the CPU is the sum over every thread whose name
+ * starts with it, divided by N: the mean node (the learner's node cannot be told apart).
  *
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
@@ -69,11 +82,13 @@ import org.apache.pekko.cluster.typed.Join;
  *
  * With {@code jvms > 1} the nodes are spread over this JVM and {@code jvms - 1} child JVMs started
  * with the same options (a JVM may hold about 65 nodes: each pair of nodes has two Artery TCP
- * connections each way, both ends in the JVM, against a limit of 20,000 open files here).
+ * connections each way, both ends in the JVM, against a limit of 20,000 open files here). The
+ * learner's node, the oldest, is this JVM's first node, the seed.
  *
- * Pekko's defaults for everything that decides the traffic (cluster gossip every 1 s, heartbeats
- * every 1 s to 9 monitors, Distributed Data gossip every 2 s, deltas every 400 ms); smaller thread
- * pools and queues so that many systems fit in one JVM (see {@link #config()}).
+ * <p>Pekko's defaults for everything that decides the traffic (cluster gossip every 1 s, heartbeats
+ * every 1 s to 9 monitors, the singleton proxy's identification every 1 s until it finds the
+ * singleton); the budget's default round of 100 ms; smaller thread pools and queues so that many
+ * systems fit in one JVM (see {@link #config()}).
  */
 public final class CoordinationCost {
 
@@ -199,9 +214,9 @@ public final class CoordinationCost {
    * How long the run waits, once the budget is in a phase's state on every node, before it measures
    * the phase: the traffic of getting there dies away first.
    *
-   * @param beforeIdle after every node has every node's first line: the deltas and gossip rounds
-   *     that spread those lines
-   * @param beforeHolding after every node holds: the writes of the changes of state
+   * @param beforeIdle after every node holds a lease that counts every node: the reports by which
+   *     the nodes registered, the singleton proxies' identification
+   * @param beforeHolding after every node holds
    */
   record Pauses(Duration beforeIdle, Duration beforeHolding) {
     /** The pauses of the measured runs (BENCHMARKS.md): 5 s before idle, 3 s before holding. */
