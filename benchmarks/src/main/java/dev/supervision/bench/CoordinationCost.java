@@ -45,21 +45,34 @@ import org.apache.pekko.cluster.typed.Join;
  * RestartBudget.adaptive(..).clusterWide()} budget goes through its states while every message
  * Artery sends is counted with its size ({@link RemoteTraffic}, an Artery {@code
  * RemoteInstrument}) and the CPU time of the actor systems' threads is read from the {@link
- * ThreadMXBean}. Phases, each measured over the same window:
+ * ThreadMXBean}.
+ *
+ * <p>The coordination is the budget's one learner, a Cluster Singleton on the oldest node (the
+ * cluster module's {@code LearnerActor}): every round (the budget's slice, 100 ms) each node's
+ * client sends the learner one report and the learner sends each node one lease ({@code
+ * LearnerProtocol.Report} and {@code Granted}, Jackson CBOR), in every state, steady too. The
+ * singleton starts only on the oldest node if that node created the budget's gate, so the harness
+ * creates the gate on every node. Phases, each measured over the same window:
  *
  * <ol>
  *   <li>{@code cluster}: the cluster alone, no budget (its heartbeats and gossip);
- *   <li>{@code idle}: the budget's gate (and its coordination) started on every node, nothing
- *       fails: each node has written its first, quiet line;
+ *   <li>{@code idle}: the budget's gate started on every node, nothing fails: every node holds a
+ *       lease from the learner ({@code coordination().coordinated()}) that counts all N nodes
+ *       ({@code inView()});
  *   <li>{@code holding}: the resource is down and every node has actors waiting: every node holds;
  *   <li>{@code ramp}: the resource is back with a finite capacity and many actors still wait: the
  *       nodes ramp.
  * </ol>
  *
- * <p>Per node and second it prints the messages and bytes sent, by kind (the coordination's
- * Distributed Data messages, the cluster's heartbeats and gossip, Artery's own control messages),
- * the top message classes, and the CPU. All systems share one name (a cluster needs it), so the CPU
- * is the sum over every thread whose name starts with it, divided by N: the mean node.
+ * <p>Per phase it prints the messages and bytes sent per node and second, by kind (the learner's
+ * reports and leases, the learner's singleton manager and proxy, the cluster's heartbeats and
+ * gossip, Artery's own control messages, the receptionist's Distributed Data), and the
+ * coordination apart: what a node other than the learner's sends (its reports) and receives (its
+ * leases), and what the learner's node receives and sends (the reports of the N - 1 other nodes,
+ * their leases; its own node's client is local and crosses no wire), with everything else the
+ * learner's node sends and receives. It also prints the top message classes and the CPU. All
+ * systems share one name (a cluster needs it), so the CPU is the sum over every thread whose name
+ * starts with it, divided by N: the mean node (the learner's node cannot be told apart).
  *
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
@@ -69,11 +82,13 @@ import org.apache.pekko.cluster.typed.Join;
  *
  * With {@code jvms > 1} the nodes are spread over this JVM and {@code jvms - 1} child JVMs started
  * with the same options (a JVM may hold about 65 nodes: each pair of nodes has two Artery TCP
- * connections each way, both ends in the JVM, against a limit of 20,000 open files here).
+ * connections each way, both ends in the JVM, against a limit of 20,000 open files here). The
+ * learner's node, the oldest, is this JVM's first node, the seed.
  *
- * Pekko's defaults for everything that decides the traffic (cluster gossip every 1 s, heartbeats
- * every 1 s to 9 monitors, Distributed Data gossip every 2 s, deltas every 400 ms); smaller thread
- * pools and queues so that many systems fit in one JVM (see {@link #config()}).
+ * <p>Pekko's defaults for everything that decides the traffic (cluster gossip every 1 s, heartbeats
+ * every 1 s to 9 monitors, the singleton proxy's identification every 1 s until it finds the
+ * singleton); the budget's default round of 100 ms; smaller thread pools and queues so that many
+ * systems fit in one JVM (see {@link #config()}).
  */
 public final class CoordinationCost {
 
@@ -199,9 +214,9 @@ public final class CoordinationCost {
    * How long the run waits, once the budget is in a phase's state on every node, before it measures
    * the phase: the traffic of getting there dies away first.
    *
-   * @param beforeIdle after every node has every node's first line: the deltas and gossip rounds
-   *     that spread those lines
-   * @param beforeHolding after every node holds: the writes of the changes of state
+   * @param beforeIdle after every node holds a lease that counts every node: the reports by which
+   *     the nodes registered, the singleton proxies' identification
+   * @param beforeHolding after every node holds
    */
   record Pauses(Duration beforeIdle, Duration beforeHolding) {
     /** The pauses of the measured runs (BENCHMARKS.md): 5 s before idle, 3 s before holding. */
@@ -256,13 +271,38 @@ public final class CoordinationCost {
     Thread.sleep(settle * 1000L);
     all.add(print(measureAll("cluster", nodes, children, window), out));
 
+    Address learner = oldest(nodes.get(0));
+    RemoteTraffic.learner(learner);
+    out.accept("the learner's node (the oldest member): " + learner);
+    children.forEach(c -> c.ask("learner " + learner));
+    RemoteTraffic.Snapshot beforeGates = RemoteTraffic.snapshot();
+    long gatesAt = System.nanoTime();
     gates(nodes);
     children.forEach(c -> c.ask("gate"));
+    // every node holds a lease from the learner, and the learner counts every node
     await(
         Duration.ofSeconds(60 + n),
         () ->
             minInView(nodes) == n
                 && children.stream().allMatch(c -> Integer.parseInt(c.ask("in-view")) == n));
+    RemoteTraffic.Snapshot start = RemoteTraffic.snapshot().minus(beforeGates);
+    out.accept(
+        String.format(
+            Locale.ROOT,
+            "every node holds a lease that counts %d nodes, %.1f s after the gates were created;"
+                + " the coordination's messages meanwhile (sent by this JVM's nodes, in all):",
+            n,
+            (System.nanoTime() - gatesAt) / 1e9));
+    start
+        .classes()
+        .forEach(
+            (k, v) -> {
+              if (v[0] > 0
+                  && (k.startsWith(RemoteTraffic.Kind.COORDINATION.name())
+                      || k.startsWith(RemoteTraffic.Kind.SINGLETON.name()))) {
+                out.accept(String.format(Locale.ROOT, "  %-60s %8d %10d B", k, v[0], v[1]));
+              }
+            });
     Thread.sleep(pauses.beforeIdle().toMillis());
     all.add(print(measureAll("idle", nodes, children, window), out));
 
@@ -334,6 +374,23 @@ public final class CoordinationCost {
     }
   }
 
+  /**
+   * The cluster's oldest member, where the learner singleton runs (every node creates the budget's
+   * gate, so every node runs a singleton manager, and the oldest's starts the learner).
+   */
+  static Address oldest(ActorSystem<?> node) {
+    org.apache.pekko.cluster.Member oldest = null;
+    for (org.apache.pekko.cluster.Member m : Cluster.get(node).state().getMembers()) {
+      if (m.status() == MemberStatus.up() && (oldest == null || m.isOlderThan(oldest))) {
+        oldest = m;
+      }
+    }
+    if (oldest == null) {
+      throw new IllegalStateException("no member is up");
+    }
+    return oldest.address();
+  }
+
   static int minInView(List<ActorSystem<Void>> nodes) {
     return nodes.stream().mapToInt(CoordinationCost::inView).min().orElse(0);
   }
@@ -369,8 +426,7 @@ public final class CoordinationCost {
   static Figures add(Figures a, Figures b) {
     Map<RemoteTraffic.Kind, long[]> kinds = new java.util.TreeMap<>(a.traffic().kinds());
     b.traffic().kinds().forEach((k, v) -> kinds.merge(k, v, CoordinationCost::sum));
-    Map<String, long[]> classes = new java.util.TreeMap<>(a.traffic().classes());
-    b.traffic().classes().forEach((k, v) -> classes.merge(k, v, CoordinationCost::sum));
+    Map<String, long[]> classes = merge(a.traffic().classes(), b.traffic().classes());
     Map<State, Integer> states = new EnumMap<>(State.class);
     states.putAll(a.states());
     b.states().forEach((k, v) -> states.merge(k, v, Integer::sum));
@@ -378,7 +434,11 @@ public final class CoordinationCost {
         a.phase(),
         a.nodes() + b.nodes(),
         Math.max(a.seconds(), b.seconds()),
-        new RemoteTraffic.Snapshot(kinds, classes),
+        new RemoteTraffic.Snapshot(
+            kinds,
+            classes,
+            merge(a.traffic().learnerOut(), b.traffic().learnerOut()),
+            merge(a.traffic().learnerIn(), b.traffic().learnerIn())),
         a.pekkoCpuSeconds() + b.pekkoCpuSeconds(),
         a.processCpuSeconds() + b.processCpuSeconds(),
         a.gcSeconds() + b.gcSeconds(),
@@ -386,6 +446,12 @@ public final class CoordinationCost {
         Math.max(a.maxUnreachable(), b.maxUnreachable()),
         a.toHolding() + b.toHolding(),
         a.toRamping() + b.toRamping());
+  }
+
+  private static Map<String, long[]> merge(Map<String, long[]> a, Map<String, long[]> b) {
+    Map<String, long[]> out = new java.util.TreeMap<>(a);
+    b.forEach((k, v) -> out.merge(k, v, CoordinationCost::sum));
+    return out;
   }
 
   private static long[] sum(long[] x, long[] y) {
@@ -399,17 +465,6 @@ public final class CoordinationCost {
         .forEach(
             (kind, v) ->
                 k.append(kind).append('=').append(v[0]).append(':').append(v[1]).append(','));
-    StringBuilder c = new StringBuilder();
-    f.traffic()
-        .classes()
-        .forEach(
-            (name, v) ->
-                c.append(name.replace(' ', '~'))
-                    .append('=')
-                    .append(v[0])
-                    .append(':')
-                    .append(v[1])
-                    .append(','));
     StringBuilder st = new StringBuilder();
     f.states().forEach((state, v) -> st.append(state).append('=').append(v).append(','));
     return String.join(
@@ -425,7 +480,22 @@ public final class CoordinationCost {
         Integer.toString(f.toRamping()),
         "s" + st,
         "k" + k,
-        "c" + c);
+        "c" + encodeClasses(f.traffic().classes()),
+        "o" + encodeClasses(f.traffic().learnerOut()),
+        "i" + encodeClasses(f.traffic().learnerIn()));
+  }
+
+  private static String encodeClasses(Map<String, long[]> classes) {
+    StringBuilder c = new StringBuilder();
+    classes.forEach(
+        (name, v) ->
+            c.append(name.replace(' ', '~'))
+                .append('=')
+                .append(v[0])
+                .append(':')
+                .append(v[1])
+                .append(','));
+    return c.toString();
   }
 
   static Figures decode(String line) {
@@ -433,13 +503,12 @@ public final class CoordinationCost {
     Map<RemoteTraffic.Kind, long[]> kinds = new java.util.TreeMap<>();
     pairs(f[10].substring(1))
         .forEach((k, v) -> kinds.put(RemoteTraffic.Kind.valueOf(k), counts(v)));
-    Map<String, long[]> classes = new java.util.TreeMap<>();
-    pairs(f[11].substring(1)).forEach((k, v) -> classes.put(k.replace('~', ' '), counts(v)));
     return new Figures(
         f[0],
         Integer.parseInt(f[1]),
         Double.parseDouble(f[2]),
-        new RemoteTraffic.Snapshot(kinds, classes),
+        new RemoteTraffic.Snapshot(
+            kinds, decodeClasses(f[11]), decodeClasses(f[12]), decodeClasses(f[13])),
         Double.parseDouble(f[3]),
         Double.parseDouble(f[4]),
         Double.parseDouble(f[5]),
@@ -447,6 +516,12 @@ public final class CoordinationCost {
         Integer.parseInt(f[6]),
         Integer.parseInt(f[7]),
         Integer.parseInt(f[8]));
+  }
+
+  private static Map<String, long[]> decodeClasses(String field) {
+    Map<String, long[]> classes = new java.util.TreeMap<>();
+    pairs(field.substring(1)).forEach((k, v) -> classes.put(k.replace('~', ' '), counts(v)));
+    return classes;
   }
 
   static String encodeStates(Map<State, Integer> states) {
@@ -555,6 +630,10 @@ public final class CoordinationCost {
           switch (c[0]) {
             case "gate" -> {
               gates(nodes);
+              yield "ok";
+            }
+            case "learner" -> {
+              RemoteTraffic.learner(org.apache.pekko.actor.AddressFromURIString.parse(c[1]));
               yield "ok";
             }
             case "in-view" -> Integer.toString(minInView(nodes));
@@ -702,9 +781,9 @@ public final class CoordinationCost {
   }
 
   /**
-   * How many nodes this node's gate of the budget counted in its last decision (0 before its
-   * first, or if it does not answer in time): the same on every node once every node's line has
-   * reached every node.
+   * How many nodes the learner counts, as this node's lease says ({@code inView}); 0 while the node
+   * holds no lease (on its fallback its gate's {@code inView} is the members it knows, which says
+   * nothing of the learner), before its gate exists, or if it does not answer in time.
    */
   static int inView(ActorSystem<Void> node) {
     try {
@@ -713,6 +792,7 @@ public final class CoordinationCost {
           .toCompletableFuture()
           .get(10, TimeUnit.SECONDS)
           .flatMap(GateProtocol.Status::coordination)
+          .filter(GateProtocol.Coordination::coordinated)
           .map(GateProtocol.Coordination::inView)
           .orElse(0);
     } catch (Exception e) {
@@ -753,6 +833,76 @@ public final class CoordinationCost {
     }
   }
 
+  /** The learner's round, the adaptive budget's default slice: 10 rounds a second. */
+  static final double ROUNDS_PER_SECOND = 10;
+
+  /**
+   * A phase's coordination traffic, per second: the learner's protocol ({@link
+   * RemoteTraffic.Kind#COORDINATION}: reports and leases) and its singleton's machinery ({@link
+   * RemoteTraffic.Kind#SINGLETON}), sent and received by a node other than the learner's (the
+   * mean over them), and in and out at the learner's node. Messages between the learner and the
+   * client on its own node do not cross the wire and are not counted.
+   *
+   * @param nodeSent messages and bytes a node other than the learner's sends (its reports)
+   * @param nodeReceived messages and bytes such a node receives (its leases)
+   * @param nodeSingleton singleton messages such a node sends and receives, summed
+   * @param learnerIn messages and bytes the learner's node receives (the reports)
+   * @param learnerOut messages and bytes the learner's node sends (the leases)
+   * @param learnerSingleton singleton messages in and out at the learner's node, summed
+   * @param learnerAllIn everything the learner's node receives (every kind)
+   * @param learnerAllOut everything the learner's node sends (every kind)
+   */
+  record Coordination(
+      double[] nodeSent,
+      double[] nodeReceived,
+      double[] nodeSingleton,
+      double[] learnerIn,
+      double[] learnerOut,
+      double[] learnerSingleton,
+      double[] learnerAllIn,
+      double[] learnerAllOut) {
+
+    static Coordination of(Figures f) {
+      RemoteTraffic.Snapshot t = f.traffic();
+      double s = f.seconds();
+      int others = Math.max(1, f.nodes() - 1);
+      long[] all = t.kinds().get(RemoteTraffic.Kind.COORDINATION);
+      long[] allSingleton = t.kinds().get(RemoteTraffic.Kind.SINGLETON);
+      long[] in = RemoteTraffic.Snapshot.ofKind(t.learnerIn(), RemoteTraffic.Kind.COORDINATION);
+      long[] out = RemoteTraffic.Snapshot.ofKind(t.learnerOut(), RemoteTraffic.Kind.COORDINATION);
+      long[] sIn = RemoteTraffic.Snapshot.ofKind(t.learnerIn(), RemoteTraffic.Kind.SINGLETON);
+      long[] sOut = RemoteTraffic.Snapshot.ofKind(t.learnerOut(), RemoteTraffic.Kind.SINGLETON);
+      return new Coordination(
+          rate(all[0] - out[0], all[1] - out[1], others * s),
+          rate(all[0] - in[0], all[1] - in[1], others * s),
+          rate(
+              2 * allSingleton[0] - sIn[0] - sOut[0],
+              2 * allSingleton[1] - sIn[1] - sOut[1],
+              others * s),
+          rate(in[0], in[1], s),
+          rate(out[0], out[1], s),
+          rate(sIn[0] + sOut[0], sIn[1] + sOut[1], s),
+          rate(total(t.learnerIn())[0], total(t.learnerIn())[1], s),
+          rate(total(t.learnerOut())[0], total(t.learnerOut())[1], s));
+    }
+
+    private static double[] rate(long messages, long bytes, double per) {
+      return new double[] {messages / per, bytes / per};
+    }
+
+    private static long[] total(Map<String, long[]> byClass) {
+      long[] out = new long[2];
+      byClass
+          .values()
+          .forEach(
+              v -> {
+                out[0] += v[0];
+                out[1] += v[1];
+              });
+      return out;
+    }
+  }
+
   static Figures print(Figures f, Consumer<String> out) {
     double per = f.nodes() * f.seconds();
     out.accept("");
@@ -761,15 +911,18 @@ public final class CoordinationCost {
             Locale.ROOT,
             "== phase %s: %d nodes, %.1f s, budget states at the end %s, changes of state in the"
                 + " window: %d to HOLDING, %d to RAMPING or STEADY; most unreachable members seen by a"
-                + " node %d",
+                + " node %d; %s",
             f.phase(),
             f.nodes(),
             f.seconds(),
             f.states(),
             f.toHolding(),
             f.toRamping(),
-            f.maxUnreachable()));
-    out.accept(String.format("%-55s %12s %12s", "sent per node per second", "messages", "bytes"));
+            f.maxUnreachable(),
+            uptime()));
+    out.accept(
+        String.format(
+            "%-60s %12s %12s", "sent per node per second (mean node)", "messages", "bytes"));
     long[] total = new long[2];
     f.traffic()
         .kinds()
@@ -779,25 +932,26 @@ public final class CoordinationCost {
               total[1] += v[1];
               out.accept(
                   String.format(
-                      Locale.ROOT, "%-55s %12.2f %12.0f", k.label, v[0] / per, v[1] / per));
+                      Locale.ROOT, "%-60s %12.2f %12.0f", k.label, v[0] / per, v[1] / per));
             });
     out.accept(
-        String.format(Locale.ROOT, "%-55s %12.2f %12.0f", "all", total[0] / per, total[1] / per));
+        String.format(Locale.ROOT, "%-60s %12.2f %12.0f", "all", total[0] / per, total[1] / per));
+    Coordination c = Coordination.of(f);
+    out.accept("  the coordination, per second (messages, bytes; per round = / 10)");
+    line(out, "a node other than the learner's: sent (reports)", c.nodeSent());
+    line(out, "a node other than the learner's: received (leases)", c.nodeReceived());
+    line(out, "a node other than the learner's: singleton, in + out", c.nodeSingleton());
+    line(out, "at the learner's node: in (reports)", c.learnerIn());
+    line(out, "at the learner's node: out (leases)", c.learnerOut());
+    line(out, "at the learner's node: singleton, in + out", c.learnerSingleton());
+    line(out, "at the learner's node: everything in", c.learnerAllIn());
+    line(out, "at the learner's node: everything out", c.learnerAllOut());
     out.accept("  by message class (kind, class: messages, bytes per node per second)");
-    f.traffic().classes().entrySet().stream()
-        .filter(e -> e.getValue()[0] > 0)
-        .sorted((a, b) -> Long.compare(b.getValue()[1], a.getValue()[1]))
-        .limit(14)
-        .forEach(
-            e ->
-                out.accept(
-                    String.format(
-                        Locale.ROOT,
-                        "  %-60s %10.2f %10.0f (%.0f B each)",
-                        e.getKey(),
-                        e.getValue()[0] / per,
-                        e.getValue()[1] / per,
-                        (double) e.getValue()[1] / e.getValue()[0])));
+    classes(out, f.traffic().classes(), per, 14);
+    out.accept("  at the learner's node, out (kind, class: messages, bytes per second)");
+    classes(out, f.traffic().learnerOut(), f.seconds(), 8);
+    out.accept("  at the learner's node, in (kind, class: messages, bytes per second)");
+    classes(out, f.traffic().learnerIn(), f.seconds(), 8);
     out.accept(
         String.format(
             Locale.ROOT,
@@ -810,18 +964,60 @@ public final class CoordinationCost {
     return f;
   }
 
+  private static void line(Consumer<String> out, String what, double[] v) {
+    out.accept(
+        String.format(
+            Locale.ROOT,
+            "  %-58s %12.2f %12.0f (%.2f a round, %.0f B each)",
+            what,
+            v[0],
+            v[1],
+            v[0] / ROUNDS_PER_SECOND,
+            v[0] == 0 ? 0 : v[1] / v[0]));
+  }
+
+  private static void classes(
+      Consumer<String> out, Map<String, long[]> byClass, double per, int limit) {
+    byClass.entrySet().stream()
+        .filter(e -> e.getValue()[0] > 0)
+        .sorted((a, b) -> Long.compare(b.getValue()[1], a.getValue()[1]))
+        .limit(limit)
+        .forEach(
+            e ->
+                out.accept(
+                    String.format(
+                        Locale.ROOT,
+                        "  %-60s %10.2f %10.0f (%.0f B each)",
+                        e.getKey(),
+                        e.getValue()[0] / per,
+                        e.getValue()[1] / per,
+                        (double) e.getValue()[1] / e.getValue()[0])));
+  }
+
   static void printSummary(List<Figures> all) {
     System.out.printf(
-        "%nSUMMARY per node per second: phase | coordination msgs, bytes | cluster heartbeats"
-            + " msgs, bytes | cluster gossip msgs, bytes | Artery control msgs, bytes | other"
-            + " ddata msgs, bytes | CPU %% of a core (systems' threads)%n");
+        "%nSUMMARY per second: phase | a node other than the learner's: coordination sent msgs,"
+            + " bytes | received msgs, bytes | at the learner's node: coordination in msgs, bytes |"
+            + " out msgs, bytes | singleton msgs, bytes (node; learner) | per node (mean): cluster"
+            + " heartbeats msgs, bytes | cluster gossip | Artery control | ddata (receptionist) |"
+            + " CPU %% of a core (systems' threads / process)%n");
     for (Figures f : all) {
       double per = f.nodes() * f.seconds();
-      Map<RemoteTraffic.Kind, long[]> k = f.traffic().kinds();
+      Coordination c = Coordination.of(f);
       StringBuilder line = new StringBuilder("SUMMARY n=" + f.nodes() + " " + f.phase());
+      for (double[] v :
+          List.of(
+              c.nodeSent(),
+              c.nodeReceived(),
+              c.learnerIn(),
+              c.learnerOut(),
+              c.nodeSingleton(),
+              c.learnerSingleton())) {
+        line.append(String.format(Locale.ROOT, " | %.2f, %.0f", v[0], v[1]));
+      }
+      Map<RemoteTraffic.Kind, long[]> k = f.traffic().kinds();
       for (RemoteTraffic.Kind kind :
           List.of(
-              RemoteTraffic.Kind.COORDINATION,
               RemoteTraffic.Kind.CLUSTER_HEARTBEAT,
               RemoteTraffic.Kind.CLUSTER_GOSSIP,
               RemoteTraffic.Kind.REMOTING,
@@ -829,7 +1025,12 @@ public final class CoordinationCost {
         long[] v = k.get(kind);
         line.append(String.format(Locale.ROOT, " | %.2f, %.0f", v[0] / per, v[1] / per));
       }
-      line.append(String.format(Locale.ROOT, " | %.2f", 100 * f.pekkoCpuSeconds() / per));
+      line.append(
+          String.format(
+              Locale.ROOT,
+              " | %.2f / %.2f",
+              100 * f.pekkoCpuSeconds() / per,
+              100 * f.processCpuSeconds() / per));
       System.out.println(line);
     }
   }
