@@ -55,9 +55,6 @@ public final class NginxLimiterHarness {
   /** Set once the outage begins: before it, a cell's start calls nothing. */
   private static volatile boolean armed;
 
-  /** When the resource came back ({@code System.nanoTime}). */
-  private static volatile long upAt = Long.MAX_VALUE;
-
   /** The adaptive budget's rate, as last polled. */
   private static volatile double budgetRate = Double.NaN;
 
@@ -139,7 +136,8 @@ public final class NginxLimiterHarness {
                     calls.add(new long[] {sent, status, budgetRate > rate ? 1 : 0});
                     if (status == 200) {
                       accepted.incrementAndGet();
-                      if (sent >= upAt && backAt.compareAndSet(index, 0, System.nanoTime())) {
+                      // the flag answers 503 until after `up` is read: every 200 comes after it
+                      if (backAt.compareAndSet(index, 0, System.nanoTime())) {
                         back.incrementAndGet();
                       }
                     } else {
@@ -198,7 +196,6 @@ public final class NginxLimiterHarness {
       refs.forEach(r -> r.tell(Call.INSTANCE));
       Thread.sleep(outageMs);
       long up = System.nanoTime();
-      upAt = up; // before the flag goes: a call sent after this may find the resource down
       Files.deleteIfExists(flag);
       int rejectedBefore = rejected.get();
       while (back.get() < cells && System.nanoTime() - up < horizonNanos) {
