@@ -10,26 +10,34 @@ import dev.supervision.backoff.spi.Pacer;
  * INTERNAL API: an adaptive budget's limiter: its {@link AdaptiveRateController}, started at the
  * first tick of each slice, and a {@link Pacer} that follows the controller's rate one tick of it
  * ahead ({@link AdaptiveRateController#pace}), so that a slice's permits are spread over the slice.
+ * On a clock ({@link GateClock}) the pacer's quantum is 0 and it lets go at once only the permits
+ * that one tick must carry ({@code ceil(rate * tick)}, at least 1): below one permit per tick, no
+ * two permits go closer than {@code 1 / rate} in real time, however late the ticks come.
  */
 final class AdaptiveLimiter implements Limiter {
 
   private final AdaptiveRateController controller;
   private final Pacer pacer;
   private final long tickNanos;
+  private final boolean onClock;
   private final long sliceNanos;
   private final long keepStartedNanos;
   private final long keepUnstartedNanos;
   private long slice;
 
   AdaptiveLimiter(
-      RestartBudget.Adaptive budget, long tickNanos, AdaptiveRateController.Listener listener) {
+      RestartBudget.Adaptive budget,
+      long tickNanos,
+      boolean onClock,
+      AdaptiveRateController.Listener listener) {
     this.controller = new AdaptiveRateController(parameters(budget), listener);
     this.tickNanos = tickNanos;
+    this.onClock = onClock;
     this.sliceNanos = controller.parameters().slice().toNanos();
     this.keepStartedNanos =
         Math.max(2 * sliceNanos, controller.parameters().probation().toNanos() + sliceNanos);
     this.keepUnstartedNanos = AdaptiveRateController.PROBE_START_TIMEOUT.toNanos() + sliceNanos;
-    this.pacer = Pacer.of(Double.POSITIVE_INFINITY, 1, tickNanos);
+    this.pacer = Pacer.of(Double.POSITIVE_INFINITY, 1, onClock ? 0 : tickNanos);
     pace();
   }
 
@@ -54,10 +62,21 @@ final class AdaptiveLimiter implements Limiter {
   /**
    * Sets the pacer to the controller's rate (unlimited while holding: the controller lets one probe
    * through), with a burst of one tick of it: each tick grants the permits due before the next one,
-   * so that a slice's permits all fit in the slice.
+   * so that a slice's permits all fit in the slice. On a clock, the burst is the whole permits of a
+   * tick ({@code ceil(rate * tick)}, at least 1), the quantum 0.
    */
   private void pace() {
-    AdaptiveRateController.pace(pacer, controller, tickNanos);
+    if (!onClock) {
+      AdaptiveRateController.pace(pacer, controller, tickNanos);
+      return;
+    }
+    double rate = controller.rate();
+    if (rate > 0 && !Double.isInfinite(rate)) {
+      pacer.setBurst(Math.max(1, Math.ceil(rate * tickNanos / 1e9 - 1e-9)));
+      pacer.setRate(rate);
+    } else {
+      pacer.setRate(Double.POSITIVE_INFINITY);
+    }
   }
 
   @Override

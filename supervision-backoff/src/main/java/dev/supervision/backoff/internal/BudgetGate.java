@@ -39,9 +39,13 @@ import org.slf4j.event.Level;
 /**
  * INTERNAL API: the gate actor of one {@link RestartBudget}, with a FIFO queue of waiting actors.
  *
- * <p><b>Clock.</b> The gate's only clock is Pekko timers (so {@code ManualTime} drives it): while
- * it has work, it counts time in pacing ticks ({@link #tickNanos}, the scheduler's own resolution,
- * {@code pekko.scheduler.tick-duration}, at least 1 ms), one per {@link Tick}. The ticks come from
+ * <p><b>Clock.</b> While it has work, the gate wakes at every pacing tick ({@link #tickNanos}, the
+ * scheduler's own resolution, {@code pekko.scheduler.tick-duration}, at least 1 ms), one per {@link
+ * Tick}. Its time is that of its {@link GateClock}: on Pekko's default scheduler, the clock that
+ * scheduler runs on, read at every message, so that a late tick is seen as late and a permit goes
+ * only when its time has come in real time; under any other scheduler (so under {@code ManualTime})
+ * or with {@code supervision-backoff.gate.clock = ticks}, no clock: it counts its ticks, one {@code
+ * tickNanos} each, and a test that steps the scheduler steps the gate exactly. The ticks come from
  * two fixed-<em>rate</em> timers of two ticks each, one tick apart: Pekko's timer wheel cannot
  * reschedule a task for the next tick from within a tick, so a fixed-rate timer of one tick fires in
  * pairs every two ticks (and a fixed-delay one every two ticks); a timer of two ticks fires on time.
@@ -53,7 +57,8 @@ import org.slf4j.event.Level;
  * a fixed budget's {@link FixedLimiter} is its pacer, an adaptive budget's {@link AdaptiveLimiter}
  * its controller's rate, paced.
  *
- * <p><b>Stalls.</b> When the scheduler stalls (a long GC pause, a process waiting for a CPU), a
+ * <p><b>Stalls.</b> On a clock, the pacer's own rule bounds what goes in any interval of real time,
+ * stalls included, and there is no release timer. Counting ticks, when the scheduler stalls (a long GC pause, a process waiting for a CPU), a
  * fixed-rate timer catches up the ticks it missed back to back, so the gate's clock jumps and the
  * permits of the stall would go out together, a clump that a rate limiter without burst rejects.
  * So the gate also runs a fixed-<em>delay</em> release timer ({@link Release}) at the tick, which
@@ -170,6 +175,12 @@ public final class BudgetGate {
     private final Map<ActorRef<Object>, Granted> grantedTo = new HashMap<>();
     private final long tickNanos;
     private final Limiter limiter;
+    private final GateClock clock;
+
+    /** The clock's reading when the gate started (0 when it reads none). */
+    private final long origin;
+
+    /** The gate's time: the clock's since {@link #origin}, or the ticks counted. */
     private long now;
 
     /** Permits let go since the last firing of the release timer. */
@@ -198,7 +209,16 @@ public final class BudgetGate {
       this.ctx = ctx;
       this.timers = timers;
       this.tickNanos = tickNanos(ctx.getSystem().settings().config());
-      this.limiter = limiter(budget, members, tickNanos, this);
+      this.clock = GateClock.of(ctx.getSystem());
+      this.origin = clock.reads() ? clock.nanoTime() : 0;
+      this.limiter = limiter(budget, members, tickNanos, clock.reads(), this);
+    }
+
+    /** On a clock, sets {@link #now} to its reading; counting ticks, only {@link #onTick} moves it. */
+    private void readClock() {
+      if (clock.reads()) {
+        now = Math.max(now, clock.nanoTime() - origin);
+      }
     }
 
     /** The limiter of the budget's kind. */
@@ -206,13 +226,14 @@ public final class BudgetGate {
         RestartBudget budget,
         int members,
         long tickNanos,
+        boolean onClock,
         AdaptiveRateController.Listener listener) {
       if (budget instanceof RestartBudget.Adaptive adaptive) {
         return adaptive.isClusterWide()
-            ? new LeasedLimiter(adaptive, members, tickNanos, listener)
-            : new AdaptiveLimiter(adaptive, tickNanos, listener);
+            ? new LeasedLimiter(adaptive, members, tickNanos, onClock, listener)
+            : new AdaptiveLimiter(adaptive, tickNanos, onClock, listener);
       }
-      return new FixedLimiter((RestartBudget.Fixed) budget, members, tickNanos);
+      return new FixedLimiter((RestartBudget.Fixed) budget, members, tickNanos, onClock);
     }
 
     Behavior<Command> behavior() {
@@ -240,6 +261,7 @@ public final class BudgetGate {
           .onMessage(
               CollectReport.class,
               c -> {
+                readClock();
                 limiter.report(now, queue.size()).ifPresent(c.replyTo()::tell);
                 return Behaviors.same();
               })
@@ -270,6 +292,7 @@ public final class BudgetGate {
     }
 
     private Behavior<Command> onSetShare(SetShare setShare) {
+      readClock();
       limiter.setShare(Math.max(1, setShare.members()));
       grantWhilePossible();
       return Behaviors.same();
@@ -277,6 +300,7 @@ public final class BudgetGate {
 
     /** A lease from the budget's learner; only a cluster-wide adaptive budget's limiter takes it. */
     private Behavior<Command> onLease(GrantLease lease) {
+      readClock();
       limiter.onLease(lease.lease(), now);
       publishCoordination();
       grantWhilePossible();
@@ -309,6 +333,7 @@ public final class BudgetGate {
     }
 
     private Behavior<Command> onAcquire(Acquire acquire) {
+      readClock();
       queue.put(acquire, acquire);
       byRequester.put(acquire.requester(), acquire);
       grantWhilePossible();
@@ -316,6 +341,7 @@ public final class BudgetGate {
     }
 
     private Behavior<Command> onCancel(Cancel cancel) {
+      readClock();
       Acquire waiting = byRequester.remove(cancel.requester());
       if (waiting == null || queue.remove(waiting) == null) {
         Granted granted = grantedTo.remove(cancel.requester());
@@ -334,6 +360,7 @@ public final class BudgetGate {
     }
 
     private Behavior<Command> onFailed(Failed failed) {
+      readClock();
       Granted granted = grantedTo.remove(failed.requester());
       if (granted == null) {
         limiter.onFailure(now, AdaptiveRateController.NOT_GRANTED);
@@ -351,6 +378,7 @@ public final class BudgetGate {
     private Behavior<Command> onStarted(Started started) {
       Granted granted = grantedTo.get(started.requester());
       if (granted != null && !granted.hasStarted()) {
+        readClock();
         Granted running = new Granted(granted.requester(), granted.at(), now);
         grantedTo.put(running.requester(), running);
         this.started.addLast(running);
@@ -361,7 +389,11 @@ public final class BudgetGate {
     }
 
     private Behavior<Command> onTick() {
-      now += tickNanos;
+      if (clock.reads()) {
+        readClock();
+      } else {
+        now += tickNanos;
+      }
       while (!unstarted.isEmpty()
           && now - unstarted.peekFirst().at() > limiter.keepUnstartedNanos()) {
         Granted old = unstarted.pollFirst();
@@ -380,6 +412,7 @@ public final class BudgetGate {
 
     /** The release timer fired: a tick or more of real time since the last firing. */
     private Behavior<Command> onRelease() {
+      readClock();
       released = 0;
       grantWhilePossible();
       return stopIfRetired();
@@ -397,11 +430,13 @@ public final class BudgetGate {
     }
 
     private void grantWhilePossible() {
-      while (!queue.isEmpty() && released < limiter.perRelease() && limiter.tryAcquire(now)) {
+      // on a clock the pacer bounds every interval of real time: no release limit
+      long perRelease = clock.reads() ? Long.MAX_VALUE : limiter.perRelease();
+      while (!queue.isEmpty() && released < perRelease && limiter.tryAcquire(now)) {
         grant(poll(), now);
         released++;
       }
-      if (!queue.isEmpty() && released >= limiter.perRelease()) {
+      if (!queue.isEmpty() && released >= perRelease) {
         // ticks came back to back since the last release (a stall): what they offer is dropped
         limiter.drop(now);
       }
@@ -417,7 +452,9 @@ public final class BudgetGate {
         Duration twoTicks = tick.multipliedBy(2);
         timers.startTimerAtFixedRate(Clock.ODD, Tick.INSTANCE, tick, twoTicks);
         timers.startTimerAtFixedRate(Clock.EVEN, Tick.INSTANCE, twoTicks, twoTicks);
-        timers.startTimerWithFixedDelay(Release.INSTANCE, Release.INSTANCE, tick);
+        if (!clock.reads()) {
+          timers.startTimerWithFixedDelay(Release.INSTANCE, Release.INSTANCE, tick);
+        }
       }
     }
 

@@ -8,7 +8,9 @@ import dev.supervision.backoff.spi.TokenBucket;
  * INTERNAL API: a fixed budget's limiter: a {@link Pacer} at {@code permits / period / members}
  * with a burst of {@code max(1, burst / members)}. It learns nothing, so failures, starts and the
  * cluster's coordination leave it as it is (the interface's defaults); only the membership changes
- * its share. The pacer needs no tick: it compares its schedule with the time it is asked at.
+ * its share. The pacer needs no tick: it compares its schedule with the time it is asked at. On a
+ * clock ({@link GateClock}) its quantum is 0: a permit taken late moves the schedule, so that
+ * beyond the burst no two permits go closer than {@code 1 / rate}; counting ticks, it is the tick.
  */
 final class FixedLimiter implements Limiter {
 
@@ -17,9 +19,9 @@ final class FixedLimiter implements Limiter {
   private final long keepGrantsNanos;
   private final long tickNanos;
 
-  FixedLimiter(RestartBudget.Fixed budget, int members, long tickNanos) {
+  FixedLimiter(RestartBudget.Fixed budget, int members, long tickNanos, boolean onClock) {
     this.budget = budget;
-    this.pacer = Pacer.of(rate(members), burst(members), tickNanos);
+    this.pacer = Pacer.of(rate(members), burst(members), onClock ? 0 : tickNanos);
     this.tickNanos = tickNanos;
     // the bucket's slices only say how long a permit may come back; the pacer grants
     this.keepGrantsNanos =

@@ -24,9 +24,10 @@ final class LeasedLimiter implements Limiter {
       RestartBudget.Adaptive budget,
       int members,
       long tickNanos,
+      boolean onClock,
       AdaptiveRateController.Listener listener) {
     AdaptiveRateController.Parameters parameters = AdaptiveLimiter.parameters(budget);
-    this.holder = new LeaseHolder(parameters, Math.max(1, members), tickNanos, listener);
+    this.holder = new LeaseHolder(parameters, Math.max(1, members), tickNanos, onClock, listener);
     this.tickNanos = tickNanos;
     long slice = parameters.slice().toNanos();
     this.keepNanos =

@@ -53,6 +53,7 @@ public final class LeaseHolder {
   private final Parameters parameters;
   private final AdaptiveRateController.Listener listener;
   private final long tickNanos;
+  private final boolean clock;
   private final Pacer pacer;
   private int members;
 
@@ -106,13 +107,39 @@ public final class LeaseHolder {
       int members,
       long tickNanos,
       AdaptiveRateController.Listener listener) {
+    this(parameters, members, tickNanos, false, listener);
+  }
+
+  /**
+   * A holder with no lease yet, on its fallback, whose owner's time is either a count of its ticks
+   * or a real clock. On a clock a permit that comes late does not keep its schedule (the pacer's
+   * quantum is 0) and at most the whole permits of one tick ({@code ceil(rate * tick)}, at least 1)
+   * go at once, so that beyond that no two grants are closer than {@code 1 / rate} however late the
+   * owner's ticks come; counting ticks, each tick grants the permits due before the next one.
+   *
+   * @param parameters the budget's controller parameters (the whole cluster's)
+   * @param members how many nodes share the budget, {@code >= 1}
+   * @param tickNanos how often the owner calls {@link #onTick}, {@code > 0}
+   * @param clock whether the owner's time is a real clock
+   * @param listener as for {@link #LeaseHolder(Parameters, int, long,
+   *     AdaptiveRateController.Listener)}
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code members < 1} or {@code tickNanos <= 0}
+   */
+  public LeaseHolder(
+      Parameters parameters,
+      int members,
+      long tickNanos,
+      boolean clock,
+      AdaptiveRateController.Listener listener) {
+    this.clock = clock;
     this.parameters = Objects.requireNonNull(parameters, "parameters must not be null");
     this.listener = Objects.requireNonNull(listener, "listener must not be null");
     Check.argument(members >= 1, "members", ">= 1", members);
     Check.argument(tickNanos > 0, "tickNanos", "> 0", tickNanos);
     this.members = members;
     this.tickNanos = tickNanos;
-    this.pacer = Pacer.of(Double.POSITIVE_INFINITY, 1, tickNanos);
+    this.pacer = Pacer.of(Double.POSITIVE_INFINITY, 1, clock ? 0 : tickNanos);
     this.fuseSliceNanos = parameters.slice().toNanos();
     this.fuseFailures = new int[(int) Math.max(1, SECOND / fuseSliceNanos)];
     this.fallback = new AdaptiveRateController(share(parameters, members), listener);
@@ -189,13 +216,10 @@ public final class LeaseHolder {
         && (newLease.state() != State.STEADY || newLease.acknowledged() >= fuseTrippedIn)) {
       fuseTrippedIn = NONE; // the learner has heard of the failures
     }
-    if (newLease.unlimited() || newLease.state() == State.HOLDING || newLease.permits() == 0) {
-      pacer.setRate(Double.POSITIVE_INFINITY);
-    } else {
-      double rate = newLease.permits() * (double) SECOND / newLease.round().toNanos();
-      pacer.setBurst(1 + rate * tickNanos / (double) SECOND);
-      pacer.setRate(rate);
-    }
+    pace(
+        newLease.unlimited() || newLease.state() == State.HOLDING
+            ? 0
+            : newLease.permits() * (double) SECOND / newLease.round().toNanos());
     if (state() != before) {
       probes = 0;
       listener.stateChanged(before, state(), Reason.LEASE, nowNanos);
@@ -245,7 +269,7 @@ public final class LeaseHolder {
    */
   public boolean tryGrant(long nowNanos) {
     if (fallback != null) {
-      AdaptiveRateController.pace(pacer, fallback, tickNanos);
+      pace(fallback.rate());
       if (!pacer.available(nowNanos) || !fallback.tryGrant(nowNanos)) {
         return false;
       }
@@ -265,6 +289,20 @@ public final class LeaseHolder {
       listener.probe(++probes, nowNanos);
     }
     return true;
+  }
+
+  /**
+   * Paces at {@code rate} (without a limit for 0 or infinity): a burst of one tick of it (see the
+   * constructors).
+   */
+  private void pace(double rate) {
+    if (rate > 0 && !Double.isInfinite(rate)) {
+      double perTick = rate * tickNanos / SECOND;
+      pacer.setBurst(clock ? Math.max(1, Math.ceil(perTick - 1e-9)) : 1 + perTick);
+      pacer.setRate(rate);
+    } else {
+      pacer.setRate(Double.POSITIVE_INFINITY);
+    }
   }
 
   /**
