@@ -219,7 +219,10 @@ public final class CoordinationCost {
    * @param beforeHolding after every node holds
    */
   record Pauses(Duration beforeIdle, Duration beforeHolding) {
-    /** The pauses of the measured runs (BENCHMARKS.md): 5 s before idle, 3 s before holding. */
+    /**
+     * The pauses of the measured runs (BENCHMARKS.md, "Coordination cost of one learner"): 5 s before
+     * idle, 3 s before holding.
+     */
     static final Pauses MEASURED = new Pauses(Duration.ofSeconds(5), Duration.ofSeconds(3));
   }
 

@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * as much again as designed (a second report a round on every node, say). Before the budget exists
  * nothing of it is sent. A message of either kind is well under 1,000 B (a report is about 480 B, a
  * lease 300 B, with Artery's envelope). The figures themselves are measured by the command in
- * BENCHMARKS.md, not here; the harness's lines go to the log ({@code
- * target/coordination-cost-test.log}).
+ * BENCHMARKS.md ("Coordination cost of one learner"), not here; the harness's lines go to the log
+ * ({@code target/coordination-cost-test.log}).
  *
  * <p>Each phase is measured for 2 s, 20 rounds; the run waits 1 s (10 rounds) after every node holds
  * a lease that counts every node before it measures idle (the reports a client sends to register
