@@ -64,6 +64,9 @@ final class ALeasedGateGrantsWithinItsLeaseTest {
         kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).clusterWide(), 2));
     assertEquals(
         new Coordination(false, 0.5, false, 2, 0), status(kit, gate).coordination().orElseThrow());
+    gate.tell(new GateProtocol.SetShare(4)); // the membership sets the fallback's share
+    assertEquals(
+        new Coordination(false, 0.25, false, 4, 0), status(kit, gate).coordination().orElseThrow());
     gate.tell(new GateProtocol.GrantLease(lease(State.RAMPING, 3, false)));
     TestProbe<String> granted = kit.createTestProbe();
     for (int i = 0; i < 5; i++) {

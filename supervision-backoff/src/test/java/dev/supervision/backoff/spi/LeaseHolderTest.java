@@ -320,6 +320,42 @@ final class LeaseHolderTest {
     assertEquals(0, h.report(804 * MS, 0).failedNotGranted(), "the counts start again");
   }
 
+  @Test
+  void theFuseForgetsEachSliceAsItsSecondEnds() {
+    LeaseHolder h = holder(Parameters.defaults(), 2);
+    h.onLease(lease(State.STEADY, Lease.UNLIMITED, false, -1), 0);
+    for (int i = 0; i < 8; i++) {
+      h.onFailure(0, NG); // slice 0
+    }
+    h.onFailure(500 * MS, NG); // slice 5: nine within the second
+    h.onFailure(1000 * MS, NG); // slice 10 takes slice 0's place: two within the second
+    assertTrue(h.tryGrant(1000 * MS));
+  }
+
+  @Test
+  void onAClock_aTicksWholePermitsGoAtOnce_andNoMore() {
+    LeaseHolder h =
+        new LeaseHolder(
+            Parameters.defaults(), 2, TICK, true, new AdaptiveRateController.Listener() {});
+    h.onLease(lease(State.RAMPING, 100, false, -1), 0); // 1,000 per second: one per 1 ms tick
+    assertTrue(h.tryGrant(0));
+    assertFalse(h.tryGrant(0), "one tick's permits: one");
+    assertFalse(h.tryGrant(MS / 2));
+    assertTrue(h.tryGrant(5 * MS)); // late: it does not keep its schedule
+    assertFalse(h.tryGrant(5 * MS + MS / 2));
+  }
+
+  @Test
+  void setMembers_whileOnTheFallbackRamping_keepsRampingAtItsShareOfTheRate() {
+    LeaseHolder h = holder(Parameters.defaults(), 2);
+    h.onLease(lease(State.RAMPING, 4, false, -1), 0);
+    h.onTick(500 * MS, 10); // expired: ramping at 40 per second
+    assertEquals(40.0, h.rate());
+    h.setMembers(4, 500 * MS);
+    assertSame(State.RAMPING, h.state());
+    assertEquals(20.0, h.rate(), "twice the members, half the rate");
+  }
+
   /**
    * Whatever the lease's permits and however late the ticks come, a node grants at most its
    * permits in a round, and never two beyond the pacer's burst closer than the lease's spacing
