@@ -152,7 +152,7 @@ final class LearnerActor {
         clients.put(id, report.replyTo());
         log.debug("Restart budget [{}]: learner heard a new node {}", budget, report.replyTo());
       }
-      learner.onReport(id, report.toNodeReport(), now());
+      learner.onReport(id, report.report(), now());
       return Behaviors.same();
     }
 
@@ -164,7 +164,7 @@ final class LearnerActor {
       for (Map.Entry<Long, Lease> e : leases.entrySet()) {
         ActorRef<ToNode> client = clients.get(e.getKey());
         if (client != null) {
-          client.tell(Granted.of(e.getValue()));
+          client.tell(new Granted(e.getValue()));
         }
       }
       if (leases.size() != counted) {

@@ -88,7 +88,7 @@ final class LearnerClient {
                                   .debug(
                                       "Restart budget [{}]: a lease from the learner", budgetName);
                             }
-                            gate.tell(new GateProtocol.GrantLease(g.toLease()));
+                            gate.tell(new GateProtocol.GrantLease(g.lease()));
                             gate.tell(new GateProtocol.CollectReport(reports));
                             timers.startSingleTimer(Silence.INSTANCE, silence);
                             return Behaviors.same();
@@ -96,7 +96,7 @@ final class LearnerClient {
                       .onMessage(
                           Collected.class,
                           c -> {
-                            learner.tell(Report.of(ctx.getSelf(), c.report()));
+                            learner.tell(new Report(ctx.getSelf(), c.report()));
                             return Behaviors.same();
                           })
                       .onMessageEquals(

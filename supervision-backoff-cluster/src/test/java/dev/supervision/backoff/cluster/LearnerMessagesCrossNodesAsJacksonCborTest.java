@@ -45,11 +45,9 @@ final class LearnerMessagesCrossNodesAsJacksonCborTest {
     ActorRef<ToNode> client = testKit.<ToNode>createTestProbe().ref();
     NodeReport report =
         new NodeReport(7, 40, 12, 3, true, 2, List.of(5L, 6L, 6L), State.RAMPING, 123.5);
-    Report wire = Report.of(client, report);
-    assertCborRoundTrip(wire);
-    assertEquals(report, wire.toNodeReport());
+    assertCborRoundTrip(new Report(client, report));
     assertCborRoundTrip(
-        Report.of(
+        new Report(
             client,
             new NodeReport(
                 0, 0, 0, 0, false, 0, List.of(), State.STEADY, Double.POSITIVE_INFINITY)));
@@ -80,9 +78,7 @@ final class LearnerMessagesCrossNodesAsJacksonCborTest {
             1,
             0);
     for (Lease lease : List.of(limited, unlimited)) {
-      Granted wire = Granted.of(lease);
-      assertCborRoundTrip(wire);
-      assertEquals(lease, wire.toLease());
+      assertCborRoundTrip(new Granted(lease));
     }
   }
 }
