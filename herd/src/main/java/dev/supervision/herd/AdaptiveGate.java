@@ -40,16 +40,7 @@ final class AdaptiveGate implements HerdStrategy.ExactGate {
    * shard moved to another node).
    */
   java.util.List<Integer> evict(java.util.function.IntPredicate moved) {
-    java.util.List<Integer> out = new java.util.ArrayList<>();
-    waiting.removeIf(
-        cell -> {
-          if (moved.test(cell)) {
-            out.add(cell);
-            return true;
-          }
-          return false;
-        });
-    return out;
+    return GateTicks.evict(waiting, moved);
   }
 
   /** Moves this gate's notion of now, as a call would, so that its next wake-up is not past. */

@@ -1,6 +1,9 @@
 package dev.supervision.herd;
 
-/** The tick arithmetic of the exact gate models: the library's budget gates decide at the scheduler's ticks. */
+/**
+ * The tick arithmetic of the exact gate models (the library's budget gates decide at the
+ * scheduler's ticks), and what the models share about their queues.
+ */
 final class GateTicks {
 
   private GateTicks() {}
@@ -25,5 +28,23 @@ final class GateTicks {
   /** The first tick at or after a time; {@code Long.MAX_VALUE} for a time that is never. */
   static long ceilTick(long nanos, long tick) {
     return nanos >= Long.MAX_VALUE - tick ? Long.MAX_VALUE : -Math.floorDiv(-nanos, tick) * tick;
+  }
+
+  /**
+   * Takes the waiting cells that {@code moved} selects out of a gate's queue, in their order (their
+   * shard moved to another node).
+   */
+  static java.util.List<Integer> evict(
+      java.util.Collection<Integer> waiting, java.util.function.IntPredicate moved) {
+    java.util.List<Integer> out = new java.util.ArrayList<>();
+    waiting.removeIf(
+        cell -> {
+          if (moved.test(cell)) {
+            out.add(cell);
+            return true;
+          }
+          return false;
+        });
+    return out;
   }
 }

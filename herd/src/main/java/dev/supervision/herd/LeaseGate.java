@@ -7,7 +7,6 @@ import dev.supervision.backoff.spi.LeaseHolder;
 import dev.supervision.backoff.spi.NodeReport;
 import dev.supervision.backoff.spi.Pacer;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntConsumer;
@@ -222,16 +221,7 @@ final class LeaseGate {
 
   /** Takes the waiting cells that {@code moved} selects out of this gate, in their order. */
   List<Integer> evict(IntPredicate moved) {
-    List<Integer> out = new ArrayList<>();
-    waiting.removeIf(
-        cell -> {
-          if (moved.test(cell)) {
-            out.add(cell);
-            return true;
-          }
-          return false;
-        });
-    return out;
+    return GateTicks.evict(waiting, moved);
   }
 
   /** Moves this gate's notion of now, as a call would, so that its next wake-up is not past. */
