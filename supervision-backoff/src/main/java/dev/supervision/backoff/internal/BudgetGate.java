@@ -119,6 +119,14 @@ public final class BudgetGate {
   }
 
   /**
+   * A lease's validity has passed with no newer lease (a single timer, restarted by each lease), so
+   * that a gate that does not tick (idle) also falls back when its learner is gone.
+   */
+  private enum LeaseExpired implements Command {
+    INSTANCE
+  }
+
+  /**
    * The gate's behavior, starting with the share of {@code members} nodes: a full bucket of {@code
    * max(1, burst / members)} permits, refilled at {@code permits / members} per period. A cluster-wide
    * budget's gate starts with the membership it knows when it is created, so that a node never
@@ -258,6 +266,15 @@ public final class BudgetGate {
           .onMessageEquals(Release.INSTANCE, this::onRelease)
           .onMessage(SetShare.class, this::onSetShare)
           .onMessage(GrantLease.class, this::onLease)
+          .onMessageEquals(
+              LeaseExpired.INSTANCE,
+              () -> {
+                readClock();
+                limiter.expireLease(now);
+                publishCoordination();
+                grantWhilePossible();
+                return stopIfRetired();
+              })
           .onMessage(
               CollectReport.class,
               c -> {
@@ -302,6 +319,8 @@ public final class BudgetGate {
     private Behavior<Command> onLease(GrantLease lease) {
       readClock();
       limiter.onLease(lease.lease(), now);
+      timers.startSingleTimer(
+          LeaseExpired.INSTANCE, LeaseExpired.INSTANCE, lease.lease().validFor());
       publishCoordination();
       grantWhilePossible();
       return Behaviors.same();

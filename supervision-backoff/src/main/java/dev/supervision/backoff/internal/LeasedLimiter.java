@@ -87,6 +87,11 @@ final class LeasedLimiter implements Limiter {
   }
 
   @Override
+  public void expireLease(long now) {
+    holder.expire(now);
+  }
+
+  @Override
   public Optional<NodeReport> report(long now, int waiting) {
     return Optional.of(holder.report(now, waiting));
   }

@@ -112,6 +112,14 @@ interface Limiter {
   default void onLease(Lease lease, long now) {}
 
   /**
+   * The last lease's validity passed with no newer lease (the gate's timer says so even while the
+   * gate does not tick): a cluster-wide adaptive budget's limiter falls back on its own controller.
+   *
+   * @param now the time now
+   */
+  default void expireLease(long now) {}
+
+  /**
    * The report for the learner of a cluster-wide adaptive budget.
    *
    * @param now the time now

@@ -246,6 +246,19 @@ public final class LeaseHolder {
     }
   }
 
+  /**
+   * The last lease expired: the owner's timer for its validity fired with no newer lease. The same
+   * as {@link #onTick} at or after the lease's end, for an owner that does not tick while idle. Does
+   * nothing on the fallback.
+   *
+   * @param nowNanos the time now
+   */
+  public void expire(long nowNanos) {
+    if (lease != null) {
+      fallBack(nowNanos);
+    }
+  }
+
   private void fallBack(long nowNanos) {
     Lease last = lease;
     lease = null;

@@ -147,4 +147,19 @@ final class ALeasedGateGrantsWithinItsLeaseTest {
     assertSame(State.RAMPING, s.state());
     assertEquals(40.0, s.rate(), 1e-9); // seeded by the last lease: 4 permits a round
   }
+
+  @Test
+  void anIdleGatesLeaseExpiresToo_byItsOwnTimer() {
+    String name = "leased-" + names.incrementAndGet();
+    ActorRef<GateProtocol.Command> gate =
+        kit.spawn(BudgetGate.create(RestartBudget.adaptive(name).clusterWide(), 2));
+    gate.tell(new GateProtocol.GrantLease(lease(State.STEADY, Lease.UNLIMITED, false)));
+    assertTrue(status(kit, gate).coordination().orElseThrow().coordinated());
+    time.timePasses(ROUND.multipliedBy(4)); // nothing waits: the gate does not tick
+    assertTrue(status(kit, gate).coordination().orElseThrow().coordinated());
+    time.timePasses(ROUND.multipliedBy(2)); // past the lease's five rounds
+    GateProtocol.Status s = status(kit, gate);
+    assertFalse(s.coordination().orElseThrow().coordinated());
+    assertSame(State.STEADY, s.state());
+  }
 }
