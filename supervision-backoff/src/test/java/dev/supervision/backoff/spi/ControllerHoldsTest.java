@@ -1,0 +1,122 @@
+package dev.supervision.backoff.spi;
+
+import static dev.supervision.backoff.spi.Steps.NG;
+import static dev.supervision.backoff.spi.Steps.S;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
+import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A steady controller holds after {@code holdAfter} failures within its window of one second of
+ * slices, and a holding one grants nothing but its probe. Stepped by hand ({@link Steps}).
+ */
+final class ControllerHoldsTest {
+
+  private final List<String> events = new ArrayList<>();
+
+  private AdaptiveRateController controller(Parameters p) {
+    return new AdaptiveRateController(p, Steps.recorder(events));
+  }
+
+  @Test
+  void theFailureWindowIsOneSecondOfSlices_roundedToWholeSlices() {
+    // 50 ms slices: 20 of them; 400 ms slices: 2.5, rounded to 3
+    AdaptiveRateController fine =
+        controller(
+            new Parameters(
+                Duration.ofMillis(50),
+                Duration.ofMillis(50),
+                100,
+                5,
+                Double.POSITIVE_INFINITY,
+                0.9,
+                0.1,
+                0.2,
+                Duration.ofMillis(100),
+                Duration.ofMillis(300),
+                10));
+    fine.onFailure(0, NG);
+    fine.onSlice(19 * S / 2, 0);
+    assertFalse(fine.isIdle());
+    fine.onSlice(20 * S / 2, 0);
+    assertTrue(fine.isIdle());
+    AdaptiveRateController coarse =
+        controller(
+            new Parameters(
+                Duration.ofMillis(400),
+                Duration.ofMillis(100),
+                100,
+                5,
+                Double.POSITIVE_INFINITY,
+                0.9,
+                0.1,
+                0.2,
+                Duration.ofMillis(100),
+                Duration.ofMillis(300),
+                10));
+    coarse.onFailure(0, NG);
+    coarse.onSlice(2 * 4 * S, 0);
+    assertFalse(coarse.isIdle());
+    coarse.onSlice(3 * 4 * S, 0);
+    assertTrue(coarse.isIdle());
+  }
+
+  @Test
+  void oneMillisecondSlices_keepFailuresForAThousandSlices() {
+    AdaptiveRateController c =
+        controller(
+            new Parameters(
+                Duration.ofMillis(1),
+                Duration.ofMillis(100),
+                100,
+                5,
+                Double.POSITIVE_INFINITY,
+                0.9,
+                0.1,
+                0.2,
+                Duration.ofMillis(100),
+                Duration.ofMillis(300),
+                10));
+    long ms = 1_000_000L;
+    c.onFailure(0, NG);
+    c.onSlice(999 * ms, 0);
+    assertFalse(c.isIdle());
+    c.onSlice(1000 * ms, 0);
+    assertTrue(c.isIdle());
+  }
+
+  @Test
+  void holdAfterFailuresWithinOneSecond_failuresOlderThanTheWindowDoNotCount() {
+    AdaptiveRateController c = controller(Parameters.defaults().withHoldAfter(2));
+    c.onFailure(0, NG);
+    c.onFailure(10 * S, NG); // no onSlice in between: onFailure catches up and forgets the first
+    assertSame(State.STEADY, c.state());
+    c.onFailure(19 * S, NG);
+    assertSame(State.HOLDING, c.state());
+    assertEquals(List.of("19 STEADY->HOLDING FAILURES"), events);
+  }
+
+  @Test
+  void holding_grantsNothingButOneProbe_oneSliceAfterHolding() {
+    AdaptiveRateController c = controller(Parameters.defaults().withHoldAfter(1));
+    c.onFailure(0, NG);
+    assertSame(State.HOLDING, c.state());
+    assertEquals(0.0, c.rate());
+    assertEquals(0, c.available());
+    assertFalse(c.tryAcquire(0));
+    assertFalse(c.isIdle());
+    assertEquals(1, c.onSlice(S, 5));
+    assertTrue(c.tryAcquire(S));
+    assertFalse(c.tryAcquire(S));
+    assertEquals(0, c.available());
+    assertEquals(List.of("0 STEADY->HOLDING FAILURES", "1 probe 1"), events);
+  }
+}
