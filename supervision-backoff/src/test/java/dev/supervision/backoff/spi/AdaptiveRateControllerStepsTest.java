@@ -97,44 +97,6 @@ final class AdaptiveRateControllerStepsTest {
     assertEquals(4, c.available());
   }
 
-  @Test
-  void isIdle_onlyOnceEveryGrantLeftTheRingOfProbationPlusTwoSlices() {
-    // probation 250 ms is 3 whole slices (rounded up): a ring of 5 slices
-    AdaptiveRateController c =
-        controller(Parameters.defaults().withProbation(Duration.ofMillis(250)));
-    assertTrue(c.tryAcquire(0));
-    assertFalse(c.isIdle());
-    c.onSlice(4 * S, 0);
-    assertFalse(c.isIdle());
-    c.onSlice(5 * S, 0);
-    assertTrue(c.isIdle());
-  }
-
-  @Test
-  void isIdle_notWhileTheCeilingsBucketRefills() {
-    // a ceiling of 2/s: 0.2 tokens per slice, room for 1
-    AdaptiveRateController c = controller(Parameters.defaults().withMaxRate(2));
-    assertEquals(1, c.onSlice(0, 0));
-    assertTrue(c.tryAcquire(0));
-    c.onSlice(3 * S, 0); // the grant is resolved, 0.6 tokens
-    assertEquals(0, c.available());
-    assertFalse(c.isIdle());
-    c.onSlice(6 * S, 0); // full again
-    assertEquals(1, c.available());
-    assertTrue(c.isIdle());
-  }
-
-  @Test
-  void isIdle_notWhileAFailureIsInTheOneSecondWindow() {
-    AdaptiveRateController c = controller(Parameters.defaults());
-    c.onFailure(0, NG);
-    assertFalse(c.isIdle());
-    c.onSlice(9 * S, 0);
-    assertFalse(c.isIdle());
-    c.onSlice(10 * S, 0);
-    assertTrue(c.isIdle());
-  }
-
   // ------------------------------------------------------------------ holding
 
   @Test
