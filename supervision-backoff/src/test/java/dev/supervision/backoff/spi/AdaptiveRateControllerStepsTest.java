@@ -74,29 +74,6 @@ final class AdaptiveRateControllerStepsTest {
 
   // ------------------------------------------------------------------ steady
 
-  @Test
-  void steadyWithoutCeiling_grantsEverything_andReportsAnInfiniteRate() {
-    AdaptiveRateController c = controller(Parameters.defaults());
-    assertEquals(Integer.MAX_VALUE, c.onSlice(0, 0));
-    assertEquals(Integer.MAX_VALUE, c.available());
-    assertEquals(Double.POSITIVE_INFINITY, c.rate());
-    assertEquals(1000, take(c, 0, 1000));
-    assertSame(State.STEADY, c.state());
-    assertEquals("AdaptiveRateController{state=STEADY, rate=Infinity, goodput=NaN}", c.toString());
-    assertEquals(Parameters.defaults(), c.parameters());
-  }
-
-  @Test
-  void steadyWithCeiling_refillsOneSliceOfTheCeiling_alsoWhenTryAcquireIsTheFirstCallOfASlice() {
-    AdaptiveRateController c = controller(Parameters.defaults().withMaxRate(50));
-    assertEquals(5, c.onSlice(0, 0));
-    assertEquals(50.0, c.rate());
-    assertEquals(5, take(c, 0, 10));
-    assertEquals(0, c.available());
-    assertTrue(c.tryAcquire(S)); // no onSlice for slice 1: tryAcquire catches up itself
-    assertEquals(4, c.available());
-  }
-
   // ------------------------------------------------------------------ holding
 
   @Test

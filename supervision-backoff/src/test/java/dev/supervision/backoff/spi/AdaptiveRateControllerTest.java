@@ -123,15 +123,6 @@ final class AdaptiveRateControllerTest {
   }
 
   @Test
-  void aSteadyControllerWithACeilingGrantsOneSliceOfTheCeilingAtMost() {
-    AdaptiveRateController c = new AdaptiveRateController(Parameters.defaults().withMaxRate(50));
-    Drive d = new Drive(c, 5);
-    assertEquals(List.of(5, 0, 0), d.run(0, 3, 100));
-    d.waiting = 20;
-    assertEquals(List.of(5, 5, 5, 5), d.run(3, 7, 100));
-  }
-
-  @Test
   void aLateCallCatchesUpWithEverySliceItMissed() {
     Drive d =
         new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 10_000)
@@ -156,27 +147,5 @@ final class AdaptiveRateControllerTest {
     e = assertThrows(IllegalArgumentException.class, () -> Parameters.defaults().withHoldAfter(0));
     assertEquals("holdAfter must be >= 1 but was 0", e.getMessage());
     assertThrows(NullPointerException.class, () -> Parameters.defaults().withProbation(null));
-  }
-
-  @Test
-  void pace_setsThePacerToTheRate_withABurstOfOneTick_andUnlimitedWhenTheRateIsNot() {
-    long tick = 10_000_000L;
-    Pacer pacer = Pacer.of(1, 1, tick);
-    AdaptiveRateController capped =
-        new AdaptiveRateController(Parameters.defaults().withMaxRate(500));
-    AdaptiveRateController.pace(pacer, capped, tick);
-    assertEquals(500.0, pacer.rate());
-    assertEquals(6.0, pacer.burst(), 1e-12); // 1 + 500/s x 10 ms
-    AdaptiveRateController unlimited = new AdaptiveRateController(Parameters.defaults());
-    AdaptiveRateController.pace(pacer, unlimited, tick);
-    assertEquals(Double.POSITIVE_INFINITY, pacer.rate());
-    AdaptiveRateController holding =
-        new AdaptiveRateController(Parameters.defaults().withMaxRate(500).withHoldAfter(1));
-    holding.onFailure(0, AdaptiveRateController.NOT_GRANTED);
-    assertEquals(State.HOLDING, holding.state());
-    assertEquals(0.0, holding.rate());
-    pacer.setRate(7);
-    AdaptiveRateController.pace(pacer, holding, tick);
-    assertEquals(Double.POSITIVE_INFINITY, pacer.rate(), "the controller lets one probe through");
   }
 }
