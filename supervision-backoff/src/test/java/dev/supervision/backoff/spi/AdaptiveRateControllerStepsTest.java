@@ -76,55 +76,6 @@ final class AdaptiveRateControllerStepsTest {
 
   // ------------------------------------------------------------------ holding
 
-  @Test
-  void aFailureReportedOneProbationAfterTheProbe_failsTheProbe() {
-    AdaptiveRateController c = controller(Parameters.defaults().withHoldAfter(1));
-    c.onFailure(0, NG);
-    c.onSlice(S, 1);
-    assertTrue(c.tryAcquire(S));
-    c.onSlice(2 * S, 1);
-    c.onFailure(2 * S + 1, S); // one slice after the probe's slice: within its probation
-    c.onSlice(3 * S, 1);
-    assertSame(State.HOLDING, c.state());
-    // the second probe waits 200 ms after the failed probe was resolved
-    assertEquals(0, c.onSlice(4 * S, 1));
-    assertEquals(1, c.onSlice(5 * S, 1));
-  }
-
-  @Test
-  void aShareOfThreeProbesThreeTimesLessOften() {
-    AdaptiveRateController c =
-        controller(LeaseHolder.share(Parameters.defaults().withHoldAfter(1), 3));
-    c.onFailure(0, NG);
-    assertEquals(0, c.onSlice(2 * S, 1));
-    assertEquals(1, c.onSlice(3 * S, 1));
-    assertTrue(c.tryAcquire(3 * S));
-    c.onFailure(3 * S, 3 * S);
-    // resolved at 4: 3 x min(300 ms, 100 ms x 2) = 600 ms
-    assertEquals(0, c.onSlice(9 * S, 1));
-    assertEquals(1, c.onSlice(10 * S, 1));
-  }
-
-  @Test
-  void aProbeSurvivesOnlyAfterItsWholeProbation_roundedUpToSlices() {
-    // 150 ms is 2 slices: the probe of slice 1 is resolved at the start of slice 4
-    AdaptiveRateController c =
-        controller(Parameters.defaults().withHoldAfter(1).withProbation(Duration.ofMillis(150)));
-    c.onFailure(0, NG);
-    c.onSlice(S, 1);
-    assertTrue(c.tryAcquire(S));
-    c.onSlice(3 * S, 1);
-    assertSame(State.HOLDING, c.state());
-    assertEquals(10, c.onSlice(4 * S, 1));
-    assertEquals(
-        List.of(
-            "0 STEADY->HOLDING FAILURES",
-            "1 probe 1",
-            "4 HOLDING->RAMPING PROBE_SURVIVED",
-            "4 rate Infinity->100.0 NaN PROBE_SURVIVED"),
-        events);
-  }
-
   // ------------------------------------------------------------------ ramping
 
   @Test

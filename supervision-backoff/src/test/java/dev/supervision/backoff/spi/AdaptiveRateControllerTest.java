@@ -44,24 +44,6 @@ final class AdaptiveRateControllerTest {
       };
 
   @Test
-  void holdsWhileTheGroupFails_probingOnceAtIntervalsThatDoubleUpTo300ms() {
-    Drive d =
-        new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 10_000)
-            .allFailAtZero();
-    assertEquals(State.HOLDING, d.c.state());
-    assertEquals(List.of(1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0), d.run(1, 20, 0));
-    assertEquals(
-        List.of(
-            "0 HOLDING FAILURES",
-            "1 probe 1",
-            "4 probe 2",
-            "8 probe 3",
-            "12 probe 4",
-            "16 probe 5"),
-        log);
-  }
-
-  @Test
   void aSurvivingProbeOpensWithSlowStart_doublingEveryRoundTrip_thenCutsToTheMeasuredGoodput() {
     Drive d =
         new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 10_000)

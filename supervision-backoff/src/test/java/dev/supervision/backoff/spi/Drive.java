@@ -1,5 +1,7 @@
 package dev.supervision.backoff.spi;
 
+import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
+import dev.supervision.backoff.spi.AdaptiveRateController.State;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -45,6 +47,32 @@ final class Drive {
     }
     grantsPerSlice.add(grants);
     return grants;
+  }
+
+  /**
+   * A listener that writes to {@code log}, by slice: state changes ({@code "0 HOLDING FAILURES"}),
+   * cuts ({@code "31 rate 900 goodput 1000"}) and probes ({@code "1 probe 1"}).
+   */
+  static AdaptiveRateController.Listener log(List<String> log) {
+    return new AdaptiveRateController.Listener() {
+      @Override
+      public void stateChanged(State from, State to, Reason reason, long nowNanos) {
+        log.add(nowNanos / SLICE + " " + to + " " + reason);
+      }
+
+      @Override
+      public void rateChanged(
+          double from, double to, double goodput, Reason reason, long nowNanos) {
+        if (reason == Reason.LOSS) {
+          log.add(nowNanos / SLICE + " rate " + Math.round(to) + " goodput " + Math.round(goodput));
+        }
+      }
+
+      @Override
+      public void probe(int probes, long nowNanos) {
+        log.add(nowNanos / SLICE + " probe " + probes);
+      }
+    };
   }
 
   List<Integer> run(long from, long to, int capacity) {
