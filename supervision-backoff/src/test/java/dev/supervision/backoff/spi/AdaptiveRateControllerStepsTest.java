@@ -79,57 +79,6 @@ final class AdaptiveRateControllerStepsTest {
   // ------------------------------------------------------------------ ramping
 
   @Test
-  void rampingStartsWithAnEmptyBucket_evenWhenTheSteadyBucketHeldAToken() {
-    // ceiling 5/s: the steady bucket holds 1 token; ramping at 5/s adds 0.5 per slice
-    AdaptiveRateController c = controller(Parameters.defaults().withMaxRate(5).withHoldAfter(1));
-    c.onFailure(0, NG);
-    c.onSlice(S, 3);
-    assertTrue(c.tryAcquire(S));
-    c.onSlice(2 * S, 3);
-    assertEquals(0, c.onSlice(3 * S, 3));
-    assertSame(State.RAMPING, c.state());
-    assertEquals(5.0, c.rate());
-    assertEquals(1, c.onSlice(4 * S, 3));
-  }
-
-  @Test
-  void slowStartGrowsOnlyForSlicesThatGrantedAndLeftActorsWaiting() {
-    // initial rate 5/s: 0.5 tokens per slice, so slice 3 grants nothing although actors wait
-    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults().withInitialRate(5), 3);
-    assertEquals(0, take(c, 3, 3));
-    assertEquals(1, c.onSlice(4 * S, 3));
-    assertEquals(1, take(c, 4, 3));
-    c.onSlice(5 * S, 3); // slice 3 resolved: it granted nothing, no growth
-    assertEquals(List.of(), events);
-    c.onSlice(6 * S, 3); // slice 4 resolved: one grant, actors waited
-    assertEquals(List.of("6 rate 5.0->7.0710678118654755 NaN SLOW_START"), events);
-  }
-
-  @Test
-  void noGrowthForASliceThatLeftNobodyWaiting() {
-    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults(), 5);
-    assertEquals(5, take(c, 3, 5));
-    c.onSlice(4 * S, 0); // slice 3 served everyone
-    c.onSlice(5 * S, 3); // slice 3 resolved; actors wait again from slice 4 on
-    assertEquals(100.0, c.rate());
-    assertEquals(List.of(), events);
-    assertEquals(10, c.available());
-  }
-
-  @Test
-  void slowStartDoublesPerRoundTrip_andTellsItsReason() {
-    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults(), 1000);
-    assertEquals(10, take(c, 3, 1000));
-    assertEquals(10, c.onSlice(4 * S, 1000));
-    assertEquals(10, take(c, 4, 1000));
-    assertEquals(14, c.onSlice(5 * S, 1000));
-    assertEquals(100 * Math.sqrt(2), c.rate(), 1e-9);
-    assertEquals(1, events.size());
-    assertTrue(events.get(0).startsWith("5 rate 100.0->141.42135623730"), events.get(0));
-    assertTrue(events.get(0).endsWith(" NaN SLOW_START"), events.get(0));
-  }
-
-  @Test
   void failuresAtExactlyTheTolerance_doNotCut() {
     AdaptiveRateController c = rampingAtSlice3(Parameters.defaults(), 1000);
     assertEquals(10, take(c, 3, 1000));
@@ -245,42 +194,6 @@ final class AdaptiveRateControllerStepsTest {
     assertSame(State.RAMPING, c.state());
     assertEquals(1, events.size());
     assertTrue(events.get(0).startsWith("5 rate 100.0->141.42135623730"), events.get(0));
-  }
-
-  @Test
-  void ramping_grantsNoMoreThanTheBucketHolds() {
-    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults(), 1000);
-    assertEquals(10, c.available());
-    assertEquals(10, take(c, 3, 10));
-    assertFalse(c.tryAcquire(3 * S));
-    assertEquals(0, c.available());
-  }
-
-  @Test
-  void oneCalmSecondReturnsToSteady_atTheCeiling() {
-    // ceiling 200/s; ramping at 100/s; nobody waits from slice 3 on
-    AdaptiveRateController c = rampingAtSlice3(Parameters.defaults().withMaxRate(200), 0);
-    for (long k = 4; k <= 11; k++) {
-      c.onSlice(k * S, 0);
-      assertSame(State.RAMPING, c.state(), "slice " + k);
-    }
-    assertEquals(10, c.available());
-    c.onSlice(12 * S, 0);
-    assertEquals(List.of("12 RAMPING->STEADY RECOVERED"), events);
-    assertEquals(200.0, c.rate());
-    assertEquals(20, c.onSlice(13 * S, 0));
-  }
-
-  @Test
-  void aShareOfTwo_startsTheRampAtHalfTheInitialRate() {
-    AdaptiveRateController c =
-        controller(LeaseHolder.share(Parameters.defaults().withHoldAfter(1), 2));
-    c.onFailure(0, NG);
-    assertEquals(0, c.onSlice(S, 1)); // the first probe 2 x 100 ms after holding
-    assertEquals(1, c.onSlice(2 * S, 1));
-    assertTrue(c.tryAcquire(2 * S));
-    assertEquals(5, c.onSlice(4 * S, 1));
-    assertEquals(50.0, c.rate());
   }
 
   // ------------------------------------------------------------------ late calls
