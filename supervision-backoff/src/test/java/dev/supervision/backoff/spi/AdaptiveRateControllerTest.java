@@ -58,17 +58,6 @@ final class AdaptiveRateControllerTest {
   }
 
   @Test
-  void aLateCallCatchesUpWithEverySliceItMissed() {
-    Drive d =
-        new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 10_000)
-            .allFailAtZero();
-    d.c.onSlice(10 * Drive.SLICE, d.waiting); // ten slices at once: the first probe is due
-    assertEquals(1, d.c.available());
-    d.c.onSlice(1_000_000 * Drive.SLICE, d.waiting); // a long gap costs a bounded number of steps
-    assertEquals(State.HOLDING, d.c.state());
-  }
-
-  @Test
   void parameters_nameTheRejectedValue() {
     IllegalArgumentException e =
         assertThrows(
