@@ -43,21 +43,6 @@ final class AdaptiveRateControllerTest {
       };
 
   @Test
-  void aSliceWhoseGrantsAllFailHoldsAgain_andHalvesTheNextStartRate() {
-    Drive d =
-        new Drive(new AdaptiveRateController(Parameters.defaults(), recorder), 10_000)
-            .allFailAtZero();
-    d.run(1, 25, 100); // probe at 1 survives, ramping from slice 3
-    log.clear();
-    d.run(25, 28, 0); // the resource is down again
-    assertEquals(State.HOLDING, d.c.state());
-    assertEquals(List.of("27 HOLDING ALL_FAILED"), log);
-    log.clear();
-    List<Integer> up = d.run(28, 34, 100);
-    assertEquals(List.of(1, 0, 5, 5, 7, 10), up); // ramping again from 50/s
-  }
-
-  @Test
   void parameters_nameTheRejectedValue() {
     IllegalArgumentException e =
         assertThrows(
