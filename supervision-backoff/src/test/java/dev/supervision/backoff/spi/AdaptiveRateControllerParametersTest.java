@@ -10,7 +10,10 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
-/** Every parameter's rule, checked at both edges, and the copies that {@code withX} make. */
+/**
+ * Every parameter's rule, checked at both edges, and the copies that {@code withX} make; the
+ * constructor's null checks.
+ */
 final class AdaptiveRateControllerParametersTest {
 
   private static final Duration MS100 = Duration.ofMillis(100);
@@ -259,6 +262,34 @@ final class AdaptiveRateControllerParametersTest {
     rejects(
         "initialRate must be finite and > 0 but was NaN",
         () -> custom().withInitialRate(Double.NaN));
+  }
+
+  @Test
+  void parameters_nameTheRejectedValue() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> Parameters.defaults().withInitialRate(0));
+    assertEquals("initialRate must be finite and > 0 but was 0.0", e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> Parameters.defaults().withProbation(Duration.ZERO));
+    assertEquals("probation must be > 0 but was PT0S", e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> Parameters.defaults().withHoldAfter(0));
+    assertEquals("holdAfter must be >= 1 but was 0", e.getMessage());
+    assertThrows(NullPointerException.class, () -> Parameters.defaults().withProbation(null));
+  }
+
+  @Test
+  void constructor_rejectsNulls() {
+    NullPointerException e =
+        assertThrows(NullPointerException.class, () -> new AdaptiveRateController(null));
+    assertEquals("parameters must not be null", e.getMessage());
+    e =
+        assertThrows(
+            NullPointerException.class,
+            () -> new AdaptiveRateController(Parameters.defaults(), null));
+    assertEquals("listener must not be null", e.getMessage());
   }
 
   private static Parameters custom() {
