@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * second got through. What slow start got through is forgotten when the loss goes on right after it
  * ended: that may have been a limiter's burst, not its rate.
  */
-final class AdaptiveRateControllerKeepsTheRateItSustainedTest {
+final class ControllerKeepsTheRateItSustainedTest {
 
   private static final long S = Drive.SLICE;
 

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * the last slice that stayed within the tolerance. Against a resource whose goodput is its capacity
  * (a window model), a cut is never undone.
  */
-final class AdaptiveRateControllerRestoresTest {
+final class ControllerRestoresAfterACutTest {
 
   private static final long S = Drive.SLICE;
 
