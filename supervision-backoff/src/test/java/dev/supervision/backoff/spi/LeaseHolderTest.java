@@ -29,6 +29,11 @@ final class LeaseHolderTest {
     return new LeaseHolder(p, members, TICK, new AdaptiveRateController.Listener() {});
   }
 
+  /** A holder of the defaults, two members, telling {@code listener}. */
+  private static LeaseHolder holder(AdaptiveRateController.Listener listener) {
+    return new LeaseHolder(Parameters.defaults(), 2, TICK, listener);
+  }
+
   private static Lease lease(State state, int permits, boolean probe, long acknowledged) {
     return new Lease(state, permits, probe, ROUND, VALID, acknowledged, 100, 2, 0);
   }
@@ -84,10 +89,7 @@ final class LeaseHolderTest {
   void aHoldingLease_grantsTheProbeAlone_publishesIt_andReportsItsStart() {
     List<Integer> probes = new java.util.ArrayList<>();
     LeaseHolder h =
-        new LeaseHolder(
-            Parameters.defaults(),
-            2,
-            TICK,
+        holder(
             new AdaptiveRateController.Listener() {
               @Override
               public void probe(int n, long nowNanos) {
@@ -282,10 +284,7 @@ final class LeaseHolderTest {
   void aLeaseSetsStateAndRate_andTellsTheListenerWhenTheStateMoves() {
     List<String> changes = new java.util.ArrayList<>();
     LeaseHolder h =
-        new LeaseHolder(
-            Parameters.defaults(),
-            2,
-            TICK,
+        holder(
             new AdaptiveRateController.Listener() {
               @Override
               public void stateChanged(
