@@ -7,7 +7,7 @@ import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.RestartBudgets;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.GateProtocol;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;

@@ -3,7 +3,7 @@ package dev.supervision.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
 import dev.supervision.bench.RemoteTraffic.Kind;
 import java.time.Duration;
 import java.util.List;

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The core's {@code internal} packages are used by the core alone: every other module stands on
- * its API ({@code dev.supervision.backoff}) and its extension point ({@code
- * dev.supervision.backoff.spi}).
+ * its API ({@code dev.supervision.backoff}), its decision classes ({@code
+ * dev.supervision.backoff.rate}) and its extension point ({@code dev.supervision.backoff.spi}).
  */
 final class NoModuleUsesTheCoreInternalsTest {
 
@@ -35,7 +35,10 @@ final class NoModuleUsesTheCoreInternalsTest {
     noClasses()
         .that()
         .resideOutsideOfPackages(
-            "dev.supervision.backoff", "dev.supervision.backoff.spi..", INTERNAL + "..")
+            "dev.supervision.backoff",
+            "dev.supervision.backoff.rate..",
+            "dev.supervision.backoff.spi..",
+            INTERNAL + "..")
         .should()
         .dependOnClassesThat()
         .resideInAPackage(INTERNAL + "..")

@@ -1,11 +1,11 @@
 package dev.supervision.herd;
 
 import dev.supervision.backoff.cluster.LeaseLearner;
-import dev.supervision.backoff.spi.AdaptiveRateController;
-import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
-import dev.supervision.backoff.spi.Lease;
-import dev.supervision.backoff.spi.NodeReport;
+import dev.supervision.backoff.rate.AdaptiveRateController;
+import dev.supervision.backoff.rate.AdaptiveRateController.Reason;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.Lease;
+import dev.supervision.backoff.rate.NodeReport;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,7 +19,7 @@ import java.util.function.IntConsumer;
  * <ul>
  *   <li>{@link ClusterSpec.Sharing#COORDINATED}: one production {@link LeaseLearner} on the
  *       learner's node (node 0), and on every node the production {@link
- *       dev.supervision.backoff.spi.LeaseHolder} driven as the library's gate drives it ({@link
+ *       dev.supervision.backoff.rate.LeaseHolder} driven as the library's gate drives it ({@link
  *       LeaseGate}). The learner runs a round every slice (100 ms, at multiples of it): its leases
  *       reach their nodes {@link ClusterSpec#learnerDelay()} later (at once on the learner's own
  *       node); a node answers each lease at once with its report, which reaches the learner after
@@ -42,7 +42,7 @@ import java.util.function.IntConsumer;
  * on the lowest surviving node. Its cells that were back stay back: their restart elsewhere when
  * they are next messaged is not modelled. A removed node is removed from the learner ({@link
  * LeaseLearner#remove}) and every holder's membership follows the members ({@link
- * dev.supervision.backoff.spi.LeaseHolder#setMembers}).
+ * dev.supervision.backoff.rate.LeaseHolder#setMembers}).
  */
 final class ClusterGate implements HerdStrategy.ExactGate {
 

@@ -1,7 +1,7 @@
 package dev.supervision.herd;
 
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.spi.Pacer;
+import dev.supervision.backoff.rate.Pacer;
 import java.util.ArrayDeque;
 import java.util.function.IntConsumer;
 

@@ -1,11 +1,11 @@
 package dev.supervision.herd;
 
-import dev.supervision.backoff.spi.AdaptiveRateController;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
-import dev.supervision.backoff.spi.Lease;
-import dev.supervision.backoff.spi.LeaseHolder;
-import dev.supervision.backoff.spi.NodeReport;
-import dev.supervision.backoff.spi.Pacer;
+import dev.supervision.backoff.rate.AdaptiveRateController;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.Lease;
+import dev.supervision.backoff.rate.LeaseHolder;
+import dev.supervision.backoff.rate.NodeReport;
+import dev.supervision.backoff.rate.Pacer;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;

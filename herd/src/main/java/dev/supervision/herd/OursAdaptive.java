@@ -4,8 +4,8 @@ import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.spi.AdaptiveRateController;
-import dev.supervision.backoff.spi.Pacer;
+import dev.supervision.backoff.rate.AdaptiveRateController;
+import dev.supervision.backoff.rate.Pacer;
 import java.util.Optional;
 
 /**

@@ -4,7 +4,7 @@ import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.Jitter;
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.spi.Pacer;
+import dev.supervision.backoff.rate.Pacer;
 import java.time.Duration;
 import java.util.Optional;
 

@@ -1,6 +1,6 @@
 package dev.supervision.herd;
 
-import dev.supervision.backoff.spi.AdaptiveRateController;
+import dev.supervision.backoff.rate.AdaptiveRateController;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.supervision.backoff;
 
-import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController.Reason;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
 
 /**
  * What an adaptive {@link RestartBudget} did, published on the actor system's event stream. Every

@@ -262,7 +262,7 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
    * policy calls permanent are not counted. While the group keeps failing it holds restarts back, letting one probe through now and then; when a probe
    * survives it opens with slow start, cuts its rate to the measured goodput when restarts fail again,
    * and grows carefully after. {@link #withMaxRate(int, Duration)} sets an optional ceiling. See
-   * {@link dev.supervision.backoff.spi.AdaptiveRateController} for the state machine.
+   * {@link dev.supervision.backoff.rate.AdaptiveRateController} for the state machine.
    */
   final class Adaptive implements RestartBudget {
 

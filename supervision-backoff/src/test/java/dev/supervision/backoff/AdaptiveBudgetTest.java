@@ -3,8 +3,8 @@ package dev.supervision.backoff;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController.Reason;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import java.time.Duration;

@@ -4,8 +4,8 @@ import dev.supervision.backoff.cluster.LearnerProtocol.Granted;
 import dev.supervision.backoff.cluster.LearnerProtocol.Report;
 import dev.supervision.backoff.cluster.LearnerProtocol.ToLearner;
 import dev.supervision.backoff.cluster.LearnerProtocol.ToNode;
+import dev.supervision.backoff.rate.NodeReport;
 import dev.supervision.backoff.spi.GateProtocol;
-import dev.supervision.backoff.spi.NodeReport;
 import java.time.Duration;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -26,7 +26,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * </ul>
  *
  * <p>Its only clock is a Pekko timer; it decides nothing: the gate's {@link
- * dev.supervision.backoff.spi.LeaseHolder} falls back on {@code 1/N} of the budget when its lease
+ * dev.supervision.backoff.rate.LeaseHolder} falls back on {@code 1/N} of the budget when its lease
  * expires.
  */
 final class LearnerClient {

@@ -1,7 +1,7 @@
 package dev.supervision.backoff.cluster;
 
-import dev.supervision.backoff.spi.Lease;
-import dev.supervision.backoff.spi.NodeReport;
+import dev.supervision.backoff.rate.Lease;
+import dev.supervision.backoff.rate.NodeReport;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**

@@ -1,7 +1,7 @@
 package dev.supervision.backoff.cluster;
 
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
+import dev.supervision.backoff.rate.AdaptiveRateController.Parameters;
 import dev.supervision.backoff.spi.ClusterBudgetProvider;
 import dev.supervision.backoff.spi.GateProtocol;
 import java.util.Optional;

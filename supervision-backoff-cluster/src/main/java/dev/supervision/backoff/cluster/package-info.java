@@ -15,16 +15,16 @@
  * learner ({@link dev.supervision.backoff.cluster.LeaseLearner}), run by a Pekko Cluster Singleton
  * named {@code supervision-backoff-learner-<URL-encoded budget name>} on the cluster's oldest node,
  * started by each node that creates the budget's gate. Every round (the controller's slice, 100 ms) it leases each node
- * its part of the permits ({@link dev.supervision.backoff.spi.Lease}): no limit while steady, the
+ * its part of the permits ({@link dev.supervision.backoff.rate.Lease}): no limit while steady, the
  * cluster's one probe to one node while holding, whole permits in proportion to the waiting actors
  * while ramping. Each node answers each lease at once with its report ({@link
- * dev.supervision.backoff.spi.NodeReport}: restarts started, failures, actors waiting), from which
+ * dev.supervision.backoff.rate.NodeReport}: restarts started, failures, actors waiting), from which
  * the learner learns as one node's gate would. The learner's parameters are those of the budget as
  * the node that started it defined it: define a budget the same way on every node.
  *
  * <p>Failure modes. A node whose lease is not renewed for five rounds (the learner's node is gone,
  * a partition, a handover in progress) falls back on a controller of its own with {@code 1/N} of
- * the budget ({@link dev.supervision.backoff.spi.LeaseHolder}), continuing from its last lease:
+ * the budget ({@link dev.supervision.backoff.rate.LeaseHolder}), continuing from its last lease:
  * holding if the learner held (probing {@code N} times less often, so that the fallbacks together
  * probe like one node), ramping at its last lease's rate if the learner ramped. Before its first
  * lease a node is on that fallback too. A new learner (after a crash, once the old node is downed

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.supervision.backoff.spi.AdaptiveRateController;
-import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
-import dev.supervision.backoff.spi.Lease;
-import dev.supervision.backoff.spi.NodeReport;
+import dev.supervision.backoff.rate.AdaptiveRateController;
+import dev.supervision.backoff.rate.AdaptiveRateController.Parameters;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.Lease;
+import dev.supervision.backoff.rate.NodeReport;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

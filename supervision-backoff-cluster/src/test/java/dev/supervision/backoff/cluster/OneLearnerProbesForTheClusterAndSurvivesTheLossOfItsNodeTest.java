@@ -9,7 +9,7 @@ import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.BackoffSupervisor;
 import dev.supervision.backoff.RestartBudget;
 import dev.supervision.backoff.RestartBudgets;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
  * tests check the recorded facts (test code may read the clock; the library does not).
  *
  * <p>The bounds, from the design ({@link LeaseLearner}, {@link
- * dev.supervision.backoff.spi.LeaseHolder}, the controller's defaults):
+ * dev.supervision.backoff.rate.LeaseHolder}, the controller's defaults):
  *
  * <ul>
  *   <li>Outage: while the learner holds, the only restarts are the probes it leases, one at a time

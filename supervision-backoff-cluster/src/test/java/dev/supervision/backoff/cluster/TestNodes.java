@@ -3,7 +3,7 @@ package dev.supervision.backoff.cluster;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.supervision.backoff.RestartBudgets;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.GateProtocol;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -14,7 +14,7 @@ import static dev.supervision.backoff.micrometer.BackoffMetrics.BUDGET_TAG;
 
 import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.RestartBudgets;
-import dev.supervision.backoff.spi.AdaptiveRateController;
+import dev.supervision.backoff.rate.AdaptiveRateController;
 import dev.supervision.backoff.spi.GateProtocol;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;

@@ -3,7 +3,7 @@ package dev.supervision.backoff.micrometer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.supervision.backoff.BudgetEvent;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.testkit.BackoffTestKit;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -364,9 +364,9 @@ final class BackoffMetricsTest {
         new org.apache.pekko.actor.typed.eventstream.EventStream.Publish<>(
             new dev.supervision.backoff.BudgetEvent.StateChanged(
                 "db",
-                dev.supervision.backoff.spi.AdaptiveRateController.State.STEADY,
-                dev.supervision.backoff.spi.AdaptiveRateController.State.HOLDING,
-                dev.supervision.backoff.spi.AdaptiveRateController.Reason.FAILURES)));
+                dev.supervision.backoff.rate.AdaptiveRateController.State.STEADY,
+                dev.supervision.backoff.rate.AdaptiveRateController.State.HOLDING,
+                dev.supervision.backoff.rate.AdaptiveRateController.Reason.FAILURES)));
     events.tell(
         new org.apache.pekko.actor.typed.eventstream.EventStream.Publish<>(
             new dev.supervision.backoff.BudgetEvent.Probe("db", 1)));
@@ -377,7 +377,7 @@ final class BackoffMetricsTest {
                 1131,
                 900,
                 1000,
-                dev.supervision.backoff.spi.AdaptiveRateController.Reason.LOSS)));
+                dev.supervision.backoff.rate.AdaptiveRateController.Reason.LOSS)));
     wait.awaitAssert(
         () -> {
           assertEquals(
@@ -513,9 +513,9 @@ final class BackoffMetricsTest {
             new org.apache.pekko.actor.typed.eventstream.EventStream.Publish<>(
                 new dev.supervision.backoff.BudgetEvent.StateChanged(
                     budget,
-                    dev.supervision.backoff.spi.AdaptiveRateController.State.STEADY,
-                    dev.supervision.backoff.spi.AdaptiveRateController.State.HOLDING,
-                    dev.supervision.backoff.spi.AdaptiveRateController.Reason.FAILURES)));
+                    dev.supervision.backoff.rate.AdaptiveRateController.State.STEADY,
+                    dev.supervision.backoff.rate.AdaptiveRateController.State.HOLDING,
+                    dev.supervision.backoff.rate.AdaptiveRateController.Reason.FAILURES)));
     p.awaitAssert(
         () -> {
           assertEquals(

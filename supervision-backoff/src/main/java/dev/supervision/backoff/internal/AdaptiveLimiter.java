@@ -1,10 +1,10 @@
 package dev.supervision.backoff.internal;
 
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.spi.AdaptiveRateController;
-import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
-import dev.supervision.backoff.spi.Pacer;
+import dev.supervision.backoff.rate.AdaptiveRateController;
+import dev.supervision.backoff.rate.AdaptiveRateController.Parameters;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.Pacer;
 
 /**
  * INTERNAL API: an adaptive budget's limiter: its {@link AdaptiveRateController}, started at the

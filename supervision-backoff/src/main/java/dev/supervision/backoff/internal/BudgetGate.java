@@ -2,9 +2,9 @@ package dev.supervision.backoff.internal;
 
 import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.spi.AdaptiveRateController;
-import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController;
+import dev.supervision.backoff.rate.AdaptiveRateController.Reason;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
 import dev.supervision.backoff.spi.GateProtocol.Acquire;
 import dev.supervision.backoff.spi.GateProtocol.Cancel;
 import dev.supervision.backoff.spi.GateProtocol.CollectReport;

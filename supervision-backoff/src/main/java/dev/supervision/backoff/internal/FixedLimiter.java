@@ -1,8 +1,8 @@
 package dev.supervision.backoff.internal;
 
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.spi.Pacer;
-import dev.supervision.backoff.spi.TokenBucket;
+import dev.supervision.backoff.rate.Pacer;
+import dev.supervision.backoff.rate.TokenBucket;
 
 /**
  * INTERNAL API: a fixed budget's limiter: a {@link Pacer} at {@code permits / period / members}

@@ -1,12 +1,12 @@
 package dev.supervision.backoff.internal;
 
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.spi.AdaptiveRateController;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.Lease;
+import dev.supervision.backoff.rate.LeaseHolder;
+import dev.supervision.backoff.rate.NodeReport;
 import dev.supervision.backoff.spi.GateProtocol;
-import dev.supervision.backoff.spi.Lease;
-import dev.supervision.backoff.spi.LeaseHolder;
-import dev.supervision.backoff.spi.NodeReport;
 import java.util.Optional;
 
 /**

@@ -1,10 +1,10 @@
 package dev.supervision.backoff.internal;
 
-import dev.supervision.backoff.spi.AdaptiveRateController;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.Lease;
+import dev.supervision.backoff.rate.NodeReport;
 import dev.supervision.backoff.spi.GateProtocol;
-import dev.supervision.backoff.spi.Lease;
-import dev.supervision.backoff.spi.NodeReport;
 import java.util.Optional;
 
 /**
@@ -51,7 +51,7 @@ interface Limiter {
 
   /**
    * The most permits the gate may let go between two firings of its release timer: what its pacer
-   * may give in any two ticks of the gate's clock ({@link dev.supervision.backoff.spi.Pacer#maxIn
+   * may give in any two ticks of the gate's clock ({@link dev.supervision.backoff.rate.Pacer#maxIn
    * maxIn(2 ticks)}, at most {@code burst + rate * 3 ticks}). While the timers run on time there are
    * at most two ticks between two releases, so the limit never binds; after a stall it bounds what
    * the ticks that come back to back may release.

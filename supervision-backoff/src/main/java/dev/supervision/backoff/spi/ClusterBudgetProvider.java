@@ -1,5 +1,6 @@
 package dev.supervision.backoff.spi;
 
+import dev.supervision.backoff.rate.AdaptiveRateController;
 import java.util.Optional;
 import java.util.function.IntFunction;
 import org.apache.pekko.actor.typed.Behavior;

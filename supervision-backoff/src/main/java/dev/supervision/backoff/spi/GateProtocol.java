@@ -1,6 +1,9 @@
 package dev.supervision.backoff.spi;
 
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.Lease;
+import dev.supervision.backoff.rate.LeaseHolder;
+import dev.supervision.backoff.rate.NodeReport;
 import java.util.Objects;
 import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;

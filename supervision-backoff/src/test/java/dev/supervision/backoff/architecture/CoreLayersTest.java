@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The core's layers, as docs/architecture.md draws them, bottom to top: {@code internal.util}
- * (imports nothing of the library), {@code spi} (imports only {@code internal.util}, for the
- * argument checks), the values ({@code dev.supervision.backoff} minus the
+ * (imports nothing of the library), {@code rate} (the pure decision classes: imports only {@code
+ * internal.util}, for the argument checks), {@code spi} (the extension point), the values ({@code dev.supervision.backoff} minus the
  * entry points, with {@code internal.policy}), the engine ({@code internal}), the entry points
  * ({@code BackoffSupervisor}, {@code RestartBudgets}).
  */
@@ -61,6 +61,8 @@ final class CoreLayersTest {
                   || c.getPackageName().equals(ROOT + ".internal.policy"));
   private static final DescribedPredicate<JavaClass> ENGINE =
       DescribedPredicate.describe("engine", c -> c.getPackageName().equals(ROOT + ".internal"));
+  private static final DescribedPredicate<JavaClass> RATE =
+      DescribedPredicate.describe("rate", c -> c.getPackageName().equals(ROOT + ".rate"));
   private static final DescribedPredicate<JavaClass> SPI =
       DescribedPredicate.describe("spi", c -> c.getPackageName().equals(ROOT + ".spi"));
   private static final DescribedPredicate<JavaClass> UTIL =
@@ -81,7 +83,12 @@ final class CoreLayersTest {
   void everyCoreClassBelongsToALayer() {
     List<String> homeless = new ArrayList<>();
     for (JavaClass c : CORE) {
-      if (!(ENTRY.test(c) || VALUES.test(c) || ENGINE.test(c) || SPI.test(c) || UTIL.test(c))) {
+      if (!(ENTRY.test(c)
+          || VALUES.test(c)
+          || ENGINE.test(c)
+          || SPI.test(c)
+          || RATE.test(c)
+          || UTIL.test(c))) {
         homeless.add(c.getName());
       }
     }
@@ -101,6 +108,8 @@ final class CoreLayersTest {
         .definedBy(VALUES)
         .layer("Spi")
         .definedBy(SPI)
+        .layer("Rate")
+        .definedBy(RATE)
         .layer("Util")
         .definedBy(UTIL)
         .whereLayer("Entry")
@@ -111,15 +120,17 @@ final class CoreLayersTest {
         .mayOnlyBeAccessedByLayers("Engine", "Entry")
         .whereLayer("Spi")
         .mayOnlyBeAccessedByLayers("Values", "Engine", "Entry")
-        .whereLayer("Util")
+        .whereLayer("Rate")
         .mayOnlyBeAccessedByLayers("Spi", "Values", "Engine", "Entry")
+        .whereLayer("Util")
+        .mayOnlyBeAccessedByLayers("Rate", "Spi", "Values", "Engine", "Entry")
         .check(CORE);
   }
 
   @Test
   void theEngineIsUsedByTheEntryPointsAlone() {
     noClasses()
-        .that(VALUES.or(SPI).or(UTIL))
+        .that(VALUES.or(SPI).or(RATE).or(UTIL))
         .should()
         .dependOnClassesThat(ENGINE.or(ENTRY))
         .because(
@@ -265,22 +276,23 @@ final class CoreLayersTest {
   /** The layers of the packages below the root (the values are the root package's other files). */
   private static final Map<String, Integer> PACKAGE_LAYERS =
       Map.of(
-          ROOT + ".internal", 3,
-          ROOT + ".internal.policy", 2,
-          ROOT + ".spi", 1,
+          ROOT + ".internal", 4,
+          ROOT + ".internal.policy", 3,
+          ROOT + ".spi", 2,
+          ROOT + ".rate", 1,
           ROOT + ".internal.util", 0);
 
-  /** The layer of a node of the package picture, 4 (entry points) to 0 (util). */
+  /** The layer of a node of the package picture, 5 (entry points) to 0 (util). */
   private static int rank(String node) {
     if (ENTRY_POINTS.contains(node)) {
-      return 4;
+      return 5;
     }
     Integer layer = PACKAGE_LAYERS.get(node);
     if (layer != null) {
       return layer;
     }
     if (packageOf(node).equals(ROOT)) {
-      return 2; // a value's file
+      return 3; // a value's file
     }
     throw new IllegalStateException("a node that docs/architecture.md does not place: " + node);
   }

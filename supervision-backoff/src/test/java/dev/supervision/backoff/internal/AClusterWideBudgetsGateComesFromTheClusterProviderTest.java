@@ -3,7 +3,7 @@ package dev.supervision.backoff.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.spi.AdaptiveRateController;
+import dev.supervision.backoff.rate.AdaptiveRateController;
 import dev.supervision.backoff.spi.ClusterBudgetProvider;
 import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.testsupport.Gates;

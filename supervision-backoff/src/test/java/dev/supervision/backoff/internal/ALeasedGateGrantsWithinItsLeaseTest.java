@@ -8,13 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.supervision.backoff.BudgetEvent;
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.Lease;
+import dev.supervision.backoff.rate.NodeReport;
 import dev.supervision.backoff.spi.GateProtocol;
 import dev.supervision.backoff.spi.GateProtocol.Acquire;
 import dev.supervision.backoff.spi.GateProtocol.Coordination;
 import dev.supervision.backoff.spi.GateProtocol.Failed;
-import dev.supervision.backoff.spi.Lease;
-import dev.supervision.backoff.spi.NodeReport;
 import dev.supervision.backoff.testsupport.Gates.Grant;
 import dev.supervision.backoff.testsupport.StartingRequester;
 import java.time.Duration;

@@ -1,7 +1,7 @@
-package dev.supervision.backoff.spi;
+package dev.supervision.backoff.rate;
 
 import dev.supervision.backoff.internal.util.Check;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
 import java.time.Duration;
 import java.util.Objects;
 

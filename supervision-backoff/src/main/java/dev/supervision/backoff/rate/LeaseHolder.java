@@ -1,9 +1,9 @@
-package dev.supervision.backoff.spi;
+package dev.supervision.backoff.rate;
 
 import dev.supervision.backoff.internal.util.Check;
-import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
-import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController.Parameters;
+import dev.supervision.backoff.rate.AdaptiveRateController.Reason;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

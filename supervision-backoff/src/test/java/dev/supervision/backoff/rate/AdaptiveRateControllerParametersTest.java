@@ -1,10 +1,10 @@
-package dev.supervision.backoff.spi;
+package dev.supervision.backoff.rate;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
+import dev.supervision.backoff.rate.AdaptiveRateController.Parameters;
 import java.time.Duration;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;

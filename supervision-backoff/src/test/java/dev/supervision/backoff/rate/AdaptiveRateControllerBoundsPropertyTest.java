@@ -1,8 +1,8 @@
-package dev.supervision.backoff.spi;
+package dev.supervision.backoff.rate;
 
-import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
-import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController.Parameters;
+import dev.supervision.backoff.rate.AdaptiveRateController.Reason;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

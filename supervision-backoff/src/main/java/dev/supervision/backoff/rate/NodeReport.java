@@ -1,6 +1,6 @@
-package dev.supervision.backoff.spi;
+package dev.supervision.backoff.rate;
 
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
 import java.util.List;
 import java.util.Objects;
 

@@ -1,14 +1,14 @@
-package dev.supervision.backoff.spi;
+package dev.supervision.backoff.rate;
 
-import static dev.supervision.backoff.spi.Steps.S;
-import static dev.supervision.backoff.spi.Steps.take;
+import static dev.supervision.backoff.rate.Steps.S;
+import static dev.supervision.backoff.rate.Steps.take;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.supervision.backoff.spi.AdaptiveRateController.Parameters;
-import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController.Parameters;
+import dev.supervision.backoff.rate.AdaptiveRateController.Reason;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.supervision.backoff.spi;
+package dev.supervision.backoff.rate;
 
 import dev.supervision.backoff.internal.util.Check;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.supervision.backoff.spi;
+package dev.supervision.backoff.rate;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

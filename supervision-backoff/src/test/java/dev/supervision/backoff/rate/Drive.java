@@ -1,7 +1,7 @@
-package dev.supervision.backoff.spi;
+package dev.supervision.backoff.rate;
 
-import dev.supervision.backoff.spi.AdaptiveRateController.Reason;
-import dev.supervision.backoff.spi.AdaptiveRateController.State;
+import dev.supervision.backoff.rate.AdaptiveRateController.Reason;
+import dev.supervision.backoff.rate.AdaptiveRateController.State;
 import java.util.ArrayList;
 import java.util.List;
 
