@@ -5,6 +5,7 @@ import com.typesafe.config.ConfigException;
 import dev.supervision.backoff.internal.policy.DelaySchedule;
 import dev.supervision.backoff.internal.policy.PolicyConfig;
 import dev.supervision.backoff.internal.util.Causes;
+import dev.supervision.backoff.internal.util.Check;
 import dev.supervision.backoff.internal.util.ParameterException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,9 +90,9 @@ public final class BackoffPolicy {
    *     {@code maxBackoff < minBackoff}
    */
   public static BackoffPolicy exponential(Duration minBackoff, Duration maxBackoff) {
-    Require.positive(minBackoff, "minBackoff");
-    Require.positive(maxBackoff, "maxBackoff");
-    Require.argument(
+    Check.delay(minBackoff, "minBackoff");
+    Check.delay(maxBackoff, "maxBackoff");
+    Check.argument(
         maxBackoff.compareTo(minBackoff) >= 0,
         "maxBackoff",
         ">= minBackoff (" + minBackoff + ")",
@@ -215,7 +216,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code jitter} is {@code null}
    */
   public BackoffPolicy withJitter(Jitter jitter) {
-    Require.nonNull(jitter, "jitter");
+    Check.nonNull(jitter, "jitter");
     return with(Setting.JITTER, jitter);
   }
 
@@ -302,7 +303,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code stopOn} is {@code null}
    */
   public BackoffPolicy withStopOn(Predicate<Throwable> stopOn) {
-    Require.nonNull(stopOn, "stopOn");
+    Check.nonNull(stopOn, "stopOn");
     return with(Setting.STOP_ON_PREDICATE, stopOn);
   }
 
@@ -325,10 +326,10 @@ public final class BackoffPolicy {
   }
 
   private static List<Class<? extends Throwable>> distinct(Class<? extends Throwable>[] types) {
-    Require.nonNull(types, "types");
+    Check.nonNull(types, "types");
     Set<Class<? extends Throwable>> set = new LinkedHashSet<>();
     for (int i = 0; i < types.length; i++) {
-      set.add(Require.nonNull(types[i], "types[" + i + "]"));
+      set.add(Check.nonNull(types[i], "types[" + i + "]"));
     }
     return List.copyOf(set);
   }
@@ -395,7 +396,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code finalStopMessage} is {@code null}
    */
   public BackoffPolicy withFinalStopMessage(Predicate<Object> finalStopMessage) {
-    Require.nonNull(finalStopMessage, "finalStopMessage");
+    Check.nonNull(finalStopMessage, "finalStopMessage");
     return with(Setting.FINAL_STOP_MESSAGE, finalStopMessage);
   }
 
@@ -431,7 +432,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code handler} is {@code null}
    */
   public BackoffPolicy withHandlerWhileBackingOff(BackoffHandler handler) {
-    Require.nonNull(handler, "handler");
+    Check.nonNull(handler, "handler");
     return with(Setting.HANDLER_WHILE_BACKING_OFF, handler);
   }
 
@@ -477,7 +478,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code logLevel} is {@code null}
    */
   public BackoffPolicy withLogLevel(Level logLevel) {
-    Require.nonNull(logLevel, "logLevel");
+    Check.nonNull(logLevel, "logLevel");
     return with(Setting.LOG_LEVEL, logLevel);
   }
 
@@ -493,8 +494,8 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code afterFailures < 1}
    */
   public BackoffPolicy withCriticalLogLevel(Level criticalLogLevel, int afterFailures) {
-    Require.nonNull(criticalLogLevel, "criticalLogLevel");
-    Require.argument(afterFailures >= 1, "afterFailures", ">= 1", afterFailures);
+    Check.nonNull(criticalLogLevel, "criticalLogLevel");
+    Check.argument(afterFailures >= 1, "afterFailures", ">= 1", afterFailures);
     return with(Setting.CRITICAL_LOG_LEVEL, criticalLogLevel)
         .with(Setting.CRITICAL_LOG_LEVEL_AFTER, afterFailures);
   }
@@ -555,7 +556,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code listener} is {@code null}
    */
   public BackoffPolicy withListener(BackoffListener listener) {
-    Require.nonNull(listener, "listener");
+    Check.nonNull(listener, "listener");
     List<BackoffListener> listeners = getListeners();
     List<BackoffListener> copy = new ArrayList<>(listeners.size() + 1);
     copy.addAll(listeners);
@@ -573,7 +574,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code budget} is {@code null}
    */
   public BackoffPolicy withBudget(RestartBudget budget) {
-    Require.nonNull(budget, "budget");
+    Check.nonNull(budget, "budget");
     return with(Setting.BUDGET, budget);
   }
 
@@ -628,7 +629,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code random} is {@code null}
    */
   public Stream<Duration> delays(RandomGenerator random) {
-    Require.nonNull(random, "random");
+    Check.nonNull(random, "random");
     DelaySchedule schedule =
         new DelaySchedule(getMinBackoff(), getMaxBackoff(), getMultiplier(), getJitter());
     Stream<Duration> all = Stream.generate(() -> Duration.ofNanos(schedule.nextDelayNanos(random)));
@@ -883,7 +884,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code failure} is {@code null}
    */
   public boolean isPermanent(Throwable failure) {
-    Require.nonNull(failure, "failure");
+    Check.nonNull(failure, "failure");
     List<Class<? extends Throwable>> stopOn = getStopOn();
     Predicate<Throwable> stopOnPredicate = get(Setting.STOP_ON_PREDICATE);
     List<Class<? extends Throwable>> restartOn = getRestartOn();
@@ -999,7 +1000,7 @@ public final class BackoffPolicy {
      * that has no other argument to check only delegates.
      */
     @FunctionalInterface
-    interface Check<T> {
+    interface Rule<T> {
       void check(T value, String name);
     }
 
@@ -1037,7 +1038,7 @@ public final class BackoffPolicy {
                 BackoffPolicy::withMultiplier)
             .checkedBy(
                 (v, n) ->
-                    Require.argument(
+                    Check.argument(
                         !Double.isNaN(v) && !Double.isInfinite(v) && v >= 1.0,
                         n,
                         MULTIPLIER_RULE,
@@ -1068,7 +1069,7 @@ public final class BackoffPolicy {
                         ? null
                         : c.duration(k, "a duration (for example 30s) or auto"),
                 (p, v) -> v == null ? p : p.withResetAfter(v))
-            .checkedBy(Require::positive);
+            .checkedBy(Check::delay);
 
     static final Setting<Integer> MAX_RESTARTS =
         new Setting<>(
@@ -1202,7 +1203,7 @@ public final class BackoffPolicy {
                 "a duration > 0",
                 PolicyConfig::duration,
                 BackoffPolicy::withMaxRetryAfter)
-            .checkedBy(Require::positive);
+            .checkedBy(Check::delay);
 
     static final Setting<Level> LOG_LEVEL =
         new Setting<>(
@@ -1340,7 +1341,7 @@ public final class BackoffPolicy {
     private final Reader<T> reader;
 
     /** The rule of the value, or null for a setting whose setter checks it (nulls, pairs). */
-    private Check<T> check;
+    private Rule<T> check;
 
     /** Applies a value read from HOCON through the policy's validating setter. */
     private final BiFunction<BackoffPolicy, T, BackoffPolicy> apply;
@@ -1367,12 +1368,12 @@ public final class BackoffPolicy {
     }
 
     /** Sets this setting's rule; called once, where the constant is made. */
-    private Setting<T> checkedBy(Check<T> rule) {
+    private Setting<T> checkedBy(Rule<T> rule) {
       this.check = rule;
       return this;
     }
 
-    /** Applies this setting's rule to {@code value}, if it has one (see {@link Check}). */
+    /** Applies this setting's rule to {@code value}, if it has one (see {@link Rule}). */
     T checked(T value) {
       if (check != null) {
         check.check(value, name);
@@ -1382,7 +1383,7 @@ public final class BackoffPolicy {
 
     private static void unsetOrNonNegative(Integer value, String name) {
       if (value != null) {
-        Require.nonNegative(value, name);
+        Check.atLeast(value, 0, name);
       }
     }
 
