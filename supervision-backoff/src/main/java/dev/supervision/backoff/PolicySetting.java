@@ -67,7 +67,6 @@ record PolicySetting<T>(
   private static final List<String> LEVELS = List.of("error", "warn", "info", "debug", "trace");
   private static final String LEVEL = "one of " + String.join(", ", LEVELS);
   private static final String CLASSES = "a list of Throwable class names";
-  private static final Reader<Boolean> BOOL = (c, k, a) -> c.bool(k);
   private static final Reader<Level> LEVEL_READER =
       (c, k, a) -> Level.valueOf(c.oneOf(k, LEVELS).toUpperCase(Locale.ROOT));
   private static final Reader<List<Class<? extends Throwable>>> CLASS_READER =
@@ -162,59 +161,44 @@ record PolicySetting<T>(
           (c, k, a) -> c.isWord(k, "auto") ? null : c.integer(k, a));
 
   static final PolicySetting<Boolean> STOP_CHILDREN =
-      new PolicySetting<>(
+      flag(
           "stopChildren",
           "stop-children",
-          BOOLEAN,
           "withStopChildren(boolean)",
           v -> v.stopChildren,
-          (v, x) -> v.stopChildren = x,
-          null,
-          BOOL);
+          (v, x) -> v.stopChildren = x);
 
   static final PolicySetting<Boolean> RESTART_ON_STOP =
-      new PolicySetting<>(
+      flag(
           "restartOnStop",
           "restart-on-stop",
-          BOOLEAN,
           "withRestartOnStop(boolean)",
           v -> v.restartOnStop,
-          (v, x) -> v.restartOnStop = x,
-          null,
-          BOOL);
+          (v, x) -> v.restartOnStop = x);
 
   static final PolicySetting<Predicate<Object>> FINAL_STOP_MESSAGE =
-      new PolicySetting<>(
+      code(
           "finalStopMessage",
-          null,
-          null,
           "withFinalStopMessage(Predicate)",
           v -> v.finalStopMessage,
           (v, x) -> v.finalStopMessage = x,
-          x -> Check.nonNull(x, "finalStopMessage"),
-          null);
+          x -> Check.nonNull(x, "finalStopMessage"));
 
   static final PolicySetting<Boolean> MANUAL_RESET =
-      new PolicySetting<>(
+      flag(
           "manualReset",
           "manual-reset",
-          BOOLEAN,
           "withManualReset()",
           v -> v.manualReset,
-          (v, x) -> v.manualReset = x,
-          null,
-          BOOL);
+          (v, x) -> v.manualReset = x);
 
   static final PolicySetting<BackoffHandler> HANDLER_WHILE_BACKING_OFF =
-      new PolicySetting<>(
+      code(
           "handlerWhileBackingOff",
-          null,
-          null,
           "withHandlerWhileBackingOff(BackoffHandler)",
           v -> v.handlerWhileBackingOff,
           (v, x) -> v.handlerWhileBackingOff = x,
-          x -> Check.nonNull(x, "handler"),
-          null);
+          x -> Check.nonNull(x, "handler"));
 
   static final PolicySetting<List<Class<? extends Throwable>>> STOP_ON =
       new PolicySetting<>(
@@ -228,15 +212,12 @@ record PolicySetting<T>(
           CLASS_READER);
 
   static final PolicySetting<Predicate<Throwable>> STOP_ON_PREDICATE =
-      new PolicySetting<>(
+      code(
           "stopOnPredicate",
-          null,
-          null,
           "withStopOn(Predicate)",
           v -> v.stopOnPredicate,
           (v, x) -> v.stopOnPredicate = x,
-          x -> Check.nonNull(x, "stopOn"),
-          null);
+          x -> Check.nonNull(x, "stopOn"));
 
   static final PolicySetting<List<Class<? extends Throwable>>> RESTART_ON =
       new PolicySetting<>(
@@ -305,15 +286,12 @@ record PolicySetting<T>(
           (c, k, a) -> c.isWord(k, "off") ? Integer.MAX_VALUE : c.integer(k, a));
 
   static final PolicySetting<Boolean> LOGGING_ENABLED =
-      new PolicySetting<>(
+      flag(
           "loggingEnabled",
           "logging-enabled",
-          BOOLEAN,
           "withLoggingEnabled(boolean)",
           v -> v.loggingEnabled,
-          (v, x) -> v.loggingEnabled = x,
-          null,
-          BOOL);
+          (v, x) -> v.loggingEnabled = x);
 
   static final PolicySetting<Boolean> AGGREGATED_LOGGING =
       new PolicySetting<>(
@@ -327,15 +305,12 @@ record PolicySetting<T>(
           (c, k, a) -> c.isWord(k, "auto") ? null : c.bool(k));
 
   static final PolicySetting<Boolean> EVENT_STREAM_PUBLISHING =
-      new PolicySetting<>(
+      flag(
           "eventStreamPublishing",
           "publish-events",
-          BOOLEAN,
           "withEventStreamPublishing(boolean)",
           v -> v.eventStreamPublishing,
-          (v, x) -> v.eventStreamPublishing = x,
-          null,
-          BOOL);
+          (v, x) -> v.eventStreamPublishing = x);
 
   static final PolicySetting<RestartBudget> BUDGET =
       new PolicySetting<>(
@@ -349,14 +324,11 @@ record PolicySetting<T>(
           (c, k, a) -> BudgetSetting.read(c, k));
 
   static final PolicySetting<List<BackoffListener>> LISTENERS =
-      new PolicySetting<>(
+      code(
           "listeners",
-          null,
-          null,
           "withListener(BackoffListener)",
           v -> v.listeners,
           (v, x) -> v.listeners = x,
-          null,
           null);
 
   /** Every setting, in the order of printing, {@code reference.conf} and the docs. */
@@ -399,6 +371,26 @@ record PolicySetting<T>(
     ALL.stream().filter(s -> s.key != null).forEach(s -> allowed.put(s.key, s.allowed));
     KEYS = List.copyOf(allowed.keySet());
     ALLOWED = Collections.unmodifiableMap(allowed);
+  }
+
+  /** A setting that only code can set. */
+  private static <T> PolicySetting<T> code(
+      String name,
+      String method,
+      Function<Values, T> get,
+      BiConsumer<Values, T> set,
+      UnaryOperator<T> rule) {
+    return new PolicySetting<>(name, null, null, method, get, set, rule, null);
+  }
+
+  /** A boolean setting, which every value suits. */
+  private static PolicySetting<Boolean> flag(
+      String name,
+      String key,
+      String method,
+      Function<Values, Boolean> get,
+      BiConsumer<Values, Boolean> set) {
+    return new PolicySetting<>(name, key, BOOLEAN, method, get, set, null, (c, k, a) -> c.bool(k));
   }
 
   /** Failure types without duplicates, in the order given; the rule of stop-on and restart-on. */
