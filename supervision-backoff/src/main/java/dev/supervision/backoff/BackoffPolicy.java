@@ -29,8 +29,8 @@ import org.slf4j.event.Level;
  * broken: that attempt gets full jitter on the same bound, see {@link Jitter}), and then raised to a
  * {@link RetryAfter} hint if the failure carries one.
  *
- * <p>Every {@code withX} method states its setting's default, and what it does: the library's
- * {@code docs/configuration.md} lists them, with their configuration keys, by these methods.
+ * <p>Each {@code withX} method describes its setting and states its default; the library's {@code
+ * docs/configuration.md} lists the settings with their configuration keys and these methods.
  *
  * <p>A policy can also be read from HOCON with {@link #fromConfig(Config, String)}, so that
  * operators can change it in {@code application.conf} without a rebuild.
