@@ -119,9 +119,7 @@ public final class BackoffPolicy {
    */
   public static BackoffPolicy fromConfig(Config root, String path) {
     return new BackoffPolicy(
-        PolicySetting.read(
-            () -> PolicyConfig.policy(root, path, PolicySetting.KEYS, PolicySetting.ALLOWED),
-            path));
+        PolicySetting.read(() -> PolicyConfig.policy(root, path, PolicySetting.ALLOWED), path));
   }
 
   /**
@@ -143,8 +141,7 @@ public final class BackoffPolicy {
   public static BackoffPolicy fromConfig(Config config) {
     return new BackoffPolicy(
         PolicySetting.read(
-            () -> PolicyConfig.policy(config, PolicySetting.KEYS, PolicySetting.ALLOWED),
-            "the policy block"));
+            () -> PolicyConfig.policy(config, PolicySetting.ALLOWED), "the policy block"));
   }
 
   /**

@@ -92,7 +92,7 @@ record BudgetSetting(String key, String noDefault, String allowed, String method
    * @return the budget, or {@code null} if the key's value is {@code null}
    */
   static RestartBudget read(PolicyConfig policy, String key) {
-    PolicyConfig.Named named = policy.budget(key, KEYS, ALLOWED);
+    PolicyConfig.Named named = policy.budget(key, ALLOWED);
     if (named == null) {
       return null;
     }
