@@ -1,31 +1,22 @@
 package dev.supervision.backoff;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigException;
 import dev.supervision.backoff.internal.policy.DelaySchedule;
 import dev.supervision.backoff.internal.policy.PolicyConfig;
 import dev.supervision.backoff.internal.util.Causes;
-import dev.supervision.backoff.internal.util.ParameterException;
+import dev.supervision.backoff.internal.util.Check;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-import java.util.Set;
-import java.util.StringJoiner;
-import java.util.function.BiFunction;
 import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import java.util.stream.Stream;
 import org.slf4j.event.Level;
-import scala.util.control.NonFatal;
 
 /**
  * How a supervised actor is restarted: an immutable, validated, thread-safe value.
@@ -38,13 +29,8 @@ import scala.util.control.NonFatal;
  * broken: that attempt gets full jitter on the same bound, see {@link Jitter}), and then raised to a
  * {@link RetryAfter} hint if the failure carries one.
  *
- * <p>Every {@code withX} method states its setting's default. In short: multiplier 2, {@link
- * Jitter#full() full jitter}, reset after {@code (minBackoff + maxBackoff) / 2} and unlimited
- * restarts (as Pekko), the stash capacity of the actor system ({@code
- * pekko.actor.typed.restart-stash-capacity}, as Pekko), children stopped on a restart (as Pekko),
- * every failure restarted, failures logged at WARN (Pekko: ERROR; see {@link #withLogLevel(Level)}),
- * {@link RetryAfter} hints up to 1 hour, no listeners, no budget, no event stream publishing. The
- * library's {@code docs/configuration.md} has the full table, with the configuration keys.
+ * <p>Each {@code withX} method describes its setting and states its default; the library's {@code
+ * docs/configuration.md} lists the settings with their configuration keys and these methods.
  *
  * <p>A policy can also be read from HOCON with {@link #fromConfig(Config, String)}, so that
  * operators can change it in {@code application.conf} without a rebuild.
@@ -55,31 +41,21 @@ import scala.util.control.NonFatal;
  */
 public final class BackoffPolicy {
 
-  /** The value of every setting, in the order of {@link Setting#ALL}; never modified. */
-  private final Object[] values;
+  /** The settings; never modified once the policy is made. */
+  private final PolicySetting.Values values;
 
-  private BackoffPolicy(Object[] values) {
+  private BackoffPolicy(PolicySetting.Values values) {
     this.values = values;
   }
 
-  /**
-   * Returns a copy of this policy with one setting changed, after the setting's rule ({@link
-   * Setting#checked}); rules that involve another argument are checked before.
-   */
-  <T> BackoffPolicy with(Setting<T> setting, T value) {
-    Object[] copy = values.clone();
-    copy[setting.index] = setting.checked(value);
-    return new BackoffPolicy(copy);
-  }
-
-  @SuppressWarnings("unchecked")
-  private <T> T get(Setting<T> setting) {
-    return (T) values[setting.index];
+  /** A copy of this policy with {@code setting} set to {@code value}, after the setting's rule. */
+  private <T> BackoffPolicy with(PolicySetting<T> setting, T value) {
+    return new BackoffPolicy(values.with(setting, value));
   }
 
   /**
    * An exponential backoff from {@code minBackoff} to {@code maxBackoff} with full jitter,
-   * multiplier 2, unlimited restarts and the other defaults listed on this class.
+   * multiplier 2, unlimited restarts and the defaults that the {@code withX} methods state.
    *
    * @param minBackoff the bound of the first restart's delay; {@code > 0}
    * @param maxBackoff the hard cap of every delay; {@code >= minBackoff} and {@code <= 180 days}
@@ -89,18 +65,7 @@ public final class BackoffPolicy {
    *     {@code maxBackoff < minBackoff}
    */
   public static BackoffPolicy exponential(Duration minBackoff, Duration maxBackoff) {
-    Require.positive(minBackoff, "minBackoff");
-    Require.positive(maxBackoff, "maxBackoff");
-    Require.argument(
-        maxBackoff.compareTo(minBackoff) >= 0,
-        "maxBackoff",
-        ">= minBackoff (" + minBackoff + ")",
-        maxBackoff);
-    Object[] values = Setting.codeDefaults();
-    values[Setting.MIN_BACKOFF.index] = minBackoff;
-    values[Setting.MAX_BACKOFF.index] = maxBackoff;
-    values[Setting.RESET_AFTER.index] = minBackoff.plus(maxBackoff).dividedBy(2);
-    return new BackoffPolicy(values);
+    return new BackoffPolicy(PolicySetting.exponential(minBackoff, maxBackoff));
   }
 
   /**
@@ -121,8 +86,9 @@ public final class BackoffPolicy {
    * }</pre>
    *
    * <p>The keys are those of {@code supervision-backoff.default-policy} in the library's {@code
-   * reference.conf}, which documents each (one per setting that configuration can hold; the
-   * library's {@code docs/configuration.md} lists them with their defaults). A key the block leaves
+   * reference.conf}, one per setting that configuration can hold; the library's {@code
+   * docs/configuration.md} lists them with their defaults, what each allows and the method of this
+   * class that each stands for, whose documentation is the key's. A key the block leaves
    * out takes its value from {@code supervision-backoff.default-policy} in {@code root} (so an
    * application can change the defaults of all its policies), else from {@code reference.conf}.
    * Listeners, {@link #withStopOn(Predicate) a stop predicate} and custom jitters are code, not
@@ -147,17 +113,13 @@ public final class BackoffPolicy {
    *     a value that is not a block), the block or the application's defaults have a key that is
    *     not a setting, a value is not allowed, a class name is not found or not a {@code
    *     Throwable}, the budget it names is not defined or not valid, or {@code root} has unresolved
-   *     substitutions where the policy is read; the message starts with the
-   *     full path of the
+   *     substitutions where the policy is read; the message starts with the full path of the
    *     setting, then the value and what is allowed, for example {@code
    *     my-service.worker-backoff.jitter: "fulll" is not one of full, equal, decorrelated, none}
    */
   public static BackoffPolicy fromConfig(Config root, String path) {
-    try {
-      return Setting.read(PolicyConfig.policy(root, path, Setting.KEYS, Setting.ALLOWED));
-    } catch (ConfigException.NotResolved e) {
-      throw notResolved(path, e);
-    }
+    return new BackoffPolicy(
+        PolicySetting.read(() -> PolicyConfig.policy(root, path, PolicySetting.ALLOWED), path));
   }
 
   /**
@@ -177,21 +139,9 @@ public final class BackoffPolicy {
    *     allowed, it names a budget, or it has unresolved substitutions
    */
   public static BackoffPolicy fromConfig(Config config) {
-    try {
-      return Setting.read(PolicyConfig.policy(config, Setting.KEYS, Setting.ALLOWED));
-    } catch (ConfigException.NotResolved e) {
-      throw notResolved("the policy block", e);
-    }
-  }
-
-  /** A config read before its substitutions ({@code ${...}}) were resolved. */
-  private static IllegalArgumentException notResolved(String where, ConfigException.NotResolved e) {
-    return new IllegalArgumentException(
-        where
-            + ": the config is not resolved (call resolve() on it first; ConfigFactory.load() and"
-            + " an actor system's settings are resolved): "
-            + e.getMessage(),
-        e);
+    return new BackoffPolicy(
+        PolicySetting.read(
+            () -> PolicyConfig.policy(config, PolicySetting.ALLOWED), "the policy block"));
   }
 
   /**
@@ -203,7 +153,7 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code multiplier} is NaN, infinite or below 1.0
    */
   public BackoffPolicy withMultiplier(double multiplier) {
-    return with(Setting.MULTIPLIER, multiplier);
+    return with(PolicySetting.MULTIPLIER, multiplier);
   }
 
   /**
@@ -215,8 +165,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code jitter} is {@code null}
    */
   public BackoffPolicy withJitter(Jitter jitter) {
-    Require.nonNull(jitter, "jitter");
-    return with(Setting.JITTER, jitter);
+    return with(PolicySetting.JITTER, jitter);
   }
 
   /**
@@ -230,7 +179,7 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code resetAfter} is zero, negative or above 180 days
    */
   public BackoffPolicy withResetAfter(Duration resetAfter) {
-    return with(Setting.RESET_AFTER, resetAfter);
+    return with(PolicySetting.RESET_AFTER, resetAfter);
   }
 
   /**
@@ -244,7 +193,7 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code maxRestarts} is negative
    */
   public BackoffPolicy withMaxRestarts(int maxRestarts) {
-    return with(Setting.MAX_RESTARTS, maxRestarts);
+    return with(PolicySetting.MAX_RESTARTS, maxRestarts);
   }
 
   /**
@@ -253,7 +202,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withUnlimitedRestarts() {
-    return with(Setting.MAX_RESTARTS, null);
+    return new BackoffPolicy(values.without(PolicySetting.MAX_RESTARTS));
   }
 
   /**
@@ -269,7 +218,7 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code stashCapacity} is negative
    */
   public BackoffPolicy withStashCapacity(int stashCapacity) {
-    return with(Setting.STASH_CAPACITY, stashCapacity);
+    return with(PolicySetting.STASH_CAPACITY, stashCapacity);
   }
 
   /**
@@ -284,8 +233,7 @@ public final class BackoffPolicy {
    */
   @SafeVarargs
   public final BackoffPolicy withStopOn(Class<? extends Throwable>... types) {
-    List<Class<? extends Throwable>> copy = distinct(types);
-    return with(Setting.STOP_ON, copy);
+    return with(PolicySetting.STOP_ON, types == null ? null : Arrays.asList(types));
   }
 
   /**
@@ -302,8 +250,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code stopOn} is {@code null}
    */
   public BackoffPolicy withStopOn(Predicate<Throwable> stopOn) {
-    Require.nonNull(stopOn, "stopOn");
-    return with(Setting.STOP_ON_PREDICATE, stopOn);
+    return with(PolicySetting.STOP_ON_PREDICATE, stopOn);
   }
 
   /**
@@ -320,17 +267,7 @@ public final class BackoffPolicy {
    */
   @SafeVarargs
   public final BackoffPolicy withRestartOn(Class<? extends Throwable>... types) {
-    List<Class<? extends Throwable>> copy = distinct(types);
-    return with(Setting.RESTART_ON, copy);
-  }
-
-  private static List<Class<? extends Throwable>> distinct(Class<? extends Throwable>[] types) {
-    Require.nonNull(types, "types");
-    Set<Class<? extends Throwable>> set = new LinkedHashSet<>();
-    for (int i = 0; i < types.length; i++) {
-      set.add(Require.nonNull(types[i], "types[" + i + "]"));
-    }
-    return List.copyOf(set);
+    return with(PolicySetting.RESTART_ON, types == null ? null : Arrays.asList(types));
   }
 
   /**
@@ -343,7 +280,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withStopChildren(boolean stopChildren) {
-    return with(Setting.STOP_CHILDREN, stopChildren);
+    return with(PolicySetting.STOP_CHILDREN, stopChildren);
   }
 
   /**
@@ -375,7 +312,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withRestartOnStop(boolean restartOnStop) {
-    return with(Setting.RESTART_ON_STOP, restartOnStop);
+    return with(PolicySetting.RESTART_ON_STOP, restartOnStop);
   }
 
   /**
@@ -395,8 +332,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code finalStopMessage} is {@code null}
    */
   public BackoffPolicy withFinalStopMessage(Predicate<Object> finalStopMessage) {
-    Require.nonNull(finalStopMessage, "finalStopMessage");
-    return with(Setting.FINAL_STOP_MESSAGE, finalStopMessage);
+    return with(PolicySetting.FINAL_STOP_MESSAGE, finalStopMessage);
   }
 
   /**
@@ -409,7 +345,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withManualReset() {
-    return with(Setting.MANUAL_RESET, true);
+    return with(PolicySetting.MANUAL_RESET, true);
   }
 
   /**
@@ -431,8 +367,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code handler} is {@code null}
    */
   public BackoffPolicy withHandlerWhileBackingOff(BackoffHandler handler) {
-    Require.nonNull(handler, "handler");
-    return with(Setting.HANDLER_WHILE_BACKING_OFF, handler);
+    return with(PolicySetting.HANDLER_WHILE_BACKING_OFF, handler);
   }
 
   /**
@@ -445,7 +380,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withRandomSeed(long seed) {
-    return with(Setting.RANDOM_SEED, seed);
+    return with(PolicySetting.RANDOM_SEED, seed);
   }
 
   /**
@@ -457,7 +392,7 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code maxRetryAfter} is zero, negative or above 180 days
    */
   public BackoffPolicy withMaxRetryAfter(Duration maxRetryAfter) {
-    return with(Setting.MAX_RETRY_AFTER, maxRetryAfter);
+    return with(PolicySetting.MAX_RETRY_AFTER, maxRetryAfter);
   }
 
   /**
@@ -477,8 +412,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code logLevel} is {@code null}
    */
   public BackoffPolicy withLogLevel(Level logLevel) {
-    Require.nonNull(logLevel, "logLevel");
-    return with(Setting.LOG_LEVEL, logLevel);
+    return with(PolicySetting.LOG_LEVEL, logLevel);
   }
 
   /**
@@ -493,10 +427,10 @@ public final class BackoffPolicy {
    * @throws IllegalArgumentException if {@code afterFailures < 1}
    */
   public BackoffPolicy withCriticalLogLevel(Level criticalLogLevel, int afterFailures) {
-    Require.nonNull(criticalLogLevel, "criticalLogLevel");
-    Require.argument(afterFailures >= 1, "afterFailures", ">= 1", afterFailures);
-    return with(Setting.CRITICAL_LOG_LEVEL, criticalLogLevel)
-        .with(Setting.CRITICAL_LOG_LEVEL_AFTER, afterFailures);
+    return new BackoffPolicy(
+        values
+            .with(PolicySetting.CRITICAL_LOG_LEVEL, criticalLogLevel)
+            .with(PolicySetting.CRITICAL_LOG_LEVEL_AFTER, afterFailures));
   }
 
   /**
@@ -506,7 +440,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withLoggingEnabled(boolean enabled) {
-    return with(Setting.LOGGING_ENABLED, enabled);
+    return with(PolicySetting.LOGGING_ENABLED, enabled);
   }
 
   /**
@@ -532,18 +466,17 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withAggregatedLogging(boolean aggregated) {
-    return with(Setting.AGGREGATED_LOGGING, aggregated);
+    return with(PolicySetting.AGGREGATED_LOGGING, aggregated);
   }
 
   /**
-   * Whether a herd's lines (failures, give-ups, restarts after a stop) are logged as a herd (see
-   * {@link #withAggregatedLogging(boolean)}).
-   *
-   * @return the setting, or, if it was not set, whether the policy has a budget
+   * {@return whether a herd's lines are logged as a herd (see {@link
+   * #withAggregatedLogging(boolean)}): the setting, or, if it was not set, whether the policy has a
+   * budget}
    */
   public boolean isAggregatedLogging() {
-    Boolean set = get(Setting.AGGREGATED_LOGGING);
-    return set != null ? set : getBudget().isPresent();
+    Boolean set = values.aggregatedLogging;
+    return set != null ? set : values.budget != null;
   }
 
   /**
@@ -555,12 +488,12 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code listener} is {@code null}
    */
   public BackoffPolicy withListener(BackoffListener listener) {
-    Require.nonNull(listener, "listener");
+    Check.nonNull(listener, "listener");
     List<BackoffListener> listeners = getListeners();
     List<BackoffListener> copy = new ArrayList<>(listeners.size() + 1);
     copy.addAll(listeners);
     copy.add(listener);
-    return with(Setting.LISTENERS, Collections.unmodifiableList(copy));
+    return with(PolicySetting.LISTENERS, Collections.unmodifiableList(copy));
   }
 
   /**
@@ -573,8 +506,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code budget} is {@code null}
    */
   public BackoffPolicy withBudget(RestartBudget budget) {
-    Require.nonNull(budget, "budget");
-    return with(Setting.BUDGET, budget);
+    return with(PolicySetting.BUDGET, budget);
   }
 
   /**
@@ -583,16 +515,12 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withoutBudget() {
-    return with(Setting.BUDGET, null);
+    return new BackoffPolicy(values.without(PolicySetting.BUDGET));
   }
 
-  /**
-   * The restart budget that actors of this policy share.
-   *
-   * @return the budget, or empty if restarts are limited only by the backoff
-   */
+  /** {@return the budget that actors of this policy share, or empty (the default)} */
   public Optional<RestartBudget> getBudget() {
-    return Optional.ofNullable(get(Setting.BUDGET));
+    return Optional.ofNullable(values.budget);
   }
 
   /**
@@ -614,7 +542,7 @@ public final class BackoffPolicy {
    * @return a new policy
    */
   public BackoffPolicy withEventStreamPublishing(boolean enabled) {
-    return with(Setting.EVENT_STREAM_PUBLISHING, enabled);
+    return with(PolicySetting.EVENT_STREAM_PUBLISHING, enabled);
   }
 
   /**
@@ -628,7 +556,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code random} is {@code null}
    */
   public Stream<Duration> delays(RandomGenerator random) {
-    Require.nonNull(random, "random");
+    Check.nonNull(random, "random");
     DelaySchedule schedule =
         new DelaySchedule(getMinBackoff(), getMaxBackoff(), getMultiplier(), getJitter());
     Stream<Duration> all = Stream.generate(() -> Duration.ofNanos(schedule.nextDelayNanos(random)));
@@ -636,219 +564,130 @@ public final class BackoffPolicy {
     return maxRestarts.isPresent() ? all.limit(maxRestarts.getAsInt()) : all;
   }
 
-  /**
-   * The bound of the first restart's delay.
-   *
-   * @return the minimum backoff
-   */
+  /** {@return the bound of the first restart's delay} */
   public Duration getMinBackoff() {
-    return get(Setting.MIN_BACKOFF);
+    return values.minBackoff;
   }
 
-  /**
-   * The hard cap of every delay (except those raised by a {@link RetryAfter} hint).
-   *
-   * @return the maximum backoff
-   */
+  /** {@return the hard cap of every delay, except one raised by a {@link RetryAfter} hint} */
   public Duration getMaxBackoff() {
-    return get(Setting.MAX_BACKOFF);
+    return values.maxBackoff;
   }
 
-  /**
-   * The growth factor of the exponential bound.
-   *
-   * @return the multiplier, {@code >= 1.0}
-   */
+  /** {@return the multiplier, {@code >= 1.0}; see {@link #withMultiplier(double)}} */
   public double getMultiplier() {
-    return get(Setting.MULTIPLIER);
+    return values.multiplier;
   }
 
-  /**
-   * How the bound is turned into a delay.
-   *
-   * @return the jitter
-   */
+  /** {@return the jitter; see {@link #withJitter(Jitter)}} */
   public Jitter getJitter() {
-    return get(Setting.JITTER);
+    return values.jitter;
   }
 
-  /**
-   * How long a restarted actor must run without failing for its count to reset.
-   *
-   * @return the reset window
-   */
+  /** {@return the reset window; see {@link #withResetAfter(Duration)}} */
   public Duration getResetAfter() {
-    return get(Setting.RESET_AFTER);
+    return values.resetAfter;
   }
 
-  /**
-   * The restart limit between resets.
-   *
-   * @return the limit, or empty for unlimited restarts
-   */
+  /** {@return the restart limit between resets, or empty for unlimited restarts} */
   public OptionalInt getMaxRestarts() {
-    Integer maxRestarts = get(Setting.MAX_RESTARTS);
-    return maxRestarts == null ? OptionalInt.empty() : OptionalInt.of(maxRestarts);
+    return values.maxRestarts == null ? OptionalInt.empty() : OptionalInt.of(values.maxRestarts);
   }
 
   /**
-   * How many messages are kept during a backoff, if this policy sets it. The supervisor uses this
-   * value when present and {@code pekko.actor.typed.restart-stash-capacity} of the actor system's
-   * configuration otherwise.
-   *
-   * @return the capacity set with {@link #withStashCapacity(int)} or {@code stash-capacity} in
-   *     configuration, or empty if it is left to the actor system (the default)
+   * {@return the stash capacity set with {@link #withStashCapacity(int)} or {@code stash-capacity}
+   * in configuration, or empty if it is left to the actor system's {@code
+   * pekko.actor.typed.restart-stash-capacity} (the default)}
    */
   public OptionalInt getStashCapacitySetting() {
-    Integer stashCapacity = get(Setting.STASH_CAPACITY);
-    return stashCapacity == null ? OptionalInt.empty() : OptionalInt.of(stashCapacity);
+    Integer capacity = values.stashCapacity;
+    return capacity == null ? OptionalInt.empty() : OptionalInt.of(capacity);
   }
 
-  /**
-   * The permanent failure types.
-   *
-   * @return an unmodifiable list, in the order given, without duplicates
-   */
+  /** {@return the permanent failure types: unmodifiable, in the order given, without duplicates} */
   public List<Class<? extends Throwable>> getStopOn() {
-    return get(Setting.STOP_ON);
+    return values.stopOn;
   }
 
-  /**
-   * The permanent-failure rule set with {@link #withStopOn(Predicate)}.
-   *
-   * @return the predicate, or empty if there is none (the default)
-   */
+  /** {@return the rule set with {@link #withStopOn(Predicate)}, or empty (the default)} */
   public Optional<Predicate<Throwable>> getStopOnPredicate() {
-    return Optional.ofNullable(get(Setting.STOP_ON_PREDICATE));
+    return Optional.ofNullable(values.stopOnPredicate);
   }
 
   /**
-   * The transient failure types: if not empty, only these are restarted.
-   *
-   * @return an unmodifiable list, in the order given, without duplicates; empty (the default)
-   *     restarts every failure that no stop rule matches
+   * {@return the transient failure types: unmodifiable, in the order given, without duplicates;
+   * empty (the default) restarts every failure that no stop rule matches}
    */
   public List<Class<? extends Throwable>> getRestartOn() {
-    return get(Setting.RESTART_ON);
+    return values.restartOn;
   }
 
-  /**
-   * Whether the children of a failed actor are stopped before it restarts.
-   *
-   * @return {@code true} (the default) if they are
-   */
+  /** {@return whether the children of a failed actor are stopped before it restarts (default)} */
   public boolean isStopChildren() {
-    return get(Setting.STOP_CHILDREN);
+    return values.stopChildren;
   }
 
-  /**
-   * Whether a child that stops itself is restarted.
-   *
-   * @return {@code true} if it is; {@code false} (the default) if its stop stops the actor
-   */
+  /** {@return whether a child that stops itself is restarted; {@code false} by default} */
   public boolean isRestartOnStop() {
-    return get(Setting.RESTART_ON_STOP);
+    return values.restartOnStop;
   }
 
-  /**
-   * The rule that makes a stop final under {@link #isRestartOnStop()}.
-   *
-   * @return the predicate, or empty if there is none (the default)
-   */
+  /** {@return the rule that makes a stop final, or empty (the default)} */
   public Optional<Predicate<Object>> getFinalStopMessage() {
-    return Optional.ofNullable(get(Setting.FINAL_STOP_MESSAGE));
+    return Optional.ofNullable(values.finalStopMessage);
   }
 
-  /**
-   * Whether only the child resets the restart count ({@link #withManualReset()}).
-   *
-   * @return {@code true} if the reset window does not reset the count; {@code false} by default
-   */
+  /** {@return whether only the child resets the restart count; {@code false} by default} */
   public boolean isManualReset() {
-    return get(Setting.MANUAL_RESET);
+    return values.manualReset;
   }
 
-  /**
-   * The handler of the messages that arrive during a backoff.
-   *
-   * @return the handler, or empty if messages are only stashed (the default)
-   */
+  /** {@return the handler of messages during a backoff, or empty (the default): stash only} */
   public Optional<BackoffHandler> getHandlerWhileBackingOff() {
-    return Optional.ofNullable(get(Setting.HANDLER_WHILE_BACKING_OFF));
+    return Optional.ofNullable(values.handlerWhileBackingOff);
   }
 
-  /**
-   * The seed that makes delays reproducible.
-   *
-   * @return the seed, or empty if each actor seeds itself
-   */
+  /** {@return the seed that makes delays reproducible, or empty if each actor seeds itself} */
   public OptionalLong getRandomSeed() {
-    Long seed = get(Setting.RANDOM_SEED);
-    return seed == null ? OptionalLong.empty() : OptionalLong.of(seed);
+    return values.randomSeed == null ? OptionalLong.empty() : OptionalLong.of(values.randomSeed);
   }
 
-  /**
-   * The longest delay a {@link RetryAfter} hint may ask for.
-   *
-   * @return the limit
-   */
+  /** {@return the longest delay a {@link RetryAfter} hint may ask for} */
   public Duration getMaxRetryAfter() {
-    return get(Setting.MAX_RETRY_AFTER);
+    return values.maxRetryAfter;
   }
 
-  /**
-   * The level of the log line for a failure that is restarted.
-   *
-   * @return the level
-   */
+  /** {@return the level of the log line for a failure that is restarted} */
   public Level getLogLevel() {
-    return get(Setting.LOG_LEVEL);
+    return values.logLevel;
   }
 
-  /**
-   * The level used once an actor failed more than {@link #getCriticalLogLevelAfter()} times in a row.
-   *
-   * @return the level
-   */
+  /** {@return the level used after {@link #getCriticalLogLevelAfter()} failures in a row} */
   public Level getCriticalLogLevel() {
-    return get(Setting.CRITICAL_LOG_LEVEL);
+    return values.criticalLogLevel;
   }
 
   /**
-   * How many failures in a row are logged at {@link #getLogLevel()} before {@link
-   * #getCriticalLogLevel()} is used.
-   *
-   * @return the count; {@code Integer.MAX_VALUE} means never
+   * {@return how many failures in a row are logged at {@link #getLogLevel()} before {@link
+   * #getCriticalLogLevel()} is used; {@code Integer.MAX_VALUE} means never}
    */
   public int getCriticalLogLevelAfter() {
-    return get(Setting.CRITICAL_LOG_LEVEL_AFTER);
+    return values.criticalLogLevelAfter;
   }
 
-  /**
-   * Whether the supervisor logs.
-   *
-   * @return {@code true} if it logs
-   */
+  /** {@return whether the supervisor logs} */
   public boolean isLoggingEnabled() {
-    return get(Setting.LOGGING_ENABLED);
+    return values.loggingEnabled;
   }
 
-  /**
-   * The listeners that receive every event.
-   *
-   * @return an unmodifiable list, in the order they were added
-   */
+  /** {@return the listeners of every event: unmodifiable, in the order they were added} */
   public List<BackoffListener> getListeners() {
-    return get(Setting.LISTENERS);
+    return values.listeners;
   }
 
-  /**
-   * Whether every event is also published on the actor system's event stream.
-   *
-   * @return {@code true} if events are published
-   */
+  /** {@return whether every event is also published on the actor system's event stream} */
   public boolean isEventStreamPublishing() {
-    return get(Setting.EVENT_STREAM_PUBLISHING);
+    return values.eventStreamPublishing;
   }
 
   /**
@@ -883,47 +722,7 @@ public final class BackoffPolicy {
    * @throws NullPointerException if {@code failure} is {@code null}
    */
   public boolean isPermanent(Throwable failure) {
-    Require.nonNull(failure, "failure");
-    List<Class<? extends Throwable>> stopOn = getStopOn();
-    Predicate<Throwable> stopOnPredicate = get(Setting.STOP_ON_PREDICATE);
-    List<Class<? extends Throwable>> restartOn = getRestartOn();
-    if (stopOn.isEmpty() && stopOnPredicate == null && restartOn.isEmpty()) {
-      return false;
-    }
-    boolean transientFound = restartOn.isEmpty();
-    for (Throwable t : Causes.chain(failure)) {
-      if (isInstanceOfAny(t, stopOn) || matches(stopOnPredicate, failure, t)) {
-        return true;
-      }
-      transientFound = transientFound || isInstanceOfAny(t, restartOn);
-    }
-    return !transientFound;
-  }
-
-  private static boolean matches(Predicate<Throwable> stopOn, Throwable failure, Throwable t) {
-    if (stopOn == null) {
-      return false;
-    }
-    try {
-      return stopOn.test(t);
-    } catch (Throwable e) {
-      if (!NonFatal.apply(e)) {
-        throw e; // a fatal error is not the rule's verdict; as everywhere, it is not caught
-      }
-      if (e != failure) {
-        failure.addSuppressed(e);
-      }
-      return true;
-    }
-  }
-
-  private static boolean isInstanceOfAny(Throwable t, List<Class<? extends Throwable>> types) {
-    for (Class<? extends Throwable> type : types) {
-      if (type.isInstance(t)) {
-        return true;
-      }
-    }
-    return false;
+    return Causes.isPermanent(failure, values.stopOn, values.stopOnPredicate, values.restartOn);
   }
 
   /**
@@ -936,12 +735,13 @@ public final class BackoffPolicy {
    */
   @Override
   public boolean equals(Object o) {
-    return this == o || (o instanceof BackoffPolicy that && Arrays.equals(values, that.values));
+    return this == o
+        || (o instanceof BackoffPolicy that && PolicySetting.equal(values, that.values));
   }
 
   @Override
   public int hashCode() {
-    return Arrays.hashCode(values);
+    return PolicySetting.hash(values);
   }
 
   /**
@@ -951,524 +751,6 @@ public final class BackoffPolicy {
    */
   @Override
   public String toString() {
-    StringJoiner joiner = new StringJoiner(", ", "BackoffPolicy{", "}");
-    for (Setting<?> setting : Setting.ALL) {
-      joiner.add(setting.name + "=" + setting.show(values[setting.index]));
-    }
-    return joiner.toString();
-  }
-
-  /**
-   * One setting of a {@link BackoffPolicy}, and the table of all of them: the one place where a
-   * setting is written. A policy stores its values in the order of {@link #ALL}; its {@code equals},
-   * {@code hashCode} and {@code toString}, {@link BackoffPolicy#fromConfig(com.typesafe.config.Config,
-   * String) fromConfig} and the key table of the configuration documentation all derive from this
-   * table. Adding a setting is a constant here, its {@code withX}/{@code getX} pair on the policy, its
-   * line in {@code reference.conf} (a test checks it) and its test.
-   *
-   * <p>Package-private: not API. Nested in the policy, which stores its values in this table's
-   * order, so that the value and its table are one file.
-   *
-   * @param <T> the type of the stored value; {@code null} is a value (unset, none, off, auto) where
-   *     the setting allows it
-   */
-  static final class Setting<T> {
-
-    /** How a setting's value is read from its key: a method of {@link PolicyConfig}. */
-    @FunctionalInterface
-    interface Reader<T> {
-      T read(PolicyConfig config, String key);
-    }
-
-    private static final List<Setting<?>> TABLE = new ArrayList<>();
-    private static final List<String> LEVELS = List.of("error", "warn", "info", "debug", "trace");
-    private static final String LEVEL = "one of error, warn, info, debug, trace";
-    private static final String CLASSES = "a list of Throwable class names";
-    private static final String MULTIPLIER_RULE = "a finite number >= 1.0";
-
-    /** The built-in jitters; configuration accepts their names (their {@code toString}). */
-    private static final List<Jitter> BUILT_IN_JITTERS =
-        List.of(Jitter.full(), Jitter.equal(), Jitter.decorrelated(), Jitter.none());
-
-    private static final List<String> JITTER_NAMES =
-        BUILT_IN_JITTERS.stream().map(Jitter::toString).toList();
-
-    /**
-     * A setting's rule: throws, naming the parameter {@code name} and the value, if {@code value}
-     * breaks it. Applied by {@link BackoffPolicy#with} to every value set, so a {@code withX} method
-     * that has no other argument to check only delegates.
-     */
-    @FunctionalInterface
-    interface Check<T> {
-      void check(T value, String name);
-    }
-
-    static final Setting<Duration> MIN_BACKOFF =
-        new Setting<>(
-            "minBackoff",
-            null,
-            "exponential(minBackoff, maxBackoff)",
-            "The bound of the first restart's delay.",
-            "min-backoff",
-            "a duration > 0",
-            PolicyConfig::duration,
-            null);
-
-    static final Setting<Duration> MAX_BACKOFF =
-        new Setting<>(
-            "maxBackoff",
-            null,
-            "exponential(minBackoff, maxBackoff)",
-            "The hard cap of every delay; only a Retry-After hint may exceed it.",
-            "max-backoff",
-            "a duration >= min-backoff and <= 180d",
-            PolicyConfig::duration,
-            null);
-
-    static final Setting<Double> MULTIPLIER =
-        new Setting<>(
-                "multiplier",
-                2.0,
-                "withMultiplier(double)",
-                "The growth factor of the exponential bound.",
-                "multiplier",
-                MULTIPLIER_RULE,
-                PolicyConfig::number,
-                BackoffPolicy::withMultiplier)
-            .checkedBy(
-                (v, n) ->
-                    Require.argument(
-                        !Double.isNaN(v) && !Double.isInfinite(v) && v >= 1.0,
-                        n,
-                        MULTIPLIER_RULE,
-                        v));
-
-    static final Setting<Jitter> JITTER =
-        new Setting<>(
-            "jitter",
-            Jitter.full(),
-            "withJitter(Jitter)",
-            "How the bound becomes a delay; code may pass its own Jitter.",
-            "jitter",
-            "one of " + String.join(", ", JITTER_NAMES),
-            (c, k) -> BUILT_IN_JITTERS.get(JITTER_NAMES.indexOf(c.oneOf(k, JITTER_NAMES))),
-            BackoffPolicy::withJitter);
-
-    static final Setting<Duration> RESET_AFTER =
-        new Setting<>(
-                "resetAfter",
-                null,
-                "withResetAfter(Duration)",
-                "How long a restarted actor must run without failing before its restart count returns to 0;"
-                    + " auto is (min-backoff + max-backoff) / 2, as Pekko.",
-                "reset-after",
-                "auto or a duration > 0",
-                (c, k) ->
-                    c.isWord(k, "auto")
-                        ? null
-                        : c.duration(k, "a duration (for example 30s) or auto"),
-                (p, v) -> v == null ? p : p.withResetAfter(v))
-            .checkedBy(Require::positive);
-
-    static final Setting<Integer> MAX_RESTARTS =
-        new Setting<>(
-                "maxRestarts",
-                null,
-                "withMaxRestarts(int), withUnlimitedRestarts()",
-                "Restarts allowed between two resets before the actor is stopped; 0 stops on the first"
-                    + " failure; off is unlimited.",
-                "max-restarts",
-                "off or a whole number >= 0",
-                (c, k) -> c.isWord(k, "off") ? null : c.integer(k, "off or a whole number >= 0"),
-                (p, v) -> v == null ? p.withUnlimitedRestarts() : p.withMaxRestarts(v))
-            .checkedBy(Setting::unsetOrNonNegative);
-
-    static final Setting<Integer> STASH_CAPACITY =
-        new Setting<>(
-                "stashCapacity",
-                null,
-                "withStashCapacity(int)",
-                "Messages kept while the actor waits for its restart (the rest are published as Dropped);"
-                    + " auto is the actor system's pekko.actor.typed.restart-stash-capacity, as Pekko.",
-                "stash-capacity",
-                "auto or a whole number >= 0",
-                (c, k) -> c.isWord(k, "auto") ? null : c.integer(k, "auto or a whole number >= 0"),
-                (p, v) -> v == null ? p.with(Setting.STASH_CAPACITY, null) : p.withStashCapacity(v))
-            .checkedBy(Setting::unsetOrNonNegative);
-
-    static final Setting<Boolean> STOP_CHILDREN =
-        new Setting<>(
-            "stopChildren",
-            true,
-            "withStopChildren(boolean)",
-            "Whether the children of a failed actor are stopped before it restarts, as Pekko; with off"
-                + " they survive and the restart does not wait for them.",
-            "stop-children",
-            PolicyConfig.BOOLEAN,
-            PolicyConfig::bool,
-            BackoffPolicy::withStopChildren);
-
-    static final Setting<Boolean> RESTART_ON_STOP =
-        new Setting<>(
-            "restartOnStop",
-            false,
-            "withRestartOnStop(boolean)",
-            "Whether a child that stops itself is restarted like a failed one (counted, delayed by the"
-                + " same schedule, max-restarts and the budget apply), as classic BackoffOpts.onStop; a"
-                + " stop from outside is always final.",
-            "restart-on-stop",
-            PolicyConfig.BOOLEAN,
-            PolicyConfig::bool,
-            BackoffPolicy::withRestartOnStop);
-
-    static final Setting<Predicate<Object>> FINAL_STOP_MESSAGE =
-        code(
-            "finalStopMessage",
-            null,
-            "withFinalStopMessage(Predicate)",
-            "With restart-on-stop: a stop after a message matching it is final; during a backoff such"
-                + " a message stops the actor at once.");
-
-    static final Setting<Boolean> MANUAL_RESET =
-        new Setting<>(
-            "manualReset",
-            false,
-            "withManualReset()",
-            "Whether only BackoffSupervisor.resetBackoff(ctx), called by the child, resets the restart"
-                + " count; with on, reset-after no longer does.",
-            "manual-reset",
-            PolicyConfig.BOOLEAN,
-            PolicyConfig::bool,
-            (p, v) -> v ? p.withManualReset() : p.with(Setting.MANUAL_RESET, false));
-
-    static final Setting<BackoffHandler> HANDLER_WHILE_BACKING_OFF =
-        code(
-            "handlerWhileBackingOff",
-            null,
-            "withHandlerWhileBackingOff(BackoffHandler)",
-            "Sees every message that arrives during a backoff; true means it answered it (not"
-                + " stashed).");
-
-    static final Setting<List<Class<? extends Throwable>>> STOP_ON =
-        new Setting<>(
-            "stopOn",
-            List.of(),
-            "withStopOn(Class...)",
-            "Failures that stop the actor at once (the failure or a cause in its chain is an instance"
-                + " of one); stop rules win over restart-on.",
-            "stop-on",
-            CLASSES,
-            (c, k) -> List.of(c.throwables(k)),
-            (p, v) -> p.withStopOn(array(v)));
-
-    static final Setting<Predicate<Throwable>> STOP_ON_PREDICATE =
-        code(
-            "stopOnPredicate",
-            null,
-            "withStopOn(Predicate)",
-            "A rule that makes failures permanent, tested on each throwable of the cause chain.");
-
-    static final Setting<List<Class<? extends Throwable>>> RESTART_ON =
-        new Setting<>(
-            "restartOn",
-            List.of(),
-            "withRestartOn(Class...)",
-            "If not empty, only these failures (or failures with one in their cause chain) are"
-                + " restarted; any other stops the actor at once.",
-            "restart-on",
-            CLASSES,
-            (c, k) -> List.of(c.throwables(k)),
-            (p, v) -> p.withRestartOn(array(v)));
-
-    static final Setting<Long> RANDOM_SEED =
-        new Setting<>(
-            "randomSeed",
-            null,
-            "withRandomSeed(long)",
-            "A seed that makes the delays reproducible per actor path; off lets each actor seed its"
-                + " own generator.",
-            "random-seed",
-            "off or a whole number",
-            (c, k) -> c.isWord(k, "off") ? null : c.longInteger(k, "off or a whole number"),
-            (p, v) -> v == null ? p.with(Setting.RANDOM_SEED, null) : p.withRandomSeed(v));
-
-    static final Setting<Duration> MAX_RETRY_AFTER =
-        new Setting<>(
-                "maxRetryAfter",
-                Duration.ofHours(1),
-                "withMaxRetryAfter(Duration)",
-                "The longest delay that a RetryAfter hint on a failure may ask for.",
-                "max-retry-after",
-                "a duration > 0",
-                PolicyConfig::duration,
-                BackoffPolicy::withMaxRetryAfter)
-            .checkedBy(Require::positive);
-
-    static final Setting<Level> LOG_LEVEL =
-        new Setting<>(
-            "logLevel",
-            Level.WARN,
-            "withLogLevel(Level)",
-            "The level of the log line for a failure that is restarted (Pekko logs at ERROR).",
-            "log-level",
-            LEVEL,
-            (c, k) -> level(c.oneOf(k, LEVELS)),
-            BackoffPolicy::withLogLevel);
-
-    static final Setting<Level> CRITICAL_LOG_LEVEL =
-        new Setting<>(
-            "criticalLogLevel",
-            Level.ERROR,
-            "withCriticalLogLevel(Level, int)",
-            "The level used once an actor failed more than critical-log-level-after times in a row.",
-            "critical-log-level",
-            LEVEL,
-            (c, k) -> level(c.oneOf(k, LEVELS)),
-            (p, v) -> p.withCriticalLogLevel(v, p.getCriticalLogLevelAfter()));
-
-    static final Setting<Integer> CRITICAL_LOG_LEVEL_AFTER =
-        new Setting<>(
-            "criticalLogLevelAfter",
-            Integer.MAX_VALUE,
-            "withCriticalLogLevel(Level, int)",
-            "How many failures in a row are logged at log-level first; off never uses"
-                + " critical-log-level.",
-            "critical-log-level-after",
-            "off or a whole number >= 1",
-            (c, k) ->
-                c.isWord(k, "off") ? Integer.MAX_VALUE : c.integer(k, "off or a whole number >= 1"),
-            (p, v) -> p.withCriticalLogLevel(p.getCriticalLogLevel(), v));
-
-    static final Setting<Boolean> LOGGING_ENABLED =
-        new Setting<>(
-            "loggingEnabled",
-            true,
-            "withLoggingEnabled(boolean)",
-            "Whether the supervisor writes log lines at all (events are reported either way).",
-            "logging-enabled",
-            PolicyConfig.BOOLEAN,
-            PolicyConfig::bool,
-            BackoffPolicy::withLoggingEnabled);
-
-    static final Setting<Boolean> AGGREGATED_LOGGING =
-        new Setting<>(
-            "aggregatedLogging",
-            null,
-            "withAggregatedLogging(boolean)",
-            "Whether a herd's lines are logged as a herd: failures, give-ups and restarts after a"
-                + " stop, one line per cause and second with the counts of actors and events, each"
-                + " actor's own line at DEBUG; auto is on for a policy with a budget.",
-            "aggregate-logs",
-            "auto or " + PolicyConfig.BOOLEAN,
-            (c, k) -> c.isWord(k, "auto") ? null : c.bool(k),
-            (p, v) ->
-                v == null ? p.with(Setting.AGGREGATED_LOGGING, null) : p.withAggregatedLogging(v));
-
-    static final Setting<Boolean> EVENT_STREAM_PUBLISHING =
-        new Setting<>(
-            "eventStreamPublishing",
-            false,
-            "withEventStreamPublishing(boolean)",
-            "Whether every BackoffEvent is also published on the actor system's event stream.",
-            "publish-events",
-            PolicyConfig.BOOLEAN,
-            PolicyConfig::bool,
-            BackoffPolicy::withEventStreamPublishing);
-
-    static final Setting<RestartBudget> BUDGET =
-        new Setting<>(
-            "budget",
-            null,
-            "withBudget(RestartBudget), withoutBudget()",
-            "The name of a restart budget shared by a group of actors, defined at"
-                + " `supervision-backoff.budgets.<name>`; null for none.",
-            "budget",
-            "null or the name of a budget",
-            BudgetSetting::read,
-            (p, v) -> v == null ? p.withoutBudget() : p.withBudget(v));
-
-    static final Setting<List<BackoffListener>> LISTENERS =
-        code(
-            "listeners",
-            List.of(),
-            "withListener(BackoffListener)",
-            "Listeners that receive every BackoffEvent, in the order they were added.");
-
-    /** Every setting, in the order of storage, printing, {@code reference.conf} and the docs. */
-    static final List<Setting<?>> ALL = Collections.unmodifiableList(TABLE);
-
-    /** The keys of a policy block, in order. */
-    static final List<String> KEYS;
-
-    /** What each key allows, for the messages about a null or missing value. */
-    static final Map<String, String> ALLOWED;
-
-    static {
-      List<String> keys = new ArrayList<>();
-      Map<String, String> allowed = new LinkedHashMap<>();
-      for (Setting<?> setting : ALL) {
-        if (setting.key != null) {
-          keys.add(setting.key);
-          allowed.put(setting.key, setting.allowed);
-        }
-      }
-      KEYS = List.copyOf(keys);
-      ALLOWED = Collections.unmodifiableMap(allowed);
-    }
-
-    /** The position of the value in a policy's storage. */
-    final int index;
-
-    /** The Java name, as in the policy's {@code toString} and in validation messages. */
-    final String name;
-
-    /** The value {@link BackoffPolicy#exponential} starts with. */
-    final T codeDefault;
-
-    /** The methods of the policy that set it. */
-    final String method;
-
-    /** One sentence for the documentation. */
-    final String meaning;
-
-    /** The HOCON key, or {@code null} for a setting that only code can set. */
-    final String key;
-
-    /** What the key allows, in HOCON terms. */
-    final String allowed;
-
-    private final Reader<T> reader;
-
-    /** The rule of the value, or null for a setting whose setter checks it (nulls, pairs). */
-    private Check<T> check;
-
-    /** Applies a value read from HOCON through the policy's validating setter. */
-    private final BiFunction<BackoffPolicy, T, BackoffPolicy> apply;
-
-    private Setting(
-        String name,
-        T codeDefault,
-        String method,
-        String meaning,
-        String key,
-        String allowed,
-        Reader<T> reader,
-        BiFunction<BackoffPolicy, T, BackoffPolicy> apply) {
-      this.index = TABLE.size();
-      this.name = name;
-      this.codeDefault = codeDefault;
-      this.method = method;
-      this.meaning = meaning;
-      this.key = key;
-      this.allowed = allowed;
-      this.reader = reader;
-      this.apply = apply;
-      TABLE.add(this);
-    }
-
-    /** Sets this setting's rule; called once, where the constant is made. */
-    private Setting<T> checkedBy(Check<T> rule) {
-      this.check = rule;
-      return this;
-    }
-
-    /** Applies this setting's rule to {@code value}, if it has one (see {@link Check}). */
-    T checked(T value) {
-      if (check != null) {
-        check.check(value, name);
-      }
-      return value;
-    }
-
-    private static void unsetOrNonNegative(Integer value, String name) {
-      if (value != null) {
-        Require.nonNegative(value, name);
-      }
-    }
-
-    private static <T> Setting<T> code(String name, T codeDefault, String method, String meaning) {
-      return new Setting<>(name, codeDefault, method, meaning, null, null, null, null);
-    }
-
-    /** How the value appears in the policy's {@code toString}. */
-    String show(Object value) {
-      if (value == null) {
-        return this == MAX_RESTARTS
-            ? "unlimited"
-            : this == STASH_CAPACITY || this == AGGREGATED_LOGGING ? "auto" : "none";
-      }
-      if (value instanceof List<?> list && (this == STOP_ON || this == RESTART_ON)) {
-        return list.stream().map(c -> ((Class<?>) c).getName()).toList().toString();
-      }
-      if (this == LISTENERS) {
-        return Integer.toString(((List<?>) value).size());
-      }
-      return value.toString();
-    }
-
-    /** The values a policy starts with, in storage order. */
-    static Object[] codeDefaults() {
-      Object[] values = new Object[ALL.size()];
-      for (Setting<?> setting : ALL) {
-        values[setting.index] = setting.codeDefault;
-      }
-      return values;
-    }
-
-    /**
-     * Reads a policy: {@code min-backoff} and {@code max-backoff} through {@link
-     * BackoffPolicy#exponential}, then every other key through its setter, in table order. A value a
-     * setter rejects is reported under the key of the setting being applied; for {@code exponential},
-     * which checks two values, under the key of the parameter its exception names.
-     */
-    static BackoffPolicy read(PolicyConfig config) {
-      Duration min = MIN_BACKOFF.reader.read(config, MIN_BACKOFF.key);
-      Duration max = MAX_BACKOFF.reader.read(config, MAX_BACKOFF.key);
-      BackoffPolicy policy;
-      try {
-        policy = BackoffPolicy.exponential(min, max);
-      } catch (ParameterException e) {
-        throw config.invalid(named(e.parameter()).key, e);
-      }
-      for (Setting<?> setting : ALL) {
-        policy = setting.readInto(config, policy);
-      }
-      return policy;
-    }
-
-    private BackoffPolicy readInto(PolicyConfig config, BackoffPolicy policy) {
-      if (apply == null) {
-        return policy; // code only, or applied by exponential
-      }
-      T value = reader.read(config, key);
-      try {
-        return apply.apply(policy, value);
-      } catch (IllegalArgumentException e) {
-        throw config.invalid(key, e);
-      }
-    }
-
-    private static Setting<?> named(String name) {
-      for (Setting<?> setting : ALL) {
-        if (setting.name.equals(name)) {
-          return setting;
-        }
-      }
-      throw new IllegalStateException("no setting named " + name);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Class<? extends Throwable>[] array(List<Class<? extends Throwable>> types) {
-      return types.toArray(new Class[0]);
-    }
-
-    private static Level level(String name) {
-      return Level.valueOf(name.toUpperCase(Locale.ROOT));
-    }
-
-    @Override
-    public String toString() {
-      return name;
-    }
+    return "BackoffPolicy" + PolicySetting.show(values);
   }
 }

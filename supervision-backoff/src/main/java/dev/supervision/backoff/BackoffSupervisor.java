@@ -1,6 +1,7 @@
 package dev.supervision.backoff;
 
 import dev.supervision.backoff.internal.BackoffBehavior;
+import dev.supervision.backoff.internal.util.Check;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
@@ -84,8 +85,8 @@ public final class BackoffSupervisor {
    *     would be reused, with its state, across restarts
    */
   public static <T> Behavior<T> wrap(Behavior<T> child, BackoffPolicy policy) {
-    Require.nonNull(child, "child");
-    Require.nonNull(policy, "policy");
+    Check.nonNull(child, "child");
+    Check.nonNull(policy, "policy");
     if (child instanceof org.apache.pekko.actor.typed.javadsl.AbstractBehavior
         || child instanceof org.apache.pekko.actor.typed.scaladsl.AbstractBehavior) {
       throw new IllegalArgumentException(
@@ -114,7 +115,7 @@ public final class BackoffSupervisor {
    * @throws NullPointerException if {@code ctx} is {@code null}
    */
   public static void resetBackoff(ActorContext<?> ctx) {
-    Require.nonNull(ctx, "ctx");
+    Check.nonNull(ctx, "ctx");
     BackoffBehavior.requestReset(ctx);
   }
 }

@@ -10,13 +10,14 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * One key of a restart budget block, and the table of all of them: what {@link BackoffPolicy.Setting} is
+ * One key of a restart budget block, and the table of all of them: what {@link PolicySetting} is
  * for a policy block. The keys, what each allows (in the messages about a bad, null or missing
- * value) and what each means are written here once; the configuration reader, {@code
- * reference.conf}'s {@code default-budget} block (a test checks it) and the budget key table of the
- * configuration documentation (generated from this table) derive from it. The rules themselves are
- * the budgets' own: a value read is applied through the budget's validating {@code withX} method,
- * and a rule it breaks is reported under its key.
+ * value) and the method of {@link RestartBudget} each stands for are written here once; the
+ * configuration reader, {@code reference.conf}'s {@code default-budget} block (a test checks it)
+ * and the budget key table of the configuration documentation (generated from this table) derive
+ * from it. What a key means is written once, in the javadoc of its method; the rules are the
+ * budgets' own: a value read is applied through that validating method, and a rule it breaks is
+ * reported under its key.
  *
  * <p>Package-private: not API.
  *
@@ -24,57 +25,43 @@ import java.util.stream.Collectors;
  * @param noDefault what the docs say in place of a default, for a key {@code reference.conf} gives
  *     none; or null
  * @param allowed what the key allows, in HOCON terms
- * @param meaning one sentence for the documentation
+ * @param method the method of {@link RestartBudget} that sets it, for the documentation
  */
-record BudgetSetting(String key, String noDefault, String allowed, String meaning) {
+record BudgetSetting(String key, String noDefault, String allowed, String method) {
 
   static final BudgetSetting MODE =
       new BudgetSetting(
           "mode",
           null,
           "one of fixed, adaptive",
-          "`fixed`: a token bucket of `permits` per `period`; `adaptive`: a rate learnt from the"
-              + " outcomes of restarts ([budgets.md](budgets.md)).");
+          "RestartBudget.of(name, permits, period), RestartBudget.adaptive(name)");
 
   static final BudgetSetting PERMITS =
       new BudgetSetting(
           "permits",
           "(required for `fixed`)",
           "a whole number >= 1",
-          "Restarts allowed per `period`; for `adaptive`, with `period`, an optional ceiling.");
+          "RestartBudget.of(name, permits, period), Adaptive.withMaxRate(permits, period)");
 
   static final BudgetSetting PERIOD =
-      new BudgetSetting("period", "(required)", "a duration >= 10ms", "The period of `permits`.");
+      new BudgetSetting(
+          "period",
+          "(required)",
+          "a duration >= 10ms",
+          "RestartBudget.of(name, permits, period), Adaptive.withMaxRate(permits, period)");
 
   static final BudgetSetting BURST =
-      new BudgetSetting(
-          "burst",
-          null,
-          "auto or a whole number >= 1",
-          "How many restarts a full budget allows at once; auto is max(1, permits / 10).");
+      new BudgetSetting("burst", null, "auto or a whole number >= 1", "Fixed.withBurst(int)");
 
   static final BudgetSetting CLUSTER_WIDE =
-      new BudgetSetting(
-          "cluster-wide",
-          null,
-          PolicyConfig.BOOLEAN,
-          "Whether the limit holds across a Pekko Cluster (needs supervision-backoff-cluster).");
+      new BudgetSetting("cluster-wide", null, PolicyConfig.BOOLEAN, "clusterWide()");
 
   static final BudgetSetting PROBATION =
       new BudgetSetting(
-          "probation",
-          null,
-          "a duration between 1ms and 1m",
-          "`adaptive` only: a granted restart whose actor fails within this window counts as a"
-              + " failure, one that survives it as a success.");
+          "probation", null, "a duration between 1ms and 1m", "Adaptive.withProbation(Duration)");
 
   static final BudgetSetting HOLD_AFTER =
-      new BudgetSetting(
-          "hold-after",
-          null,
-          "a whole number >= 1",
-          "`adaptive` only: failures within one second that make the budget hold restarts and"
-              + " probe.");
+      new BudgetSetting("hold-after", null, "a whole number >= 1", "Adaptive.withHoldAfter(int)");
 
   /** Every key, in the order of {@code reference.conf} and the docs. */
   static final List<BudgetSetting> ALL =
@@ -105,7 +92,7 @@ record BudgetSetting(String key, String noDefault, String allowed, String meanin
    * @return the budget, or {@code null} if the key's value is {@code null}
    */
   static RestartBudget read(PolicyConfig policy, String key) {
-    PolicyConfig.Named named = policy.budget(key, KEYS, ALLOWED);
+    PolicyConfig.Named named = policy.budget(key, ALLOWED);
     if (named == null) {
       return null;
     }

@@ -1,5 +1,6 @@
 package dev.supervision.backoff;
 
+import dev.supervision.backoff.internal.util.Check;
 import dev.supervision.backoff.internal.util.StandardJitter;
 import java.time.Duration;
 import java.util.Locale;
@@ -137,12 +138,12 @@ public interface Jitter {
      *     maxBackoff}
      */
     public Step {
-      Require.argument(attempt >= 1, "attempt", ">= 1", attempt);
+      Check.argument(attempt >= 1, "attempt", ">= 1", attempt);
       nanos(minBackoff, "minBackoff");
       nanos(maxBackoff, "maxBackoff");
       nanos(bound, "bound");
       nanos(previous, "previous");
-      Require.argument(
+      Check.argument(
           minBackoff.compareTo(maxBackoff) <= 0,
           "maxBackoff",
           ">= minBackoff " + minBackoff,
@@ -150,10 +151,9 @@ public interface Jitter {
     }
 
     private static void nanos(Duration value, String name) {
-      Require.nonNull(value, name);
-      Require.argument(!value.isNegative(), name, ">= 0", value);
-      Require.argument(
-          value.compareTo(LONGEST_IN_NANOS) <= 0, name, "<= " + LONGEST_IN_NANOS, value);
+      Check.nonNull(value, name);
+      Check.argument(!value.isNegative(), name, ">= 0", value);
+      Check.argument(value.compareTo(LONGEST_IN_NANOS) <= 0, name, "<= " + LONGEST_IN_NANOS, value);
     }
 
     /** The longest duration a step can carry: the standard jitters compute in nanoseconds. */

@@ -1,5 +1,6 @@
 package dev.supervision.backoff;
 
+import dev.supervision.backoff.internal.util.Check;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -53,8 +54,8 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
    *     out of range
    */
   static Fixed of(String name, int permits, Duration period) {
-    BudgetRules.name(name);
-    BudgetRules.rate(permits, period);
+    Check.nonBlank(name, "name");
+    checkRate(permits, period);
     return new Fixed(name, permits, period, Math.max(1, permits / 10), false);
   }
 
@@ -69,7 +70,7 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
    * @throws IllegalArgumentException if {@code name} is blank
    */
   static Adaptive adaptive(String name) {
-    BudgetRules.name(name);
+    Check.nonBlank(name, "name");
     return new Adaptive(
         name,
         Adaptive.DEFAULT_PROBATION,
@@ -77,6 +78,13 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
         Adaptive.DEFAULT_HOLD_AFTER,
         null,
         false);
+  }
+
+  /** Checks {@code permits} per {@code period}, a rate's rule, naming {@code permits} or {@code period}. */
+  private static void checkRate(int permits, Duration period) {
+    Check.atLeast(permits, 1, "permits");
+    Check.delay(period, "period");
+    Check.argument(period.toMillis() >= 10, "period", ">= PT0.01S", period);
   }
 
   /**
@@ -153,7 +161,7 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
      * @throws IllegalArgumentException if {@code burst < 1}
      */
     public Fixed withBurst(int burst) {
-      Require.argument(burst >= 1, "burst", ">= 1", burst);
+      Check.argument(burst >= 1, "burst", ">= 1", burst);
       return new Fixed(name, permits, period, burst, clusterWide);
     }
 
@@ -287,7 +295,7 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
        * @throws IllegalArgumentException if a value is out of range
        */
       public MaxRate {
-        BudgetRules.rate(permits, period);
+        checkRate(permits, period);
       }
 
       @Override
@@ -329,8 +337,8 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
      * @throws IllegalArgumentException if it is out of range
      */
     public Adaptive withProbation(Duration probation) {
-      Require.positive(probation, "probation");
-      Require.argument(
+      Check.delay(probation, "probation");
+      Check.argument(
           probation.compareTo(Duration.ofMillis(1)) >= 0
               && probation.compareTo(Duration.ofMinutes(1)) <= 0,
           "probation",
@@ -365,9 +373,9 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
      * @throws IllegalArgumentException if a value is out of range or the rate is below 5 per second
      */
     public Adaptive withInitialRate(int permits, Duration period) {
-      BudgetRules.rate(permits, period);
-      double rate = BudgetRules.perSecond(permits, period);
-      Require.argument(rate >= 5, "initialRate", ">= 5 per second", rate + " per second");
+      checkRate(permits, period);
+      double rate = permits / (period.toNanos() / 1e9);
+      Check.argument(rate >= 5, "initialRate", ">= 5 per second", rate + " per second");
       return new Adaptive(name, probation, rate, holdAfter, maxRate, clusterWide);
     }
 
@@ -380,7 +388,7 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
      * @throws IllegalArgumentException if {@code failures < 1}
      */
     public Adaptive withHoldAfter(int failures) {
-      Require.argument(failures >= 1, "holdAfter", ">= 1", failures);
+      Check.argument(failures >= 1, "holdAfter", ">= 1", failures);
       return new Adaptive(name, probation, initialRate, failures, maxRate, clusterWide);
     }
 

@@ -1,6 +1,7 @@
 package dev.supervision.backoff;
 
 import dev.supervision.backoff.internal.GateRegistry;
+import dev.supervision.backoff.internal.util.Check;
 import dev.supervision.backoff.spi.GateProtocol;
 import java.time.Duration;
 import java.util.Optional;
@@ -69,7 +70,7 @@ public final class RestartBudgets implements Extension {
    *     the budget is cluster-wide and the module {@code supervision-backoff-cluster} is missing
    */
   public ActorRef<GateProtocol.Command> gate(RestartBudget budget) {
-    Require.nonNull(budget, "budget");
+    Check.nonNull(budget, "budget");
     return registry.handle(budget).gate();
   }
 
@@ -81,7 +82,7 @@ public final class RestartBudgets implements Extension {
    * @throws NullPointerException if {@code budgetName} is null
    */
   public CompletionStage<Integer> waiting(String budgetName) {
-    Require.nonNull(budgetName, "budgetName");
+    Check.nonNull(budgetName, "budgetName");
     Optional<ActorRef<GateProtocol.Command>> gate = registry.current(budgetName);
     if (gate.isEmpty()) {
       return CompletableFuture.completedFuture(0);
@@ -100,7 +101,7 @@ public final class RestartBudgets implements Extension {
    * @throws NullPointerException if {@code budgetName} is null
    */
   public CompletionStage<Optional<GateProtocol.Status>> status(String budgetName) {
-    Require.nonNull(budgetName, "budgetName");
+    Check.nonNull(budgetName, "budgetName");
     Optional<ActorRef<GateProtocol.Command>> gate = registry.current(budgetName);
     if (gate.isEmpty()) {
       return CompletableFuture.completedFuture(Optional.empty());
@@ -129,7 +130,7 @@ public final class RestartBudgets implements Extension {
    * @throws NullPointerException if {@code budgetName} is null
    */
   public void release(String budgetName) {
-    Require.nonNull(budgetName, "budgetName");
+    Check.nonNull(budgetName, "budgetName");
     registry.current(budgetName).ifPresent(gate -> gate.tell(new GateProtocol.Retire()));
   }
 }

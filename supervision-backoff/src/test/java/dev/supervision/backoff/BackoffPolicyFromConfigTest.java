@@ -239,7 +239,7 @@ final class BackoffPolicyFromConfigTest {
     Config reference =
         ConfigFactory.defaultReference().getConfig("supervision-backoff.default-policy");
     assertEquals(
-        new java.util.TreeSet<>(BackoffPolicy.Setting.KEYS),
+        new java.util.TreeSet<>(PolicySetting.KEYS),
         new java.util.TreeSet<>(reference.root().keySet()));
     Config budgetDefaults =
         ConfigFactory.defaultReference()
@@ -251,7 +251,7 @@ final class BackoffPolicyFromConfigTest {
 
   @Test
   void everyKeyButBudgetRejectsNullNamingWhatIsAllowed() {
-    for (String key : BackoffPolicy.Setting.KEYS) {
+    for (String key : PolicySetting.KEYS) {
       if (key.equals("budget")) {
         continue;
       }

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -16,7 +16,8 @@ import org.slf4j.event.Level;
 
 /**
  * Every setting of the table takes part in equals, hashCode and toString: two policies that differ
- * in one setting only are not equal, hash differently and print differently. A new setting needs a sample value here.
+ * in one setting only are not equal, hash differently and print differently. A new setting needs a
+ * change here, through its public method.
  */
 final class EverySettingIsPartOfTheValueTest {
 
@@ -27,51 +28,52 @@ final class EverySettingIsPartOfTheValueTest {
   private static final Predicate<Object> FINAL = m -> false;
   private static final BackoffHandler HANDLER = (m, d) -> false;
 
-  /** A value other than the default, for each setting, by its name. */
-  private static final Map<String, Object> SAMPLES =
+  /** A change of each setting to a value other than the default, by the setting's name. */
+  private static final Map<String, UnaryOperator<BackoffPolicy>> CHANGES =
       Map.ofEntries(
-          Map.entry("minBackoff", Duration.ofMillis(200)),
-          Map.entry("maxBackoff", Duration.ofSeconds(2)),
-          Map.entry("multiplier", 3.0),
-          Map.entry("jitter", Jitter.none()),
-          Map.entry("resetAfter", Duration.ofSeconds(9)),
-          Map.entry("maxRestarts", 4),
-          Map.entry("stashCapacity", 1000),
-          Map.entry("stopChildren", false),
-          Map.entry("restartOnStop", true),
-          Map.entry("finalStopMessage", FINAL),
-          Map.entry("manualReset", true),
-          Map.entry("handlerWhileBackingOff", HANDLER),
-          Map.entry("stopOn", List.of(IOException.class)),
-          Map.entry("stopOnPredicate", RULE),
-          Map.entry("restartOn", List.of(IOException.class)),
-          Map.entry("randomSeed", 7L),
-          Map.entry("maxRetryAfter", Duration.ofMinutes(5)),
-          Map.entry("logLevel", Level.ERROR),
-          Map.entry("criticalLogLevel", Level.WARN),
-          Map.entry("criticalLogLevelAfter", 3),
-          Map.entry("loggingEnabled", false),
-          Map.entry("aggregatedLogging", true),
-          Map.entry("eventStreamPublishing", true),
-          Map.entry("budget", RestartBudget.of("db", 10, Duration.ofSeconds(1))),
-          Map.entry("listeners", List.of(LISTENER)));
+          Map.entry(
+              "minBackoff",
+              p -> BackoffPolicy.exponential(Duration.ofMillis(200), p.getMaxBackoff())),
+          Map.entry(
+              "maxBackoff",
+              p -> BackoffPolicy.exponential(p.getMinBackoff(), Duration.ofSeconds(2))),
+          Map.entry("multiplier", p -> p.withMultiplier(3.0)),
+          Map.entry("jitter", p -> p.withJitter(Jitter.none())),
+          Map.entry("resetAfter", p -> p.withResetAfter(Duration.ofSeconds(9))),
+          Map.entry("maxRestarts", p -> p.withMaxRestarts(4)),
+          Map.entry("stashCapacity", p -> p.withStashCapacity(1000)),
+          Map.entry("stopChildren", p -> p.withStopChildren(false)),
+          Map.entry("restartOnStop", p -> p.withRestartOnStop(true)),
+          Map.entry("finalStopMessage", p -> p.withFinalStopMessage(FINAL)),
+          Map.entry("manualReset", BackoffPolicy::withManualReset),
+          Map.entry("handlerWhileBackingOff", p -> p.withHandlerWhileBackingOff(HANDLER)),
+          Map.entry("stopOn", p -> p.withStopOn(IOException.class)),
+          Map.entry("stopOnPredicate", p -> p.withStopOn(RULE)),
+          Map.entry("restartOn", p -> p.withRestartOn(IOException.class)),
+          Map.entry("randomSeed", p -> p.withRandomSeed(7L)),
+          Map.entry("maxRetryAfter", p -> p.withMaxRetryAfter(Duration.ofMinutes(5))),
+          Map.entry("logLevel", p -> p.withLogLevel(Level.ERROR)),
+          Map.entry("criticalLogLevel", p -> p.withCriticalLogLevel(Level.WARN, Integer.MAX_VALUE)),
+          Map.entry("criticalLogLevelAfter", p -> p.withCriticalLogLevel(Level.ERROR, 3)),
+          Map.entry("loggingEnabled", p -> p.withLoggingEnabled(false)),
+          Map.entry("aggregatedLogging", p -> p.withAggregatedLogging(true)),
+          Map.entry("eventStreamPublishing", p -> p.withEventStreamPublishing(true)),
+          Map.entry("budget", p -> p.withBudget(RestartBudget.of("db", 10, Duration.ofSeconds(1)))),
+          Map.entry("listeners", p -> p.withListener(LISTENER)));
 
-  static Stream<BackoffPolicy.Setting<?>> settings() {
-    return BackoffPolicy.Setting.ALL.stream();
+  static Stream<String> settings() {
+    return PolicySetting.ALL.stream().map(PolicySetting::name);
   }
 
-  @SuppressWarnings("unchecked")
-  private static <T> BackoffPolicy changed(BackoffPolicy.Setting<T> setting) {
-    Object sample = SAMPLES.get(setting.name);
-    assertNotNull(
-        sample, "no sample value for the setting " + setting.name + ": add one to SAMPLES");
-    return BASE.with(setting, (T) sample);
+  private static BackoffPolicy changed(String setting) {
+    UnaryOperator<BackoffPolicy> change = CHANGES.get(setting);
+    assertNotNull(change, "no change for the setting " + setting + ": add one to CHANGES");
+    return change.apply(BASE);
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("settings")
-  void aPolicyThatDiffersInThisSettingIsNotEqualAndPrintsDifferently(
-      BackoffPolicy.Setting<?> setting) {
+  void aPolicyThatDiffersInThisSettingIsNotEqualAndPrintsDifferently(String setting) {
     BackoffPolicy changed = changed(setting);
     assertNotEquals(BASE, changed);
     assertNotEquals(BASE.toString(), changed.toString());
@@ -80,5 +82,11 @@ final class EverySettingIsPartOfTheValueTest {
     BackoffPolicy again = changed(setting);
     assertEquals(changed, again);
     assertEquals(changed.hashCode(), again.hashCode());
+  }
+
+  @org.junit.jupiter.api.Test
+  void everyChangeIsOfASettingOfTheTable() {
+    assertEquals(
+        new java.util.TreeSet<>(CHANGES.keySet()), new java.util.TreeSet<>(settings().toList()));
   }
 }

@@ -52,7 +52,7 @@ final class FromConfigEdgeCasesTest {
         assertThrows(IllegalArgumentException.class, () -> BackoffPolicy.fromConfig(block));
     assertEquals(
         "max-backof (String: 2): unknown setting; a backoff policy block has only "
-            + String.join(", ", BackoffPolicy.Setting.KEYS),
+            + String.join(", ", PolicySetting.KEYS),
         e.getMessage());
   }
 

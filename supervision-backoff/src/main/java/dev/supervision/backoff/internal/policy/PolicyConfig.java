@@ -21,8 +21,9 @@ import java.util.function.UnaryOperator;
 /**
  * INTERNAL API: reads the values of one HOCON block (a backoff policy block, or a restart budget
  * block) with messages that name the setting at fault, behind {@code BackoffPolicy.fromConfig}.
- * It knows how to read a value and how to blame a key; which keys a policy has, and what they
- * mean, is written once in the policy's table of settings, which drives this reader.
+ * It knows how to read a value and how to blame a key; which keys a block has, and what each
+ * allows, is written once in the table of settings that drives this reader (given to it as one
+ * ordered map of key to what it allows).
  *
  * <p>Every key the block leaves out is taken from the defaults path ({@value #DEFAULTS_PATH} for a
  * policy): first from the root config given (so an application can change the defaults of all its
@@ -66,15 +67,12 @@ public final class PolicyConfig {
   private final String prefix;
   private final String defaultsPath;
 
-  /** Every key of the block, in the documented order. */
-  private final List<String> keys;
-
-  /** What each key allows, for the messages about a null or missing value. */
+  /** Every key of the block, in the documented order, and what it allows (for messages). */
   private final Map<String, String> allowed;
 
   /**
    * A reader of {@code block} ({@code what}, for example {@link #POLICY_BLOCK}), which it rejects
-   * if it has a key that is not one of {@code keys}.
+   * if it has a key that is not one of {@code allowed}'s.
    */
   private PolicyConfig(
       Config root,
@@ -82,7 +80,6 @@ public final class PolicyConfig {
       Config defaults,
       String prefix,
       String defaultsPath,
-      List<String> keys,
       Map<String, String> allowed,
       String what) {
     this.root = root;
@@ -90,9 +87,8 @@ public final class PolicyConfig {
     this.defaults = defaults;
     this.prefix = prefix;
     this.defaultsPath = defaultsPath;
-    this.keys = keys;
     this.allowed = allowed;
-    rejectUnknownKeys(block, keys, what, key -> where(key, block));
+    rejectUnknownKeys(block, allowed, what, key -> where(key, block));
   }
 
   /**
@@ -101,37 +97,36 @@ public final class PolicyConfig {
    * file). Defaults come from the library's {@code reference.conf}.
    *
    * @param block the policy block
-   * @param keys every key a policy block may have, in the documented order
-   * @param allowed what each key allows, for messages about null and missing values
+   * @param allowed every key a policy block may have, in the documented order, and what it allows
+   *     (for messages about null and missing values)
    * @return the reader
    * @throws NullPointerException if {@code block} is {@code null}
-   * @throws IllegalArgumentException if the block has a key that is not in {@code keys}
+   * @throws IllegalArgumentException if the block has a key that is not one of {@code allowed}'s
    */
-  public static PolicyConfig policy(Config block, List<String> keys, Map<String, String> allowed) {
+  public static PolicyConfig policy(Config block, Map<String, String> allowed) {
     Objects.requireNonNull(block, "config must not be null");
     return new PolicyConfig(
-        null, block, library(DEFAULTS_PATH), "", DEFAULTS_PATH, keys, allowed, POLICY_BLOCK);
+        null, block, library(DEFAULTS_PATH), "", DEFAULTS_PATH, allowed, POLICY_BLOCK);
   }
 
   /**
    * A reader of the policy block at {@code path} in {@code root}; messages name the full path.
    * Defaults come from {@code root}'s {@value #DEFAULTS_PATH} if it has one (which may hold only
-   * {@code keys}), then from the library's {@code reference.conf}.
+   * {@code allowed}'s keys), then from the library's {@code reference.conf}.
    *
    * @param root the whole config, for example {@code system.settings().config()}
    * @param path the path of the policy block in {@code root}
-   * @param keys every key a policy block may have, in the documented order
-   * @param allowed what each key allows, for messages about null and missing values
+   * @param allowed every key a policy block may have, in the documented order, and what it allows
+   *     (for messages about null and missing values)
    * @return the reader
    * @throws NullPointerException if {@code root} or {@code path} is {@code null}
    * @throws IllegalArgumentException if there is no block at {@code path}, or it or the
-   *     application's defaults have a key that is not in {@code keys}
+   *     application's defaults have a key that is not one of {@code allowed}'s
    */
-  public static PolicyConfig policy(
-      Config root, String path, List<String> keys, Map<String, String> allowed) {
+  public static PolicyConfig policy(Config root, String path, Map<String, String> allowed) {
     Objects.requireNonNull(root, "root must not be null");
     Objects.requireNonNull(path, "path must not be null");
-    return inRoot(root, path, POLICY_BLOCK, DEFAULTS_PATH, POLICY_BLOCK, keys, allowed);
+    return inRoot(root, path, POLICY_BLOCK, DEFAULTS_PATH, POLICY_BLOCK, allowed);
   }
 
   /**
@@ -144,28 +139,27 @@ public final class PolicyConfig {
       String what,
       String defaultsPath,
       String defaultsWhat,
-      List<String> keys,
       Map<String, String> allowed) {
     return new PolicyConfig(
         root,
         block(root, path, what),
-        defaults(root, defaultsPath, keys, defaultsWhat),
+        defaults(root, defaultsPath, allowed, defaultsWhat),
         path + ".",
         defaultsPath,
-        keys,
         allowed,
         what);
   }
 
   /**
    * The defaults at {@code path}: the root's, if it has them, over the library's. The root's block
-   * may hold only {@code keys}: a typo there would otherwise change nothing, silently.
+   * may hold only {@code allowed}'s keys: a typo there would otherwise change nothing, silently.
    */
-  private static Config defaults(Config root, String path, List<String> keys, String what) {
+  private static Config defaults(
+      Config root, String path, Map<String, String> allowed, String what) {
     Config defaults = library(path);
     if (find(root, path, what) != null) {
       Config own = block(root, path, what);
-      rejectUnknownKeys(own, keys, what, key -> path + "." + ConfigUtil.joinPath(key));
+      rejectUnknownKeys(own, allowed, what, key -> path + "." + ConfigUtil.joinPath(key));
       defaults = own.withFallback(defaults);
     }
     return defaults;
@@ -229,20 +223,20 @@ public final class PolicyConfig {
 
   /**
    * Rejects the first key of {@code block} ({@code what}, for example {@link #POLICY_BLOCK}), in
-   * alphabetical order, that is not one of {@code keys}; {@code where} names a key's full path in
-   * the message.
+   * alphabetical order, that is not one of {@code allowed}'s; {@code where} names a key's full path
+   * in the message.
    */
   private static void rejectUnknownKeys(
-      Config block, List<String> keys, String what, UnaryOperator<String> where) {
+      Config block, Map<String, String> allowed, String what, UnaryOperator<String> where) {
     TreeSet<String> unknown = new TreeSet<>(block.root().keySet());
-    keys.forEach(unknown::remove);
+    unknown.removeAll(allowed.keySet());
     if (!unknown.isEmpty()) {
       throw new IllegalArgumentException(
           where.apply(unknown.first())
               + ": unknown setting; "
               + what.substring(0, what.indexOf(" {"))
               + " has only "
-              + String.join(", ", keys));
+              + String.join(", ", allowed.keySet()));
     }
   }
 
@@ -253,15 +247,15 @@ public final class PolicyConfig {
    * which drives this reader.
    *
    * @param key the key that names the budget
-   * @param keys every key a budget block may have, in the documented order
-   * @param allowed what each key allows, for messages about null and missing values
+   * @param allowed every key a budget block may have, in the documented order, and what it allows
+   *     (for messages about null and missing values)
    * @return the budget's name and a reader of its block, or {@code null} if the value is {@code
    *     null}
    * @throws IllegalArgumentException if the value is not a name, the budget is not defined, its
-   *     block or the defaults have a key that is not in {@code keys}, or this reader was made for a
+   *     block or the defaults have a key that is not one of {@code allowed}'s, or this reader was made for a
    *     block alone (which cannot see the budgets)
    */
-  public Named budget(String key, List<String> keys, Map<String, String> allowed) {
+  public Named budget(String key, Map<String, String> allowed) {
     Config source = source(key);
     if (!source.hasPath(key)) {
       return null; // absent or null
@@ -285,8 +279,7 @@ public final class PolicyConfig {
     }
     return new Named(
         name,
-        inRoot(
-            root, path, BUDGET_BLOCK, BUDGET_DEFAULTS_PATH, BUDGET_DEFAULTS_BLOCK, keys, allowed));
+        inRoot(root, path, BUDGET_BLOCK, BUDGET_DEFAULTS_PATH, BUDGET_DEFAULTS_BLOCK, allowed));
   }
 
   /**

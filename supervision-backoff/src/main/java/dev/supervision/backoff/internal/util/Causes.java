@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 import scala.util.control.NonFatal;
 
 /**
@@ -16,6 +17,57 @@ import scala.util.control.NonFatal;
 public final class Causes {
 
   private Causes() {}
+
+  /**
+   * Whether a failure is permanent under a policy's stop rules and restart list, as {@code
+   * BackoffPolicy.isPermanent} documents: a stop rule matching a throwable of the chain wins; else a
+   * non-empty restart list must match one. A stop predicate that throws (non-fatally) matches, and
+   * its exception is added to the failure as suppressed; a fatal error passes through.
+   *
+   * @param failure the failure
+   * @param stopOn the permanent failure types
+   * @param stopOnPredicate the permanent-failure rule, or {@code null}
+   * @param restartOn the transient failure types; empty for all
+   * @return whether the actor should stop without a restart
+   * @throws NullPointerException if {@code failure} is {@code null}
+   */
+  public static boolean isPermanent(
+      Throwable failure,
+      List<Class<? extends Throwable>> stopOn,
+      Predicate<Throwable> stopOnPredicate,
+      List<Class<? extends Throwable>> restartOn) {
+    Check.nonNull(failure, "failure");
+    if (stopOn.isEmpty() && stopOnPredicate == null && restartOn.isEmpty()) {
+      return false;
+    }
+    boolean transientFound = restartOn.isEmpty();
+    for (Throwable t : chain(failure)) {
+      if (isInstanceOfAny(t, stopOn) || matches(stopOnPredicate, failure, t)) {
+        return true;
+      }
+      transientFound = transientFound || isInstanceOfAny(t, restartOn);
+    }
+    return !transientFound;
+  }
+
+  private static boolean matches(Predicate<Throwable> stopOn, Throwable failure, Throwable t) {
+    if (stopOn == null) {
+      return false;
+    }
+    try {
+      return stopOn.test(t);
+    } catch (Throwable e) {
+      rethrowIfFatal(e); // a fatal error is not the rule's verdict; as everywhere, it is not caught
+      if (e != failure) {
+        failure.addSuppressed(e);
+      }
+      return true;
+    }
+  }
+
+  private static boolean isInstanceOfAny(Throwable t, List<Class<? extends Throwable>> types) {
+    return types.stream().anyMatch(type -> type.isInstance(t));
+  }
 
   /**
    * The failure and its causes ({@link Throwable#getCause()}), outermost first, each throwable

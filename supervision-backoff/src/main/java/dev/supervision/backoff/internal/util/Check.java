@@ -7,11 +7,14 @@ import java.util.Objects;
  * INTERNAL API: the library's argument checks, the one place of their message format. A message
  * names the parameter, the rule and the rejected value, for example {@code minBackoff must be > 0
  * but was PT0S}; a rejected value throws a {@link ParameterException}, an {@code
- * IllegalArgumentException} that also carries the parameter's name. The values' own rules (the
- * longest delay, for example) are in the API package's {@code Require}, built on these; the spi's
- * arithmetic uses these directly.
+ * IllegalArgumentException} that also carries the parameter's name, so that the configuration
+ * reader knows which key to blame; a {@code null} throws a {@link NullPointerException} naming the
+ * parameter. Every layer of the core checks its arguments here.
  */
 public final class Check {
+
+  /** The longest delay the library will ever schedule; longer ones are rejected or clamped. */
+  public static final Duration MAX_DELAY = Duration.ofDays(180);
 
   private Check() {}
 
@@ -68,6 +71,51 @@ public final class Check {
   public static Duration positive(Duration value, String name) {
     nonNull(value, name);
     argument(!value.isNegative() && !value.isZero(), name, "> 0", value);
+    return value;
+  }
+
+  /**
+   * Rejects a delay that is {@code null}, zero, negative or longer than {@link #MAX_DELAY}.
+   *
+   * @param value the delay
+   * @param name the parameter's name
+   * @return the delay
+   * @throws NullPointerException if {@code value} is {@code null}
+   * @throws ParameterException if {@code value} is not {@code > 0} and {@code <= 180 days}
+   */
+  public static Duration delay(Duration value, String name) {
+    positive(value, name);
+    argument(value.compareTo(MAX_DELAY) <= 0, name, "<= " + MAX_DELAY, value);
+    return value;
+  }
+
+  /**
+   * Rejects a whole number below {@code least}.
+   *
+   * @param value the number
+   * @param least the least value allowed
+   * @param name the parameter's name
+   * @return the number
+   * @throws ParameterException if {@code value < least}: {@code name must be >= least but was
+   *     value}
+   */
+  public static int atLeast(int value, int least, String name) {
+    argument(value >= least, name, ">= " + least, value);
+    return value;
+  }
+
+  /**
+   * Rejects a name that is {@code null} or blank.
+   *
+   * @param value the name
+   * @param name the parameter's name
+   * @return the name
+   * @throws NullPointerException if {@code value} is {@code null}
+   * @throws ParameterException if {@code value} is blank
+   */
+  public static String nonBlank(String value, String name) {
+    nonNull(value, name);
+    argument(!value.isBlank(), name, "non-blank", "\"" + value + "\"");
     return value;
   }
 

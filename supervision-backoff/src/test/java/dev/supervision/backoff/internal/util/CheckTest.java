@@ -38,6 +38,26 @@ final class CheckTest {
   }
 
   @Test
+  void delaysCountsAndNamesHaveTheirRulesInTheSameFormat() {
+    assertEquals(
+        "maxBackoff must be <= PT4320H but was PT4321H",
+        assertThrows(
+                ParameterException.class, () -> Check.delay(Duration.ofHours(4321), "maxBackoff"))
+            .getMessage());
+    assertSame(Check.MAX_DELAY, Check.delay(Check.MAX_DELAY, "maxBackoff"));
+    assertEquals(
+        "burst must be >= 1 but was 0",
+        assertThrows(ParameterException.class, () -> Check.atLeast(0, 1, "burst")).getMessage());
+    assertEquals(0, Check.atLeast(0, 0, "stashCapacity"));
+    assertEquals(
+        "name must be non-blank but was \" \"",
+        assertThrows(ParameterException.class, () -> Check.nonBlank(" ", "name")).getMessage());
+    assertEquals(
+        "name must not be null",
+        assertThrows(NullPointerException.class, () -> Check.nonBlank(null, "name")).getMessage());
+  }
+
+  @Test
   void saturatedNanosSaturatesAtBothEnds() {
     assertEquals(1_000_000L, Check.saturatedNanos(Duration.ofMillis(1)));
     assertEquals(Long.MAX_VALUE, Check.saturatedNanos(Duration.ofSeconds(Long.MAX_VALUE)));
