@@ -93,7 +93,7 @@ public final class LeaseLearner {
    */
   public LeaseLearner(Parameters parameters, AdaptiveRateController.Listener listener) {
     this.controller = new AdaptiveRateController(parameters, listener);
-    this.round = parameters.slice();
+    this.round = AdaptiveRateController.SLICE;
     this.validFor = round.multipliedBy(VALID_ROUNDS);
     this.validForNanos = validFor.toNanos();
   }
