@@ -8,12 +8,11 @@ import java.util.Objects;
  * Learns how many restarts per second a shared resource can take, from the outcomes of the restarts
  * it lets through: the controller of an adaptive {@link dev.supervision.backoff.RestartBudget}. A
  * pure class: no actor, no clock, no randomness; time is the {@code nowNanos} the caller passes in
- * (any origin, never decreasing), so the gate actor drives it on Pekko's scheduler and a simulation
- * drives it with virtual time, through the same code.
+ * (any origin, never decreasing), so the gate actor and a simulation drive the same code.
  *
  * <pre>{@code
  * AdaptiveRateController c = new AdaptiveRateController(AdaptiveRateController.Parameters.defaults());
- * // at the start of every slice (SLICE, 100 ms):
+ * // at the start of every SLICE (100 ms):
  * c.onSlice(now, waiting.size());
  * // whenever an actor waits (at a slice start, or when it arrives):
  * while (!waiting.isEmpty() && c.tryAcquire(now)) { startedAt.put(a = waiting.poll(), now); restart(a); }
@@ -21,39 +20,32 @@ import java.util.Objects;
  * c.onFailure(now, startedAt.getOrDefault(actor, AdaptiveRateController.NOT_GRANTED));
  * }</pre>
  *
- * <p>{@link #tryAcquire} is for restarts that start when they are granted. A driver whose restarts
- * take time to start grants with {@link #tryGrant} and reports {@link #onStarted} when the restarted
- * actor has started: the outcome is counted from the start. A started restart that fails within the
- * probation ({@link Parameters#probation()}, in whole slices, rounded up) is a <em>failure</em>;
- * one with no failure reported within it a <em>success</em>. Report every failure of a member,
- * granted or not; not failures that are not about the resource (permanent ones).
+ * <p>A restart that fails within the probation ({@link Parameters#probation()}, in whole slices,
+ * rounded up) from its start is a <em>failure</em>, one that does not a <em>success</em>. Report
+ * every failure of a member, granted or not, but not the permanent ones (not about the resource).
  *
  * <h2>The loop</h2>
  *
  * <ul>
- *   <li>{@link State#STEADY}: restarts pass at once (up to the ceiling, {@link
- *       Parameters#maxRate()}, if one is set). {@link Parameters#holdAfter()} failures within one
- *       second: HOLDING.
- *   <li>{@link State#HOLDING}: the resource is presumed down; restarts wait but for one probe at a
- *       time, the first {@link Parameters#firstProbe()} after holding starts, then, while probes
- *       fail, a doubling wait (at most three first probes) after the slice that saw the failure:
- *       with the defaults probes 100, 300 and then 400 ms apart. A probe that survives: RAMPING.
- *   <li>{@link State#RAMPING}: a token bucket at the rate, refilled every slice. <em>Slow
- *       start</em>: from {@link Parameters#initialRate()} the rate doubles every round trip
- *       (probation plus a slice) while actors wait. <em>Cut</em>: when more than 10 % of a slice's
- *       grants fail, and at least two, the rate drops to 0.9 x the slice's goodput (successes per
- *       second), at once from the failures already reported and again when the slice is resolved;
- *       not below 0.85 x the best slice of the last second that stayed within the 10 % (a
- *       <em>clean</em> slice), nor below {@link Parameters#minRate()}. The smallest loss (two
- *       failures, at most 20 % of the slice) cuts only to the goodput, and not below that best
- *       clean slice: behind a limiter without burst one late tick makes such a loss at any rate.
- *       A loss that goes on within two slices of the cut that ended slow start forgets slow
- *       start's clean slices (a limiter's burst, not its rate). <em>Growth</em>: after the first
- *       cut, 20 % per second while actors wait. <em>Restore</em>: a cut holds for its slice; if
- *       its goodput is below the last clean slice, the next slice restores 0.9 x that slice
- *       ({@link Reason#RESTORED}): a limiter that rejects requests too close to the last one
- *       takes fewer when offered a little more than its rate. A slice whose grants all failed:
- *       HOLDING, and the next ramp starts at half the rate. One second with no waiting actor and
+ *   <li>{@link State#STEADY}: restarts pass at once, up to the ceiling ({@link
+ *       Parameters#maxRate()}) if set. {@link Parameters#holdAfter()} failures in a second: HOLDING.
+ *   <li>{@link State#HOLDING}: the resource is presumed down. One probe at a time, the first
+ *       {@link Parameters#firstProbe()} after holding starts; while probes fail, the wait doubles,
+ *       up to three first probes, counted from the slice that saw the failure: probes 100, 300,
+ *       then 400 ms apart. A probe that survives its probation: RAMPING.
+ *   <li>{@link State#RAMPING}: a token bucket at the rate. <em>Slow start</em> from {@link
+ *       Parameters#initialRate()}: x 2 per round trip (probation plus a slice) while actors wait.
+ *       <em>Cut</em>: more than 10 % of a slice's grants failed, and at least two: 0.9 x the
+ *       slice's goodput (successes per second), at once on the failures already reported and again
+ *       when the slice is resolved; not below 0.85 x the best <em>clean</em> slice (within the
+ *       10 %) of the last second, nor {@link Parameters#minRate()}. The smallest loss (two
+ *       failures, at most 20 % of the slice) cuts to the goodput, not below that clean slice: one
+ *       late tick behind a limiter without burst makes it at any rate. A loss within two slices of
+ *       the cut that ended slow start forgets slow start's slices (a limiter's burst). <em>Growth
+ *       </em> after slow start: 20 % per second while actors wait. <em>Restore</em>: if a cut's
+ *       goodput is below the last clean slice, the next slice restores 0.9 x that slice (a limiter
+ *       that rejects requests too close together takes fewer above its rate). A slice whose grants
+ *       all failed: HOLDING, the next ramp from half the rate. A second with no waiting actor and
  *       no failure: STEADY.
  * </ul>
  *
@@ -64,18 +56,10 @@ public final class AdaptiveRateController {
   /** The grant time to pass to {@link #onFailure} for a member that was not granted a restart. */
   public static final long NOT_GRANTED = Long.MIN_VALUE;
 
-  /**
-   * The control interval, 100 ms: every rule counts in slices. Short enough that the controller
-   * reacts within a tenth of a second; long enough that a slice at tens of restarts per second
-   * holds enough outcomes to measure a share that failed.
-   */
+  /** The control interval, 100 ms: quick to react, yet long enough to hold outcomes to count. */
   public static final Duration SLICE = Duration.ofMillis(100);
 
-  /**
-   * How long a probe granted by {@link #tryGrant} may go without starting or failing before it is
-   * given up (neither success nor failure) and the next probe follows: 1 second, far above any
-   * healthy start, so that only a lost probe waits for it.
-   */
+  /** A probe that neither started nor failed within 1 s (far above any start) is given up. */
   public static final Duration PROBE_START_TIMEOUT = Duration.ofSeconds(1);
 
   private static final long SECOND = 1_000_000_000L;
@@ -83,47 +67,33 @@ public final class AdaptiveRateController {
   private static final long SLICE_NANOS = SLICE.toNanos();
   private static final double SLICE_SECONDS = SLICE_NANOS / (double) SECOND;
 
-  // Why each number. Tolerance, cut and growth are those of the budget's documentation.
-  /** One second of slices: holdAfter counts per second, and so do calm and "sustained". */
+  // Why each number (the budget's documentation gives the same ones):
+  // one second of slices: holdAfter counts per second, and so do calm and "sustained"
   private static final int SECOND_SLICES = FailureWindow.SLICES;
-
-  /** Up to 10 % of a slice may fail without a cut: below that, timing noise, not capacity. */
+  // up to 10 % of a slice may fail without a cut: below that, timing noise, not capacity
   private static final double TOLERANCE = 0.1;
-
-  /** A cut needs two failures in a slice: one rejection among a few grants is noise. */
+  // a cut needs two failures in a slice: one rejection among a few grants is noise
   private static final int MIN_LOSS = 2;
-
-  /** Two failures within 20 % of a slice are one late tick behind a limiter without burst. */
+  // two failures within 20 % of a slice are one late tick behind a limiter without burst
   private static final double SMALL_LOSS_SHARE = 2 * TOLERANCE;
-
-  /** A cut leaves 0.9 x goodput: a little below what survived, so the backlog behind it drains. */
+  // a cut leaves 0.9 x goodput: a little below what survived, so the backlog behind it drains
   private static final double DECREASE = 0.9;
-
-  /** A cut keeps 0.85 x the best clean slice: under DECREASE, so a real drop still goes down. */
+  // a cut keeps 0.85 x the best clean slice: below DECREASE, so a real drop is still followed
   private static final double RECALL = 0.85;
-
-  /** Growth of 20 %/s wins back a 0.9 cut in half a second, overshooting 2 % a slice at most. */
+  // growth of 20 %/s wins back a 0.9 cut in half a second, overshooting 2 % a slice at most
   private static final double GROWTH = 0.2;
-
-  /** Slow start doubles per round trip, as TCP's: a few round trips find the rate's scale. */
+  // slow start doubles per round trip, as TCP's: a few round trips find the rate's scale
   private static final double SLOW_START_PER_ROUND_TRIP = 2;
-
-  /** A limiter's burst feeds the slice that found the loss and the next: two slices. */
+  // a limiter's burst feeds the slice that found the loss and the next one: two slices
   private static final int BURST_SLICES = 2;
-
-  /** A ramp whose every grant failed started too high: the next starts at half its rate. */
+  // a ramp whose every grant failed started too high: the next one starts at half its rate
   private static final double START_AFTER_ALL_FAILED = 0.5;
-
-  /** The probe wait stops at 3 first probes: a resource back is found within 400 ms. */
+  // the probe wait stops at three first probes: a resource back is found within 400 ms
   private static final int MAX_PROBE_WAIT = 3;
-
-  /** More doublings of the probe wait change nothing (MAX_PROBE_WAIT) and would overflow. */
+  // more doublings of the probe wait change nothing (MAX_PROBE_WAIT) and would overflow
   private static final int MAX_PROBE_DOUBLINGS = 30;
-
-  /** A bucket holds at least one token, so a rate below one permit a slice still grants. */
+  // a bucket holds at least one token, so that a rate below one permit a slice still grants
   private static final double MIN_TOKENS = 1.0;
-
-  /** {@link #PROBE_START_TIMEOUT} in slices. */
   private static final long PROBE_START_TIMEOUT_SLICES =
       Math.max(1, -Math.floorDiv(-PROBE_START_TIMEOUT.toNanos(), SLICE_NANOS));
 
@@ -147,16 +117,9 @@ public final class AdaptiveRateController {
     GROWTH,
     /** Grants failed: the rate was cut to the measured goodput. */
     LOSS,
-    /**
-     * One slice after a cut to a goodput below the successes of the last slice that stayed within
-     * the tolerance, the rate went back to the decrease factor times those (the goodput of a limiter
-     * that rejects any request too close to the last one collapses above its rate).
-     */
+    /** The slice after a cut below the last clean slice: back to 0.9 x that slice's successes. */
     RESTORED,
-    /**
-     * The controller continues from the state and rate another controller left (see {@link
-     * #takeOver}).
-     */
+    /** The controller continues from another controller's state and rate ({@link #takeOver}). */
     TAKEN_OVER,
     /** A lease from the learner of a cluster-wide budget set the state (see {@link LeaseHolder}). */
     LEASE,
@@ -318,18 +281,14 @@ public final class AdaptiveRateController {
   private final int probationSlices;
   private final double slowStartFactor;
   private final TokenBucket bucket;
-
-  /** Per slice, a ring long enough to resolve a slice: grants started, failures, actors waited. */
+  // by slice, a ring long enough to resolve one: grants started, their failures, actors waited
   private final int ring;
-
   private final int[] granted;
   private final int[] failed;
   private final boolean[] limited;
   private final FailureWindow failures = new FailureWindow();
-
-  /** The successes of the clean slices of the last second, and which slice each is. */
+  // the successes of the clean slices of the last second, and which slice each one is
   private final int[] cleanSuccesses = new int[SECOND_SLICES];
-
   private final long[] cleanSlice = new long[SECOND_SLICES];
 
   private long slice = NONE;
@@ -337,34 +296,19 @@ public final class AdaptiveRateController {
   private double rate;
   private double startRate;
   private boolean slowStart;
-
-  /** The slice of the last cut or ramp start: older slices neither cut nor grow the rate. */
-  private long holdUntil;
-
-  /** Holding: the slice the next probe may go in, or NONE while one is out. */
-  private long probeAt = NONE;
-
-  /** Holding: the slice the probe out started in, or NONE. */
-  private long probeSlice = NONE;
-
-  /** Holding: the slice of a probe granted by {@link #tryGrant} that has not started, or NONE. */
-  private long probeGranted = NONE;
-
+  private long slowStartEnded = NONE; // the slice whose cut ended slow start
+  private long
+      holdUntil; // the slice of the last cut or ramp start: older ones neither cut nor grow
+  private long probeAt = NONE; // the slice the next probe may go in
+  private long probeSlice = NONE; // the slice the probe out started in
+  private long probeGranted = NONE; // the slice of a probe granted but not started
   private int probes;
   private int calm;
   private int waiting;
   private double goodput = Double.NaN;
-
-  /** The successes of the latest resolved clean slice, 0 after a cut or a change of state. */
-  private int clean;
-
-  /** The rate to restore at the start of {@link #restoreSlice}, or NaN. */
-  private double restoreTo = Double.NaN;
-
+  private int clean; // the successes of the last resolved clean slice, 0 after a cut
+  private double restoreTo = Double.NaN; // the rate to restore at the start of restoreSlice
   private long restoreSlice = NONE;
-
-  /** The slice whose cut ended slow start, or NONE. */
-  private long slowStartEnded = NONE;
 
   /**
    * A controller with no listener.
@@ -401,8 +345,7 @@ public final class AdaptiveRateController {
     this.bucket = TokenBucket.perSlice(SLICE, ceiling, tokens, tokens);
   }
 
-  // ------------------------------------------------------------------ the loop, one slice at a
-  // time
+  // ---------------------------------------------------------------- the loop, a slice at a time
 
   /** The start of slice {@link #slice}: the state's rule for it. */
   private void onNewSlice(long nowNanos) {
@@ -411,7 +354,7 @@ public final class AdaptiveRateController {
     }
     switch (state) {
       case STEADY -> {
-        if (!Double.isInfinite(maxRate())) {
+        if (!Double.isInfinite(p.maxRate())) {
           refill();
         }
       }
@@ -463,7 +406,7 @@ public final class AdaptiveRateController {
       cut(lastGranted - lastFailed, lastFailed, nowNanos);
     }
     if (restoreSlice == slice && restoreTo > rate) {
-      setRate(Math.min(maxRate(), restoreTo), Double.NaN, Reason.RESTORED, nowNanos);
+      setRate(Math.min(p.maxRate(), restoreTo), Double.NaN, Reason.RESTORED, nowNanos);
     }
     if (g > 0 && f > TOLERANCE * g && resolved >= holdUntil) {
       if (g == f) {
@@ -477,7 +420,7 @@ public final class AdaptiveRateController {
     } else if (g > 0 && waited && resolved >= holdUntil) {
       double factor = slowStart ? slowStartFactor : 1 + GROWTH * SLICE_SECONDS;
       setRate(
-          Math.min(maxRate(), rate * factor),
+          Math.min(p.maxRate(), rate * factor),
           Double.NaN,
           slowStart ? Reason.SLOW_START : Reason.GROWTH,
           nowNanos);
@@ -506,7 +449,7 @@ public final class AdaptiveRateController {
         small
             ? Math.max(goodput, sustained() / SLICE_SECONDS)
             : Math.max(DECREASE * goodput, RECALL * sustained() / SLICE_SECONDS);
-    double next = Math.min(maxRate(), Math.max(p.minRate(), least));
+    double next = Math.min(p.maxRate(), Math.max(p.minRate(), least));
     if (slowStart) {
       slowStartEnded = slice;
     }
@@ -514,7 +457,7 @@ public final class AdaptiveRateController {
     holdUntil = slice;
     setRate(Math.min(rate, next), goodput, Reason.LOSS, nowNanos);
     // once per clean slice: a cut that finds the loss again does not restore again
-    restoreTo = clean > 0 ? Math.min(maxRate(), DECREASE * clean / SLICE_SECONDS) : Double.NaN;
+    restoreTo = clean > 0 ? Math.min(p.maxRate(), DECREASE * clean / SLICE_SECONDS) : Double.NaN;
     restoreSlice = slice + 1;
     clean = 0;
   }
@@ -603,7 +546,7 @@ public final class AdaptiveRateController {
     bucket.settle();
   }
 
-  // ------------------------------------------------------------------ time
+  // ---------------------------------------------------------------- time
 
   /** Steps slice by slice to {@code nowNanos}, running each slice's rule. */
   private void advance(long nowNanos) {
@@ -641,19 +584,15 @@ public final class AdaptiveRateController {
     return Math.max(1, Math.round(nanos / (double) SLICE_NANOS));
   }
 
-  private double maxRate() {
-    return p.maxRate();
-  }
-
   private double ceilingPerSlice() {
-    return Double.isInfinite(maxRate()) ? 0 : maxRate() * SLICE_SECONDS;
+    return Double.isInfinite(p.maxRate()) ? 0 : p.maxRate() * SLICE_SECONDS;
   }
 
-  // ------------------------------------------------------------------ the driver's calls
+  // ---------------------------------------------------------------- the driver's calls
 
   /**
    * The start of a slice: resolves outcomes, changes state and rate, refills the bucket. Call it
-   * every {@link #SLICE}; a late call catches up with every slice boundary passed.
+   * every {@link #SLICE}; a late call catches up with every slice passed.
    *
    * @param nowNanos the time now
    * @param waitingNow how many actors wait for a permit now
@@ -666,10 +605,8 @@ public final class AdaptiveRateController {
   }
 
   /**
-   * Takes a permit for one restart now, if the controller allows one, for a restart that starts at
-   * once: the same as {@link #tryGrant} followed, if it granted, by {@link #onStarted
-   * onStarted(nowNanos, nowNanos)}. For drivers (simulations) in which a granted restart starts
-   * when it is granted.
+   * {@link #tryGrant} and, if it granted, {@link #onStarted onStarted(nowNanos, nowNanos)}: for a
+   * driver whose restarts start when granted.
    *
    * @param nowNanos the time now
    * @return whether the restart may go
@@ -683,13 +620,10 @@ public final class AdaptiveRateController {
   }
 
   /**
-   * Takes a permit for one restart now, if the controller allows one. Its outcome is counted from
-   * the moment its restarted actor has started ({@link #onStarted}): until then it is neither a
-   * success nor a failure, however much time passes, so that a restart whose actor is slow to run
-   * (a stalled machine, a clock that runs ahead of the actors) is never taken for one that survived.
-   * A probe (the one restart let through while holding) whose actor has neither started nor failed
-   * within {@link #PROBE_START_TIMEOUT} is given up, neither success nor failure, and the next probe
-   * follows as after a failed one.
+   * Takes a permit for one restart now, if the controller allows one. Its outcome counts from its
+   * start ({@link #onStarted}): a restart slow to start is never taken for one that survived. A
+   * probe that neither starts nor fails within {@link #PROBE_START_TIMEOUT} is given up, and the
+   * next probe follows as after a failed one.
    *
    * @param nowNanos the time now
    * @return whether the restart may go
@@ -712,9 +646,8 @@ public final class AdaptiveRateController {
 
   /**
    * The actor of a restart granted by {@link #tryGrant} at {@code grantedAtNanos} has started: its
-   * probation starts now. Report it once per grant; a restart whose actor failed while starting is
-   * reported as started and then failed at the same time. A start reported for a probe that was
-   * given up counts as an ordinary grant.
+   * probation starts now. Report it once per grant (an actor that failed while starting: started,
+   * then failed). The start of a probe given up counts as an ordinary grant.
    *
    * @param nowNanos the time now
    * @param grantedAtNanos when {@link #tryGrant} granted the restart
@@ -753,12 +686,10 @@ public final class AdaptiveRateController {
   }
 
   /**
-   * Continues from where another controller left off (a learner that takes over from one that is
-   * gone, or a node that falls back on its own controller when its lease ends): {@link
-   * State#STEADY} as after a recovery; {@link State#HOLDING} with the first probe {@link
-   * Parameters#firstProbe()} from now; {@link State#RAMPING} at {@code rate} (between the least
-   * rate and the ceiling), growing 20 % per second without slow start, since the rate was learnt
-   * already. Reported as {@link Reason#TAKEN_OVER}.
+   * Continues from another controller's state (a learner taking over, a node falling back when
+   * its lease ends), as {@link Reason#TAKEN_OVER}: {@link State#STEADY} as after a recovery; {@link
+   * State#HOLDING} with the first probe {@link Parameters#firstProbe()} from now; {@link
+   * State#RAMPING} at {@code rate} (within the least rate and the ceiling), without slow start.
    *
    * @param state the state to continue in
    * @param rate the rate to ramp at, permits per second (used for {@link State#RAMPING} only)
@@ -782,7 +713,7 @@ public final class AdaptiveRateController {
         probeSlice = NONE;
         probeGranted = NONE;
         probeAt = NONE;
-        startRate = Math.min(maxRate(), Math.max(p.minRate(), rate));
+        startRate = Math.min(p.maxRate(), Math.max(p.minRate(), rate));
         startRamping(Reason.TAKEN_OVER, nowNanos);
         slowStart = false;
         double perSlice = this.rate * SLICE_SECONDS;
@@ -792,13 +723,12 @@ public final class AdaptiveRateController {
   }
 
   /**
-   * Sets a {@link Pacer} that spreads this controller's grants: to the controller's {@link #rate()}
-   * (unlimited while holding, when one probe at a time goes through), with a burst of {@code 1 +
-   * rate * tick}, so that a driver that ticks every {@code tick} grants at each tick the permits due
-   * before the next one and a slice's permits all fit in the slice. Call it before granting and
-   * after each grant; grant only when {@code pacer.available(now)} and {@link #tryAcquire} both
-   * allow it, then take the pacer's permit. In any interval {@code d}, such a driver grants at most
-   * {@code 1 + rate * (d + 2 * tick)}.
+   * Sets a {@link Pacer} to spread this controller's grants: at its {@link #rate()} (unlimited
+   * while holding), with a burst of {@code 1 + rate * tick}, so that a driver ticking every {@code
+   * tick} grants at each tick the permits due before the next. Call it before granting and after
+   * each grant; grant when {@code pacer.available(now)} and {@link #tryAcquire} both allow it, then
+   * take the pacer's permit. In any interval {@code d} it grants at most {@code 1 + rate * (d + 2 *
+   * tick)}.
    *
    * @param pacer the pacer, made with the driver's tick as its quantum
    * @param controller the controller
@@ -814,7 +744,7 @@ public final class AdaptiveRateController {
     }
   }
 
-  // ------------------------------------------------------------------ what it reports
+  // ---------------------------------------------------------------- what it reports
 
   /**
    * How many permits {@link #tryAcquire} would grant now ({@link Integer#MAX_VALUE} when steady with
@@ -824,7 +754,7 @@ public final class AdaptiveRateController {
    */
   public int available() {
     return switch (state) {
-      case STEADY -> Double.isInfinite(maxRate()) ? Integer.MAX_VALUE : (int) bucket.tokens();
+      case STEADY -> Double.isInfinite(p.maxRate()) ? Integer.MAX_VALUE : (int) bucket.tokens();
       case HOLDING -> probeSlice == NONE && probeAt != NONE && slice >= probeAt ? 1 : 0;
       case RAMPING -> (int) bucket.tokens();
     };
@@ -847,7 +777,7 @@ public final class AdaptiveRateController {
    */
   public double rate() {
     return switch (state) {
-      case STEADY -> maxRate();
+      case STEADY -> p.maxRate();
       case HOLDING -> 0;
       case RAMPING -> rate;
     };
@@ -873,8 +803,7 @@ public final class AdaptiveRateController {
 
   /**
    * Whether nothing is left to resolve: steady, no recent failure, no grant in probation. An owner
-   * may stop calling {@link #onSlice} while idle; it must pass a time no earlier than before when it
-   * starts again.
+   * may stop calling {@link #onSlice} while idle, and go on later with a time no earlier.
    *
    * @return {@code true} if idle
    */
@@ -887,7 +816,7 @@ public final class AdaptiveRateController {
         return false;
       }
     }
-    return Double.isInfinite(maxRate()) || bucket.isFull();
+    return Double.isInfinite(p.maxRate()) || bucket.isFull();
   }
 
   @Override
