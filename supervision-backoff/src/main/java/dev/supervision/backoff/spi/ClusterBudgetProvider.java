@@ -24,7 +24,7 @@ public interface ClusterBudgetProvider {
    * @param budgetName the budget's name
    * @param adaptive for an adaptive budget, its controller parameters (the whole cluster's, which
    *     the budget's one learner runs): its gates grant within the learner's leases ({@link
-   *     GateProtocol.GrantLease}, {@link GateProtocol.CollectReport}, see {@link LeaseHolder});
+   *     GateProtocol.GrantLease}, {@link GateProtocol.CollectReport}, see {@link dev.supervision.backoff.rate.LeaseHolder});
    *     empty for a fixed budget, whose gates need nothing but the share
    * @param localGate makes the core's gate of this budget, enforcing {@code 1/members} of it from
    *     its start ({@code members} below 1 counts as 1); the returned behavior is spawned by the
