@@ -737,7 +737,7 @@ public final class AdaptiveRateController {
   public static void pace(Pacer pacer, AdaptiveRateController controller, long tickNanos) {
     double rate = controller.rate();
     if (rate > 0 && !Double.isInfinite(rate)) {
-      pacer.setBurst(1 + rate * tickNanos / 1e9);
+      pacer.setBurst(1 + rate * tickNanos / (double) SECOND); // a tick of permits, and one
       pacer.setRate(rate);
     } else {
       pacer.setRate(Double.POSITIVE_INFINITY);
