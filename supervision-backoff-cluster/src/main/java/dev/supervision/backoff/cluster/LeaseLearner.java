@@ -28,7 +28,7 @@ import java.util.TreeMap;
  * failure fall into the controller's slices as far apart as they happened. The controller thus
  * sees the cluster as one node's gate would, a report's delay late.
  *
- * <h2>How it leases (every round, one {@link Parameters#slice()})</h2>
+ * <h2>How it leases (every round, one {@link AdaptiveRateController#SLICE})</h2>
  *
  * <ul>
  *   <li>{@link State#STEADY} without a ceiling: every node may restart at once ({@link

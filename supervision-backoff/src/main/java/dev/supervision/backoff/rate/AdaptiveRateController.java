@@ -31,8 +31,9 @@ import java.util.Objects;
  *       Parameters#maxRate()}) if set. {@link Parameters#holdAfter()} failures in a second: HOLDING.
  *   <li>{@link State#HOLDING}: the resource is presumed down. One probe at a time, the first
  *       {@link Parameters#firstProbe()} after holding starts; while probes fail, the wait doubles,
- *       up to three first probes, counted from the slice that saw the failure: probes 100, 300,
- *       then 400 ms apart. A probe that survives its probation: RAMPING.
+ *       up to three first probes, counted from the slice after the one that saw the failure: with
+ *       probes that fail at once, the first 100 ms after holding starts, the next 300 ms later,
+ *       then every 400 ms. A probe that survives its probation: RAMPING.
  *   <li>{@link State#RAMPING}: a token bucket at the rate. <em>Slow start</em> from {@link
  *       Parameters#initialRate()}: x 2 per round trip (probation plus a slice) while actors wait.
  *       <em>Cut</em>: more than 10 % of a slice's grants failed, and at least two: 0.9 x the
