@@ -50,7 +50,7 @@ final class AdaptiveGate implements HerdStrategy.ExactGate {
 
   AdaptiveGate(AdaptiveRateController controller, int cells, long tickNanos) {
     this.controller = controller;
-    this.slice = controller.parameters().slice().toNanos();
+    this.slice = AdaptiveRateController.SLICE.toNanos();
     this.tick = tickNanos;
     this.pacer = Pacer.of(Double.POSITIVE_INFINITY, 1, tickNanos);
     this.grantedAt = new long[cells];

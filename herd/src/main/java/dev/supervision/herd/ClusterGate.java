@@ -243,7 +243,7 @@ final class ClusterGate implements HerdStrategy.ExactGate {
     this.nodeOf = spec.placement(cells);
     this.sharing = spec.sharing();
     this.coordinated = sharing == ClusterSpec.Sharing.COORDINATED;
-    this.round = parameters.slice().toNanos();
+    this.round = AdaptiveRateController.SLICE.toNanos();
     this.delay = spec.learnerDelay().toNanos();
     this.leaveAt = spec.leaveAt() == null ? Long.MAX_VALUE : spec.leaveAt().toNanos();
     this.joinAt = spec.joinAt() == null ? Long.MAX_VALUE : spec.joinAt().toNanos();

@@ -62,7 +62,7 @@ final class LeaseGate {
       AdaptiveRateController.Listener listener) {
     this.holder = new LeaseHolder(parameters, members, tickNanos, listener);
     this.tick = tickNanos;
-    this.slice = parameters.slice().toNanos();
+    this.slice = AdaptiveRateController.SLICE.toNanos();
     // BudgetGate forgets a grant after its limiter's keep time (LeasedLimiter's)
     this.keep =
         Math.max(

@@ -97,7 +97,9 @@ final class LearnerActor {
                         timers -> {
                           ctx.setLoggerName(LearnerActor.class);
                           timers.startTimerAtFixedRate(
-                              Tick.INSTANCE, parameters.slice(), parameters.slice());
+                              Tick.INSTANCE,
+                              AdaptiveRateController.SLICE,
+                              AdaptiveRateController.SLICE);
                           ActorRef<ClusterEvent.MemberRemoved> removed =
                               ctx.messageAdapter(
                                   ClusterEvent.MemberRemoved.class,
@@ -125,7 +127,7 @@ final class LearnerActor {
       this.budget = budget;
       this.log = ctx.getLog();
       this.learner = new LeaseLearner(parameters, this);
-      this.roundNanos = parameters.slice().toNanos();
+      this.roundNanos = AdaptiveRateController.SLICE.toNanos();
       log.debug(
           "Restart budget [{}]: learner started on {}",
           budget,

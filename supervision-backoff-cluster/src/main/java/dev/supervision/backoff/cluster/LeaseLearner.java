@@ -28,7 +28,7 @@ import java.util.TreeMap;
  * failure fall into the controller's slices as far apart as they happened. The controller thus
  * sees the cluster as one node's gate would, a report's delay late.
  *
- * <h2>How it leases (every round, one {@link Parameters#slice()})</h2>
+ * <h2>How it leases (every round, one {@link AdaptiveRateController#SLICE})</h2>
  *
  * <ul>
  *   <li>{@link State#STEADY} without a ceiling: every node may restart at once ({@link
@@ -93,7 +93,7 @@ public final class LeaseLearner {
    */
   public LeaseLearner(Parameters parameters, AdaptiveRateController.Listener listener) {
     this.controller = new AdaptiveRateController(parameters, listener);
-    this.round = parameters.slice();
+    this.round = AdaptiveRateController.SLICE;
     this.validFor = round.multipliedBy(VALID_ROUNDS);
     this.validForNanos = validFor.toNanos();
   }

@@ -1,6 +1,7 @@
 package dev.supervision.backoff.cluster;
 
 import dev.supervision.backoff.RestartBudget;
+import dev.supervision.backoff.rate.AdaptiveRateController;
 import dev.supervision.backoff.rate.AdaptiveRateController.Parameters;
 import dev.supervision.backoff.spi.ClusterBudgetProvider;
 import dev.supervision.backoff.spi.GateProtocol;
@@ -73,7 +74,8 @@ public final class MembershipShareProvider implements ClusterBudgetProvider {
             ActorRef<LearnerProtocol.ToLearner> learner =
                 LearnerActor.init(ctx.getSystem(), budgetName, parameters);
             ctx.spawn(
-                LearnerClient.create(budgetName, ctx.getSelf(), learner, parameters.slice()),
+                LearnerClient.create(
+                    budgetName, ctx.getSelf(), learner, AdaptiveRateController.SLICE),
                 "learner-client");
           }
           return localGate.apply(selfKnown ? initial : initial + 1);

@@ -33,7 +33,7 @@ final class AdaptiveLimiter implements Limiter {
     this.controller = new AdaptiveRateController(parameters(budget), listener);
     this.tickNanos = tickNanos;
     this.onClock = onClock;
-    this.sliceNanos = controller.parameters().slice().toNanos();
+    this.sliceNanos = AdaptiveRateController.SLICE.toNanos();
     this.keepStartedNanos =
         Math.max(2 * sliceNanos, controller.parameters().probation().toNanos() + sliceNanos);
     this.keepUnstartedNanos = AdaptiveRateController.PROBE_START_TIMEOUT.toNanos() + sliceNanos;

@@ -29,7 +29,7 @@ final class LeasedLimiter implements Limiter {
     AdaptiveRateController.Parameters parameters = AdaptiveLimiter.parameters(budget);
     this.holder = new LeaseHolder(parameters, Math.max(1, members), tickNanos, onClock, listener);
     this.tickNanos = tickNanos;
-    long slice = parameters.slice().toNanos();
+    long slice = AdaptiveRateController.SLICE.toNanos();
     this.keepNanos =
         Math.max(
             holder.memory().toNanos(),

@@ -8,14 +8,11 @@ import java.util.Objects;
  * Learns how many restarts per second a shared resource can take, from the outcomes of the restarts
  * it lets through: the controller of an adaptive {@link dev.supervision.backoff.RestartBudget}. A
  * pure class: no actor, no clock, no randomness; time is the {@code nowNanos} the caller passes in
- * (any origin, never decreasing), so the gate actor drives it on Pekko's scheduler and a simulation
- * drives it with virtual time, through the same code.
- *
- * <h2>How to drive it</h2>
+ * (any origin, never decreasing), so the gate actor and a simulation drive the same code.
  *
  * <pre>{@code
  * AdaptiveRateController c = new AdaptiveRateController(AdaptiveRateController.Parameters.defaults());
- * // at the start of every slice (Parameters.slice, 100 ms by default):
+ * // at the start of every SLICE (100 ms):
  * c.onSlice(now, waiting.size());
  * // whenever an actor waits (at a slice start, or when it arrives):
  * while (!waiting.isEmpty() && c.tryAcquire(now)) { startedAt.put(a = waiting.poll(), now); restart(a); }
@@ -23,52 +20,34 @@ import java.util.Objects;
  * c.onFailure(now, startedAt.getOrDefault(actor, AdaptiveRateController.NOT_GRANTED));
  * }</pre>
  *
- * <p>{@link #tryAcquire} is for restarts that start when they are granted. A driver whose restarts
- * take time to start grants with {@link #tryGrant} and reports {@link #onStarted} when the restarted
- * actor has started: the grant's outcome is counted from its start, and until then it is neither a
- * success nor a failure. A started restart that fails within the probation ({@link
- * Parameters#probation()}, counted in whole slices, rounded up) is a <em>failure</em>; one with no
- * failure reported within it is a <em>success</em>. Report every failure of a member, granted
- * or not: failures of members that were not just granted tell the controller that the group is in
- * trouble. Failures that are not about the resource (permanent ones) should not be reported.
+ * <p>A restart that fails within the probation ({@link Parameters#probation()}, in whole slices,
+ * rounded up) from its start is a <em>failure</em>, one that does not a <em>success</em>. Report
+ * every failure of a member, granted or not, but not the permanent ones (not about the resource).
  *
- * <h2>States</h2>
+ * <h2>The loop</h2>
  *
  * <ul>
- *   <li>{@link State#STEADY}: nothing wrong; restarts pass at once (up to the ceiling, {@link
- *       Parameters#maxRate()}, if one is set). {@link Parameters#holdAfter()} failures within one
- *       second move it to HOLDING.
- *   <li>{@link State#HOLDING}: the group keeps failing, so the resource is presumed down: restarts
- *       wait, except one probe at a time, the first {@link Parameters#firstProbe()} after entering;
- *       while probes fail, the next comes a wait after the slice that sees the failure, the wait
- *       doubling up to {@link Parameters#maxProbeInterval()}: with the defaults and probes that fail
- *       at once, probes 100 ms, then 300 ms, then 400 ms apart (a slice plus 200 ms, then plus 300
- *       ms). A probe that survives its probation moves it to RAMPING.
- *   <li>{@link State#RAMPING}: a token bucket at the current rate (refilled every slice, holding at
- *       most one slice of tokens). It starts at {@link Parameters#initialRate()} in slow start, which
- *       doubles the rate every round trip (probation plus one slice) while actors wait. When more than
- *       {@link Parameters#tolerance()} of a slice's grants fail (and more than one), the rate is cut
- *       to {@link Parameters#decrease()} times the goodput measured in that slice (its successes per
- *       second; at once, from the failures already reported, and again when the slice's probation
- *       has ended), but not below 0.85 times the most successes a slice of the last second got
- *       through while it stayed within the tolerance: rejections that are not the resource's
- *       capacity (a driver whose late ticks catch up at once sends a few grants together, which a
- *       limiter without burst rejects) do not make it forget the rate it just sustained. The
- *       smallest loss that counts (two failures, and at most twice the tolerance) cuts only
- *       to the goodput itself, and not below the successes of that clean slice: behind a limiter
- *       without burst one late tick makes such a loss at any rate. What slow start's slices got
- *       through is forgotten when the loss goes on within two slices of the cut
- *       that ended it (a limiter's burst, not its rate). Slow start ends at the first cut: from then
- *       on the rate grows by {@link Parameters#growth()} per second while actors wait. A cut holds
- *       for the slice it is made in; if the goodput it measured is
- *       below the successes of the last slice that stayed within the tolerance, the next slice
- *       restores {@link Parameters#decrease()} times those ({@link Reason#RESTORED}; once per cut):
- *       a limiter that rejects any request too close to the last one it accepted (nginx's {@code
- *       limit_req} without burst) takes fewer requests when offered a little more than its rate,
- *       so its goodput above the rate says less than the slice before did. Against a resource whose
- *       goodput is its capacity this never raises the rate. A slice whose grants all failed sends it back to HOLDING, and halves the
- *       rate the next RAMPING starts at. One second with no waiting actor and no failure returns it to
- *       STEADY.
+ *   <li>{@link State#STEADY}: restarts pass at once, up to the ceiling ({@link
+ *       Parameters#maxRate()}) if set. {@link Parameters#holdAfter()} failures in a second: HOLDING.
+ *   <li>{@link State#HOLDING}: the resource is presumed down. One probe at a time, the first
+ *       {@link Parameters#firstProbe()} after holding starts; while probes fail, the wait doubles,
+ *       up to three first probes, counted from the slice after the one that saw the failure: with
+ *       probes that fail at once, the first 100 ms after holding starts, the next 300 ms later,
+ *       then every 400 ms. A probe that survives its probation: RAMPING.
+ *   <li>{@link State#RAMPING}: a token bucket at the rate. <em>Slow start</em> from {@link
+ *       Parameters#initialRate()}: x 2 per round trip (probation plus a slice) while actors wait.
+ *       <em>Cut</em>: more than 10 % of a slice's grants failed, and at least two: 0.9 x the
+ *       slice's goodput (successes per second), at once on the failures already reported and again
+ *       when the slice is resolved; not below 0.85 x the best <em>clean</em> slice (within the
+ *       10 %) of the last second, nor {@link Parameters#minRate()}. The smallest loss (two
+ *       failures, at most 20 % of the slice) cuts to the goodput, not below that clean slice: one
+ *       late tick behind a limiter without burst makes it at any rate. A loss within two slices of
+ *       the cut that ended slow start forgets slow start's slices (a limiter's burst). <em>Growth
+ *       </em> after slow start: 20 % per second while actors wait. <em>Restore</em>: if a cut's
+ *       goodput is below the last clean slice, the next slice restores 0.9 x that slice (a limiter
+ *       that rejects requests too close together takes fewer above its rate). A slice whose grants
+ *       all failed: HOLDING, the next ramp from half the rate. A second with no waiting actor and
+ *       no failure: STEADY.
  * </ul>
  *
  * <p>Not thread-safe: one owner.
@@ -78,20 +57,46 @@ public final class AdaptiveRateController {
   /** The grant time to pass to {@link #onFailure} for a member that was not granted a restart. */
   public static final long NOT_GRANTED = Long.MIN_VALUE;
 
-  /**
-   * How long a probe granted by {@link #tryGrant} may go without starting or failing before it is
-   * given up (neither success nor failure) and the next probe follows: 1 second.
-   */
+  /** The control interval, 100 ms: quick to react, yet long enough to hold outcomes to count. */
+  public static final Duration SLICE = Duration.ofMillis(100);
+
+  /** A probe that neither started nor failed within 1 s (far above any start) is given up. */
   public static final Duration PROBE_START_TIMEOUT = Duration.ofSeconds(1);
 
   private static final long SECOND = 1_000_000_000L;
   private static final long NONE = Long.MIN_VALUE;
+  private static final long SLICE_NANOS = SLICE.toNanos();
+  private static final double SLICE_SECONDS = SLICE_NANOS / (double) SECOND;
 
-  /** The fewest failures in a slice that make a cut. */
+  // Why each number (the budget's documentation gives the same ones):
+  // one second of slices: holdAfter counts per second, and so do calm and "sustained"
+  private static final int SECOND_SLICES = FailureWindow.SLICES;
+  // up to 10 % of a slice may fail without a cut: below that, timing noise, not capacity
+  private static final double TOLERANCE = 0.1;
+  // a cut needs two failures in a slice: one rejection among a few grants is noise
   private static final int MIN_LOSS = 2;
-
-  /** A cut keeps at least this share of the successes a slice of the last second sustained. */
+  // two failures within 20 % of a slice are one late tick behind a limiter without burst
+  private static final double SMALL_LOSS_SHARE = 2 * TOLERANCE;
+  // a cut leaves 0.9 x goodput: a little below what survived, so the backlog behind it drains
+  private static final double DECREASE = 0.9;
+  // a cut keeps 0.85 x the best clean slice: below DECREASE, so a real drop is still followed
   private static final double RECALL = 0.85;
+  // growth of 20 %/s wins back a 0.9 cut in half a second, overshooting 2 % a slice at most
+  private static final double GROWTH = 0.2;
+  // slow start doubles per round trip, as TCP's: a few round trips find the rate's scale
+  private static final double SLOW_START_PER_ROUND_TRIP = 2;
+  // a limiter's burst feeds the slice that found the loss and the next one: two slices
+  private static final int BURST_SLICES = 2;
+  // a ramp whose every grant failed started too high: the next one starts at half its rate
+  private static final double START_AFTER_ALL_FAILED = 0.5;
+  // the probe wait stops at three first probes: a resource back is found within 400 ms
+  private static final int MAX_PROBE_WAIT = 3;
+  // more doublings of the probe wait change nothing (MAX_PROBE_WAIT) and would overflow
+  private static final int MAX_PROBE_DOUBLINGS = 30;
+  // a bucket holds at least one token, so that a rate below one permit a slice still grants
+  private static final double MIN_TOKENS = 1.0;
+  private static final long PROBE_START_TIMEOUT_SLICES =
+      Math.max(1, -Math.floorDiv(-PROBE_START_TIMEOUT.toNanos(), SLICE_NANOS));
 
   /** The controller's state. */
   public enum State {
@@ -113,16 +118,9 @@ public final class AdaptiveRateController {
     GROWTH,
     /** Grants failed: the rate was cut to the measured goodput. */
     LOSS,
-    /**
-     * One slice after a cut to a goodput below the successes of the last slice that stayed within
-     * the tolerance, the rate went back to the decrease factor times those (the goodput of a limiter
-     * that rejects any request too close to the last one collapses above its rate).
-     */
+    /** The slice after a cut below the last clean slice: back to 0.9 x that slice's successes. */
     RESTORED,
-    /**
-     * The controller continues from the state and rate another controller left (see {@link
-     * #takeOver}).
-     */
+    /** The controller continues from another controller's state and rate ({@link #takeOver}). */
     TAKEN_OVER,
     /** A lease from the learner of a cluster-wide budget set the state (see {@link LeaseHolder}). */
     LEASE,
@@ -169,62 +167,42 @@ public final class AdaptiveRateController {
   }
 
   /**
-   * The controller's parameters, an immutable value.
+   * The controller's parameters, an immutable value. The first four are an adaptive budget's
+   * settings; the least rate and the first probe are scaled by {@link LeaseHolder#share} for a
+   * controller that has a part of the resource.
    *
-   * @param slice the control interval; default 100 ms
    * @param probation how long a granted restart must survive to count as a success; default 100 ms
    * @param initialRate where ramping starts, permits per second; default 100
-   * @param minRate the rate is never cut below this, permits per second; default 5
    * @param maxRate the ceiling, permits per second; {@code +Infinity} (the default) for none
-   * @param decrease the rate after a loss, as a fraction of the measured goodput; default 0.9
-   * @param tolerance the share of a slice's grants that may fail without a cut; default 0.1
-   * @param growth how much the rate grows per second after slow start while actors wait; default 0.2
-   * @param firstProbe the first probe's delay after holding starts; default 100 ms
-   * @param maxProbeInterval the longest wait for the next probe, counted from the slice after the one
-   *     in which a probe's failure was reported; default 300 ms, so that probes that fail at once
-   *     come every 400 ms
    * @param holdAfter failures within one second that make a steady group hold; default 10
+   * @param minRate the rate is never cut below this, permits per second; default 5, low enough that
+   *     an overloaded resource hardly feels it, high enough that a group is never starved
+   * @param firstProbe the first probe's delay after holding starts; default 100 ms, one slice
    */
   public record Parameters(
-      Duration slice,
       Duration probation,
       double initialRate,
-      double minRate,
       double maxRate,
-      double decrease,
-      double tolerance,
-      double growth,
-      Duration firstProbe,
-      Duration maxProbeInterval,
-      int holdAfter) {
+      int holdAfter,
+      double minRate,
+      Duration firstProbe) {
 
     /**
      * Validates every parameter.
      *
-     * @param slice see the record's description
      * @param probation see the record's description
      * @param initialRate see the record's description
-     * @param minRate see the record's description
      * @param maxRate see the record's description
-     * @param decrease see the record's description
-     * @param tolerance see the record's description
-     * @param growth see the record's description
-     * @param firstProbe see the record's description
-     * @param maxProbeInterval see the record's description
      * @param holdAfter see the record's description
+     * @param minRate see the record's description
+     * @param firstProbe see the record's description
      * @throws NullPointerException if a duration is null
      * @throws IllegalArgumentException if a value is out of range (the message names it)
+     * @throws IllegalStateException if {@code minRate > maxRate}
      */
     public Parameters {
-      Check.positive(slice, "slice");
       Check.positive(probation, "probation");
       Check.positive(firstProbe, "firstProbe");
-      Check.positive(maxProbeInterval, "maxProbeInterval");
-      Check.argument(
-          slice.compareTo(Duration.ofMillis(1)) >= 0 && slice.compareTo(Duration.ofSeconds(1)) <= 0,
-          "slice",
-          "between 1 ms and 1 s",
-          slice);
       Check.argument(
           initialRate > 0 && Double.isFinite(initialRate),
           "initialRate",
@@ -232,9 +210,6 @@ public final class AdaptiveRateController {
           initialRate);
       Check.argument(minRate > 0 && Double.isFinite(minRate), "minRate", "finite and > 0", minRate);
       Check.argument(maxRate > 0, "maxRate", "> 0", maxRate);
-      Check.argument(decrease > 0 && decrease <= 1, "decrease", "in (0, 1]", decrease);
-      Check.argument(tolerance >= 0 && tolerance < 1, "tolerance", "in [0, 1)", tolerance);
-      Check.argument(growth >= 0 && Double.isFinite(growth), "growth", "finite and >= 0", growth);
       Check.argument(holdAfter >= 1, "holdAfter", ">= 1", holdAfter);
       if (minRate > maxRate) {
         throw new IllegalStateException(
@@ -249,17 +224,7 @@ public final class AdaptiveRateController {
      */
     public static Parameters defaults() {
       return new Parameters(
-          Duration.ofMillis(100),
-          Duration.ofMillis(100),
-          100,
-          5,
-          Double.POSITIVE_INFINITY,
-          0.9,
-          0.1,
-          0.2,
-          Duration.ofMillis(100),
-          Duration.ofMillis(300),
-          10);
+          Duration.ofMillis(100), 100, Double.POSITIVE_INFINITY, 10, 5, Duration.ofMillis(100));
     }
 
     /**
@@ -269,22 +234,11 @@ public final class AdaptiveRateController {
      * @return a new value
      */
     public Parameters withProbation(Duration probation) {
-      return new Parameters(
-          slice,
-          probation,
-          initialRate,
-          minRate,
-          maxRate,
-          decrease,
-          tolerance,
-          growth,
-          firstProbe,
-          maxProbeInterval,
-          holdAfter);
+      return new Parameters(probation, initialRate, maxRate, holdAfter, minRate, firstProbe);
     }
 
     /**
-     * A copy with another ceiling; the initial and minimal rates are lowered to it if above.
+     * A copy with another ceiling; the initial and least rates are lowered to it if above.
      *
      * @param maxRate permits per second, {@code > 0}
      * @return a new value
@@ -294,17 +248,12 @@ public final class AdaptiveRateController {
     public Parameters withMaxRate(double maxRate) {
       Check.argument(maxRate > 0, "maxRate", "> 0", maxRate);
       return new Parameters(
-          slice,
           probation,
           Math.min(initialRate, maxRate),
-          Math.min(minRate, maxRate),
           maxRate,
-          decrease,
-          tolerance,
-          growth,
-          firstProbe,
-          maxProbeInterval,
-          holdAfter);
+          holdAfter,
+          Math.min(minRate, maxRate),
+          firstProbe);
     }
 
     /**
@@ -314,18 +263,7 @@ public final class AdaptiveRateController {
      * @return a new value
      */
     public Parameters withInitialRate(double initialRate) {
-      return new Parameters(
-          slice,
-          probation,
-          initialRate,
-          minRate,
-          maxRate,
-          decrease,
-          tolerance,
-          growth,
-          firstProbe,
-          maxProbeInterval,
-          holdAfter);
+      return new Parameters(probation, initialRate, maxRate, holdAfter, minRate, firstProbe);
     }
 
     /**
@@ -335,78 +273,43 @@ public final class AdaptiveRateController {
      * @return a new value
      */
     public Parameters withHoldAfter(int holdAfter) {
-      return new Parameters(
-          slice,
-          probation,
-          initialRate,
-          minRate,
-          maxRate,
-          decrease,
-          tolerance,
-          growth,
-          firstProbe,
-          maxProbeInterval,
-          holdAfter);
+      return new Parameters(probation, initialRate, maxRate, holdAfter, minRate, firstProbe);
     }
   }
 
   private final Parameters p;
   private final Listener listener;
-  private final long sliceNanos;
-  private final double sliceSeconds;
   private final int probationSlices;
+  private final double slowStartFactor;
+  private final TokenBucket bucket;
+  // by slice, a ring long enough to resolve one: grants started, their failures, actors waited
   private final int ring;
   private final int[] granted;
   private final int[] failed;
   private final boolean[] limited;
-  private final int windowSlices;
-  private final int[] windowFailures;
-  private final int calmSlices;
-  private final double slowStartFactor;
-  private final TokenBucket bucket;
+  private final FailureWindow failures = new FailureWindow();
+  // the successes of the clean slices of the last second, and which slice each one is
+  private final int[] cleanSuccesses = new int[SECOND_SLICES];
+  private final long[] cleanSlice = new long[SECOND_SLICES];
 
   private long slice = NONE;
   private State state = State.STEADY;
-  private int recentFailures;
   private double rate;
   private double startRate;
   private boolean slowStart;
-
-  private long holdUntil;
-  private long probeAt = NONE;
-  private long probeSlice = NONE;
-
-  /** The slice of a probe granted by {@link #tryGrant} whose actor has not started yet, or NONE. */
-  private long probeGranted = NONE;
-
-  private final long probeStartTimeoutSlices;
+  private long slowStartEnded = NONE; // the slice whose cut ended slow start
+  private long
+      holdUntil; // the slice of the last cut or ramp start: older ones neither cut nor grow
+  private long probeAt = NONE; // the slice the next probe may go in
+  private long probeSlice = NONE; // the slice the probe out started in
+  private long probeGranted = NONE; // the slice of a probe granted but not started
   private int probes;
   private int calm;
   private int waiting;
   private double goodput = Double.NaN;
-
-  /**
-   * The successes of the latest resolved slice whose failures stayed within the tolerance while
-   * actors waited.
-   */
-  private int clean;
-
-  /** The rate to restore at the start of {@link #restoreSlice}, or NaN. */
-  private double restoreTo = Double.NaN;
-
+  private int clean; // the successes of the last resolved clean slice, 0 after a cut
+  private double restoreTo = Double.NaN; // the rate to restore at the start of restoreSlice
   private long restoreSlice = NONE;
-
-  /**
-   * The successes of the resolved slices that stayed within the tolerance while actors waited, by
-   * slice number modulo {@link #windowSlices} ({@link #cleanSlice} says which slice): the rates
-   * recently sustained, so that a cut does not forget them.
-   */
-  private final int[] cleanSuccesses;
-
-  private final long[] cleanSlice;
-
-  /** The slice whose cut ended slow start, or {@link #NONE}. */
-  private long slowStartEnded = NONE;
 
   /**
    * A controller with no listener.
@@ -427,49 +330,367 @@ public final class AdaptiveRateController {
   public AdaptiveRateController(Parameters parameters, Listener listener) {
     this.p = Objects.requireNonNull(parameters, "parameters must not be null");
     this.listener = Objects.requireNonNull(listener, "listener must not be null");
-    this.sliceNanos = p.slice().toNanos();
-    this.sliceSeconds = sliceNanos / (double) SECOND;
-    this.probationSlices = (int) Math.max(1, -Math.floorDiv(-p.probation().toNanos(), sliceNanos));
+    long probation = p.probation().toNanos();
+    this.probationSlices = (int) Math.max(1, -Math.floorDiv(-probation, SLICE_NANOS));
     this.ring = probationSlices + 2;
     this.granted = new int[ring];
     this.failed = new int[ring];
     this.limited = new boolean[ring];
-    this.windowSlices = (int) Math.max(1, Math.round(SECOND / (double) sliceNanos));
-    this.probeStartTimeoutSlices =
-        Math.max(1, -Math.floorDiv(-PROBE_START_TIMEOUT.toNanos(), sliceNanos));
-    this.windowFailures = new int[windowSlices];
-    this.calmSlices = windowSlices;
-    this.cleanSuccesses = new int[windowSlices];
-    this.cleanSlice = new long[windowSlices];
     forgetSustained(Long.MAX_VALUE);
     this.slowStartFactor =
-        Math.pow(2, sliceNanos / (double) (p.probation().toNanos() + sliceNanos));
+        Math.pow(SLOW_START_PER_ROUND_TRIP, SLICE_NANOS / (double) (probation + SLICE_NANOS));
     this.rate = p.maxRate();
     this.startRate = p.initialRate();
-    double ceilingPerSlice = ceilingPerSlice();
-    this.bucket =
-        TokenBucket.perSlice(
-            p.slice(),
-            ceilingPerSlice,
-            Math.max(1.0, ceilingPerSlice),
-            Math.max(1.0, ceilingPerSlice));
+    double ceiling = ceilingPerSlice();
+    double tokens = Math.max(MIN_TOKENS, ceiling);
+    this.bucket = TokenBucket.perSlice(SLICE, ceiling, tokens, tokens);
   }
 
-  private double maxRate() {
-    return p.maxRate();
+  // ---------------------------------------------------------------- the loop, a slice at a time
+
+  /** The start of slice {@link #slice}: the state's rule for it. */
+  private void onNewSlice(long nowNanos) {
+    if (waiting > 0) {
+      limited[slot(slice - 1)] = true;
+    }
+    switch (state) {
+      case STEADY -> {
+        if (!Double.isInfinite(p.maxRate())) {
+          refill();
+        }
+      }
+      case HOLDING -> holding(nowNanos);
+      case RAMPING -> ramping(nowNanos);
+    }
   }
 
-  private double minRate() {
-    return p.minRate();
+  /** HOLDING: gives up a probe that never started; a resolved probe ramps or waits for the next. */
+  private void holding(long nowNanos) {
+    if (probeGranted != NONE && slice - probeGranted > PROBE_START_TIMEOUT_SLICES) {
+      probeGranted = NONE; // its actor never started: neither success nor failure
+      nextProbe();
+    }
+    if (probeSlice == NONE) {
+      return;
+    }
+    boolean probeFailed = failed[slot(probeSlice)] > 0;
+    if (probeFailed) {
+      probeSlice = NONE;
+      nextProbe();
+    } else if (resolved() >= probeSlice) {
+      probeSlice = NONE;
+      startRamping(Reason.PROBE_SURVIVED, nowNanos);
+      ramping(nowNanos); // the probe's slice is the first the ramp judges
+    }
   }
 
   /**
-   * Continues from where another controller left off (a learner that takes over from one that is
-   * gone, or a node that falls back on its own controller when its lease ends): {@link
-   * State#STEADY} as after a recovery; {@link State#HOLDING} with the first probe {@link
-   * Parameters#firstProbe()} from now; {@link State#RAMPING} at {@code rate} (between the least
-   * rate and the ceiling), growing by {@link Parameters#growth()} per second without slow start,
-   * since the rate was learnt already. Reported as {@link Reason#TAKEN_OVER}.
+   * RAMPING: remembers a clean slice, cuts early on the last slice's failures, restores after a
+   * cut, then judges the resolved slice: all failed holds, a loss cuts, a clean slice with actors
+   * waiting grows the rate; a calm second recovers; else the bucket refills at the rate.
+   */
+  private void ramping(long nowNanos) {
+    long resolved = resolved();
+    int g = granted[slot(resolved)];
+    int f = failed[slot(resolved)];
+    boolean waited = limited[slot(resolved)];
+    if (g > f && f <= TOLERANCE * g && waited) {
+      clean = g - f;
+      int w = (int) Math.floorMod(resolved, (long) SECOND_SLICES);
+      cleanSuccesses[w] = g - f;
+      cleanSlice[w] = resolved;
+    }
+    int lastGranted = granted[slot(slice - 1)];
+    int lastFailed = failed[slot(slice - 1)];
+    // a cut or a ramp start sets holdUntil to its own slice, so slice - 1 is never before it
+    if (lossy(lastGranted, lastFailed) && lastGranted > lastFailed) {
+      cut(lastGranted - lastFailed, lastFailed, nowNanos);
+    }
+    if (restoreSlice == slice && restoreTo > rate) {
+      setRate(Math.min(p.maxRate(), restoreTo), Double.NaN, Reason.RESTORED, nowNanos);
+    }
+    if (g > 0 && f > TOLERANCE * g && resolved >= holdUntil) {
+      if (g == f) {
+        startRate = Math.max(p.minRate(), startRate * START_AFTER_ALL_FAILED);
+        hold(Reason.ALL_FAILED, nowNanos);
+        return;
+      }
+      if (f >= MIN_LOSS) {
+        cut(g - f, f, nowNanos);
+      }
+    } else if (g > 0 && waited && resolved >= holdUntil) {
+      double factor = slowStart ? slowStartFactor : 1 + GROWTH * SLICE_SECONDS;
+      setRate(
+          Math.min(p.maxRate(), rate * factor),
+          Double.NaN,
+          slowStart ? Reason.SLOW_START : Reason.GROWTH,
+          nowNanos);
+    }
+    calm = waiting == 0 && f == 0 ? calm + 1 : 0;
+    if (calm >= SECOND_SLICES) {
+      recover(Reason.RECOVERED, nowNanos);
+      return;
+    }
+    double perSlice = rate * SLICE_SECONDS;
+    bucket.reshape(perSlice, Math.max(MIN_TOKENS, perSlice));
+    refill();
+  }
+
+  /**
+   * A cut to the goodput of a lossy slice: {@link #DECREASE} x it, not below {@link #RECALL} x the
+   * best clean slice of the last second; a small loss to the goodput, not below that slice.
+   */
+  private void cut(int successes, int failures, long nowNanos) {
+    goodput = successes / SLICE_SECONDS;
+    if (!slowStart && slowStartEnded != NONE && slice - slowStartEnded <= BURST_SLICES) {
+      forgetSustained(slowStartEnded);
+    }
+    boolean small = failures <= MIN_LOSS && failures <= SMALL_LOSS_SHARE * (successes + failures);
+    double least =
+        small
+            ? Math.max(goodput, sustained() / SLICE_SECONDS)
+            : Math.max(DECREASE * goodput, RECALL * sustained() / SLICE_SECONDS);
+    double next = Math.min(p.maxRate(), Math.max(p.minRate(), least));
+    if (slowStart) {
+      slowStartEnded = slice;
+    }
+    slowStart = false;
+    holdUntil = slice;
+    setRate(Math.min(rate, next), goodput, Reason.LOSS, nowNanos);
+    // once per clean slice: a cut that finds the loss again does not restore again
+    restoreTo = clean > 0 ? Math.min(p.maxRate(), DECREASE * clean / SLICE_SECONDS) : Double.NaN;
+    restoreSlice = slice + 1;
+    clean = 0;
+  }
+
+  /** More than the tolerance of a slice's grants failed, and at least {@link #MIN_LOSS}. */
+  private static boolean lossy(int grants, int failures) {
+    return failures > TOLERANCE * grants && failures >= MIN_LOSS;
+  }
+
+  /** The most successes of a resolved clean slice of the last second, 0 if none. */
+  private int sustained() {
+    long from = resolved() - SECOND_SLICES;
+    int best = 0;
+    for (int i = 0; i < SECOND_SLICES; i++) {
+      if (cleanSlice[i] != NONE && cleanSlice[i] > from) {
+        best = Math.max(best, cleanSuccesses[i]);
+      }
+    }
+    return best;
+  }
+
+  /** Forgets the clean slices before {@code before}. */
+  private void forgetSustained(long before) {
+    for (int i = 0; i < SECOND_SLICES; i++) {
+      if (cleanSlice[i] < before) {
+        cleanSlice[i] = NONE;
+      }
+    }
+  }
+
+  /**
+   * Sets the next probe after a failed (or given up) one, seen at the start of this slice: the
+   * wait, {@code min(MAX_PROBE_WAIT x firstProbe, firstProbe x 2^probes)}, counts from this slice.
+   */
+  private void nextProbe() {
+    long first = p.firstProbe().toNanos();
+    long wait = Math.min(MAX_PROBE_WAIT * first, first << Math.min(MAX_PROBE_DOUBLINGS, probes));
+    probeAt = slice + slices(wait);
+  }
+
+  private void hold(Reason reason, long nowNanos) {
+    enter(State.HOLDING, reason, nowNanos);
+    forgetSustained(Long.MAX_VALUE);
+    probes = 0;
+    probeAt = slice + slices(p.firstProbe().toNanos());
+    probeSlice = NONE;
+    probeGranted = NONE;
+  }
+
+  private void startRamping(Reason reason, long nowNanos) {
+    enter(State.RAMPING, reason, nowNanos);
+    setRate(startRate, Double.NaN, reason, nowNanos);
+    slowStart = true;
+    slowStartEnded = NONE;
+    holdUntil = slice;
+    bucket.setTokens(0);
+  }
+
+  private void recover(Reason reason, long nowNanos) {
+    enter(State.STEADY, reason, nowNanos);
+    startRate = p.initialRate();
+    double ceiling = ceilingPerSlice();
+    bucket.reshape(ceiling, Math.max(MIN_TOKENS, ceiling));
+  }
+
+  private void enter(State to, Reason reason, long nowNanos) {
+    State from = state;
+    state = to;
+    calm = 0;
+    clean = 0;
+    restoreTo = Double.NaN;
+    listener.stateChanged(from, to, reason, nowNanos);
+  }
+
+  private void setRate(double to, double measured, Reason reason, long nowNanos) {
+    double from = rate;
+    rate = to;
+    if (from != to || reason == Reason.LOSS) {
+      listener.rateChanged(from, to, measured, reason, nowNanos);
+    }
+  }
+
+  /** A slice's tokens, what is left over capped at the bucket's capacity. */
+  private void refill() {
+    bucket.refill();
+    bucket.settle();
+  }
+
+  // ---------------------------------------------------------------- time
+
+  /** Steps slice by slice to {@code nowNanos}, running each slice's rule. */
+  private void advance(long nowNanos) {
+    long k = Math.floorDiv(nowNanos, SLICE_NANOS);
+    if (slice == NONE) {
+      slice = k;
+      return;
+    }
+    // after this many slices with no call, a step changes nothing but the slice number: every
+    // grant is resolved (ring), and a ramp with nobody waiting has returned to steady (a second)
+    long last = Math.min(k, slice + ring + 2 * SECOND_SLICES);
+    while (slice < last) {
+      slice++;
+      int i = slot(slice);
+      granted[i] = 0;
+      failed[i] = 0;
+      limited[i] = false;
+      onNewSlice(slice * SLICE_NANOS);
+    }
+    slice = Math.max(slice, k);
+    failures.advanceTo(slice);
+  }
+
+  /** The slice whose grants' probation has just ended. */
+  private long resolved() {
+    return slice - 1 - probationSlices;
+  }
+
+  private int slot(long k) {
+    return (int) Math.floorMod(k, (long) ring);
+  }
+
+  /** A wait in whole slices, rounded, at least one. */
+  private static long slices(long nanos) {
+    return Math.max(1, Math.round(nanos / (double) SLICE_NANOS));
+  }
+
+  private double ceilingPerSlice() {
+    return Double.isInfinite(p.maxRate()) ? 0 : p.maxRate() * SLICE_SECONDS;
+  }
+
+  // ---------------------------------------------------------------- the driver's calls
+
+  /**
+   * The start of a slice: resolves outcomes, changes state and rate, refills the bucket. Call it
+   * every {@link #SLICE}; a late call catches up with every slice passed.
+   *
+   * @param nowNanos the time now
+   * @param waitingNow how many actors wait for a permit now
+   * @return how many permits {@link #tryAcquire} would grant now
+   */
+  public int onSlice(long nowNanos, int waitingNow) {
+    this.waiting = Math.max(0, waitingNow);
+    advance(nowNanos);
+    return available();
+  }
+
+  /**
+   * {@link #tryGrant} and, if it granted, {@link #onStarted onStarted(nowNanos, nowNanos)}: for a
+   * driver whose restarts start when granted.
+   *
+   * @param nowNanos the time now
+   * @return whether the restart may go
+   */
+  public boolean tryAcquire(long nowNanos) {
+    if (!tryGrant(nowNanos)) {
+      return false;
+    }
+    onStarted(nowNanos, nowNanos);
+    return true;
+  }
+
+  /**
+   * Takes a permit for one restart now, if the controller allows one. Its outcome counts from its
+   * start ({@link #onStarted}): a restart slow to start is never taken for one that survived. A
+   * probe that neither starts nor fails within {@link #PROBE_START_TIMEOUT} is given up, and the
+   * next probe follows as after a failed one.
+   *
+   * @param nowNanos the time now
+   * @return whether the restart may go
+   */
+  public boolean tryGrant(long nowNanos) {
+    advance(nowNanos);
+    if (available() == 0) {
+      return false;
+    }
+    if (state == State.HOLDING) {
+      probeGranted = slice;
+      probeAt = NONE;
+      probes++;
+      listener.probe(probes, nowNanos);
+    } else if (!Double.isInfinite(rate())) {
+      bucket.tryTake(); // available() saw a whole token
+    }
+    return true;
+  }
+
+  /**
+   * The actor of a restart granted by {@link #tryGrant} at {@code grantedAtNanos} has started: its
+   * probation starts now. Report it once per grant (an actor that failed while starting: started,
+   * then failed). The start of a probe given up counts as an ordinary grant.
+   *
+   * @param nowNanos the time now
+   * @param grantedAtNanos when {@link #tryGrant} granted the restart
+   */
+  public void onStarted(long nowNanos, long grantedAtNanos) {
+    advance(nowNanos);
+    granted[slot(slice)]++;
+    if (state == State.HOLDING
+        && probeGranted != NONE
+        && Math.floorDiv(grantedAtNanos, SLICE_NANOS) == probeGranted) {
+      probeSlice = slice;
+      probeGranted = NONE;
+    }
+  }
+
+  /**
+   * A member of the group failed.
+   *
+   * @param nowNanos the time now
+   * @param startedAtNanos when this member's last granted restart started ({@link #onStarted}; for
+   *     {@link #tryAcquire}, its grant), or {@link #NOT_GRANTED}; a failure within the probation
+   *     after the start counts against the restart
+   */
+  public void onFailure(long nowNanos, long startedAtNanos) {
+    advance(nowNanos);
+    if (startedAtNanos != NOT_GRANTED) {
+      long g = Math.floorDiv(startedAtNanos, SLICE_NANOS);
+      if (g <= slice && slice - g <= probationSlices) {
+        failed[slot(g)]++;
+      }
+    }
+    failures.add(slice);
+    if (state == State.STEADY && failures.count() >= p.holdAfter()) {
+      hold(Reason.FAILURES, nowNanos);
+    }
+  }
+
+  /**
+   * Continues from another controller's state (a learner taking over, a node falling back when
+   * its lease ends), as {@link Reason#TAKEN_OVER}: {@link State#STEADY} as after a recovery; {@link
+   * State#HOLDING} with the first probe {@link Parameters#firstProbe()} from now; {@link
+   * State#RAMPING} at {@code rate} (within the least rate and the ceiling), without slow start.
    *
    * @param state the state to continue in
    * @param rate the rate to ramp at, permits per second (used for {@link State#RAMPING} only)
@@ -493,27 +714,22 @@ public final class AdaptiveRateController {
         probeSlice = NONE;
         probeGranted = NONE;
         probeAt = NONE;
-        startRate = Math.min(maxRate(), Math.max(minRate(), rate));
+        startRate = Math.min(p.maxRate(), Math.max(p.minRate(), rate));
         startRamping(Reason.TAKEN_OVER, nowNanos);
         slowStart = false;
-        double perSlice = this.rate * sliceSeconds;
-        bucket.reshape(perSlice, Math.max(1.0, perSlice));
+        double perSlice = this.rate * SLICE_SECONDS;
+        bucket.reshape(perSlice, Math.max(MIN_TOKENS, perSlice));
       }
     }
   }
 
-  private double ceilingPerSlice() {
-    return Double.isInfinite(maxRate()) ? 0 : maxRate() * sliceSeconds;
-  }
-
   /**
-   * Sets a {@link Pacer} that spreads this controller's grants: to the controller's {@link #rate()}
-   * (unlimited while holding, when one probe at a time goes through), with a burst of {@code 1 +
-   * rate * tick}, so that a driver that ticks every {@code tick} grants at each tick the permits due
-   * before the next one and a slice's permits all fit in the slice. Call it before granting and
-   * after each grant; grant only when {@code pacer.available(now)} and {@link #tryAcquire} both
-   * allow it, then take the pacer's permit. In any interval {@code d}, such a driver grants at most
-   * {@code 1 + rate * (d + 2 * tick)}.
+   * Sets a {@link Pacer} to spread this controller's grants: at its {@link #rate()} (unlimited
+   * while holding), with a burst of {@code 1 + rate * tick}, so that a driver ticking every {@code
+   * tick} grants at each tick the permits due before the next. Call it before granting and after
+   * each grant; grant when {@code pacer.available(now)} and {@link #tryAcquire} both allow it, then
+   * take the pacer's permit. In any interval {@code d} it grants at most {@code 1 + rate * (d + 2 *
+   * tick)}.
    *
    * @param pacer the pacer, made with the driver's tick as its quantum
    * @param controller the controller
@@ -522,124 +738,14 @@ public final class AdaptiveRateController {
   public static void pace(Pacer pacer, AdaptiveRateController controller, long tickNanos) {
     double rate = controller.rate();
     if (rate > 0 && !Double.isInfinite(rate)) {
-      pacer.setBurst(1 + rate * tickNanos / 1e9);
+      pacer.setBurst(1 + rate * tickNanos / (double) SECOND); // a tick of permits, and one
       pacer.setRate(rate);
     } else {
       pacer.setRate(Double.POSITIVE_INFINITY);
     }
   }
 
-  /**
-   * The start of a slice: resolves outcomes, changes state and rate, refills the bucket. Call it
-   * every {@link Parameters#slice()}; a late call catches up with every slice boundary passed.
-   *
-   * @param nowNanos the time now
-   * @param waitingNow how many actors wait for a permit now
-   * @return how many permits {@link #tryAcquire} would grant now
-   */
-  public int onSlice(long nowNanos, int waitingNow) {
-    this.waiting = Math.max(0, waitingNow);
-    advance(nowNanos);
-    return available();
-  }
-
-  /**
-   * Takes a permit for one restart now, if the controller allows one, for a restart that starts at
-   * once: the same as {@link #tryGrant} followed, if it granted, by {@link #onStarted
-   * onStarted(nowNanos, nowNanos)}. For drivers (simulations) in which a granted restart starts
-   * when it is granted.
-   *
-   * @param nowNanos the time now
-   * @return whether the restart may go
-   */
-  public boolean tryAcquire(long nowNanos) {
-    if (!tryGrant(nowNanos)) {
-      return false;
-    }
-    onStarted(nowNanos, nowNanos);
-    return true;
-  }
-
-  /**
-   * Takes a permit for one restart now, if the controller allows one. Its outcome is counted from
-   * the moment its restarted actor has started ({@link #onStarted}): until then it is neither a
-   * success nor a failure, however much time passes, so that a restart whose actor is slow to run
-   * (a stalled machine, a clock that runs ahead of the actors) is never taken for one that survived.
-   * A probe (the one restart let through while holding) whose actor has neither started nor failed
-   * within {@link #PROBE_START_TIMEOUT} is given up, neither success nor failure, and the next probe
-   * follows as after a failed one.
-   *
-   * @param nowNanos the time now
-   * @return whether the restart may go
-   */
-  public boolean tryGrant(long nowNanos) {
-    advance(nowNanos);
-    switch (state) {
-      case STEADY -> {
-        if (!Double.isInfinite(maxRate()) && !bucket.tryTake()) {
-          return false;
-        }
-      }
-      case HOLDING -> {
-        if (probeSlice != NONE || probeAt == NONE || slice < probeAt) {
-          return false;
-        }
-        probeGranted = slice;
-        probeAt = NONE;
-        probes++;
-        listener.probe(probes, nowNanos);
-      }
-      case RAMPING -> {
-        if (!bucket.tryTake()) {
-          return false;
-        }
-      }
-    }
-    return true;
-  }
-
-  /**
-   * The actor of a restart granted by {@link #tryGrant} at {@code grantedAtNanos} has started: its
-   * probation starts now. Report it once per grant; a restart whose actor failed while starting is
-   * reported as started and then failed at the same time. A start reported for a probe that was
-   * given up counts as an ordinary grant.
-   *
-   * @param nowNanos the time now
-   * @param grantedAtNanos when {@link #tryGrant} granted the restart
-   */
-  public void onStarted(long nowNanos, long grantedAtNanos) {
-    advance(nowNanos);
-    granted[slot(slice)]++;
-    if (state == State.HOLDING
-        && probeGranted != NONE
-        && Math.floorDiv(grantedAtNanos, sliceNanos) == probeGranted) {
-      probeSlice = slice;
-      probeGranted = NONE;
-    }
-  }
-
-  /**
-   * A member of the group failed.
-   *
-   * @param nowNanos the time now
-   * @param startedAtNanos when this member's last granted restart started ({@link #onStarted}; for
-   *     {@link #tryAcquire}, its grant), or {@link #NOT_GRANTED}; a failure within the probation
-   *     after the start counts against the restart
-   */
-  public void onFailure(long nowNanos, long startedAtNanos) {
-    advance(nowNanos);
-    if (startedAtNanos != NOT_GRANTED) {
-      long g = Math.floorDiv(startedAtNanos, sliceNanos);
-      if (g <= slice && slice - g <= probationSlices) {
-        failed[slot(g)]++;
-      }
-    }
-    windowFailures[(int) Math.floorMod(slice, (long) windowSlices)]++;
-    recentFailures++;
-    if (state == State.STEADY && recentFailures >= p.holdAfter()) {
-      hold(Reason.FAILURES, nowNanos);
-    }
-  }
+  // ---------------------------------------------------------------- what it reports
 
   /**
    * How many permits {@link #tryAcquire} would grant now ({@link Integer#MAX_VALUE} when steady with
@@ -649,7 +755,7 @@ public final class AdaptiveRateController {
    */
   public int available() {
     return switch (state) {
-      case STEADY -> Double.isInfinite(maxRate()) ? Integer.MAX_VALUE : (int) bucket.tokens();
+      case STEADY -> Double.isInfinite(p.maxRate()) ? Integer.MAX_VALUE : (int) bucket.tokens();
       case HOLDING -> probeSlice == NONE && probeAt != NONE && slice >= probeAt ? 1 : 0;
       case RAMPING -> (int) bucket.tokens();
     };
@@ -672,7 +778,7 @@ public final class AdaptiveRateController {
    */
   public double rate() {
     return switch (state) {
-      case STEADY -> maxRate();
+      case STEADY -> p.maxRate();
       case HOLDING -> 0;
       case RAMPING -> rate;
     };
@@ -698,13 +804,12 @@ public final class AdaptiveRateController {
 
   /**
    * Whether nothing is left to resolve: steady, no recent failure, no grant in probation. An owner
-   * may stop calling {@link #onSlice} while idle; it must pass a time no earlier than before when it
-   * starts again.
+   * may stop calling {@link #onSlice} while idle, and go on later with a time no earlier.
    *
    * @return {@code true} if idle
    */
   public boolean isIdle() {
-    if (state != State.STEADY || recentFailures > 0) {
+    if (state != State.STEADY || failures.count() > 0) {
       return false;
     }
     for (int i = 0; i < ring; i++) {
@@ -712,254 +817,7 @@ public final class AdaptiveRateController {
         return false;
       }
     }
-    return Double.isInfinite(maxRate()) || bucket.isFull();
-  }
-
-  // ---------------------------------------------------------------- the slice logic
-
-  private int slot(long k) {
-    return (int) Math.floorMod(k, (long) ring);
-  }
-
-  private void advance(long nowNanos) {
-    long k = Math.floorDiv(nowNanos, sliceNanos);
-    if (slice == NONE) {
-      slice = k;
-      return;
-    }
-    // after this many slices with no call, stepping changes nothing any more but the slice number:
-    // every grant is resolved (ring), every failure has left the window, and a ramp with nobody
-    // waiting has returned to steady (ring + calm)
-    long last = Math.min(k, slice + ring + windowSlices + calmSlices);
-    while (slice < last) {
-      slice++;
-      int i = slot(slice);
-      granted[i] = 0;
-      failed[i] = 0;
-      limited[i] = false;
-      int w = (int) Math.floorMod(slice, (long) windowSlices);
-      recentFailures -= windowFailures[w];
-      windowFailures[w] = 0;
-      onNewSlice(slice * sliceNanos);
-    }
-    slice = Math.max(slice, k);
-  }
-
-  private void onNewSlice(long nowNanos) {
-    long k = slice;
-    if (waiting > 0) {
-      limited[slot(k - 1)] = true;
-    }
-    long resolved = k - 1 - probationSlices;
-    int ir = slot(resolved);
-    int g = granted[ir];
-    int f = failed[ir];
-    boolean lim = limited[ir];
-    if (state == State.HOLDING) {
-      if (probeGranted != NONE && k - probeGranted > probeStartTimeoutSlices) {
-        probeGranted = NONE; // its actor never started: neither success nor failure
-        nextProbe(k);
-      }
-      if (probeSlice != NONE) {
-        boolean probeFailed = failed[slot(probeSlice)] > 0;
-        if (probeFailed || resolved >= probeSlice) {
-          probeSlice = NONE;
-          if (!probeFailed) {
-            startRamping(Reason.PROBE_SURVIVED, nowNanos);
-          } else {
-            nextProbe(k);
-          }
-        }
-      }
-      if (state == State.HOLDING) {
-        return; // the bucket is not used while holding; it is emptied when ramping starts
-      }
-    }
-    if (state == State.RAMPING) {
-      if (g > f && f <= p.tolerance() * g && lim) {
-        clean = g - f;
-        int w = (int) Math.floorMod(resolved, (long) windowSlices);
-        cleanSuccesses[w] = g - f;
-        cleanSlice[w] = resolved;
-      }
-      int gj = granted[slot(k - 1)];
-      int fj = failed[slot(k - 1)];
-      // no check against holdUntil: a cut or a ramp start sets it to the slice it runs in, so a
-      // slice k - 1 that granted anything is never before it; gj == 0 fails gj - fj > 0
-      if (lossy(gj, fj) && gj - fj > 0) {
-        cut(gj - fj, fj, nowNanos); // early: the failures of the last slice are already known
-      }
-      if (restoreSlice == k && restoreTo > rate) {
-        // the slice of the cut granted no more than its goodput; this one may take what a clean
-        // slice took
-        setRate(Math.min(maxRate(), restoreTo), Double.NaN, Reason.RESTORED, nowNanos);
-      }
-      if (g > 0 && f > p.tolerance() * g && resolved >= holdUntil) {
-        int successes = g - f;
-        if (successes == 0) {
-          startRate = Math.max(minRate(), startRate / 2);
-          hold(Reason.ALL_FAILED, nowNanos);
-          return;
-        }
-        if (f >= MIN_LOSS) {
-          cut(successes, f, nowNanos);
-        }
-      } else if (g > 0 && lim && resolved >= holdUntil) {
-        double grown =
-            Math.min(
-                maxRate(), rate * (slowStart ? slowStartFactor : 1 + p.growth() * sliceSeconds));
-        setRate(grown, Double.NaN, slowStart ? Reason.SLOW_START : Reason.GROWTH, nowNanos);
-      }
-      if (waiting == 0 && f == 0) {
-        if (++calm >= calmSlices) {
-          recover(Reason.RECOVERED, nowNanos);
-          return;
-        }
-      } else {
-        calm = 0;
-      }
-      double perSlice = rate * sliceSeconds;
-      bucket.reshape(perSlice, Math.max(1.0, perSlice));
-      bucket.refill();
-      bucket.settle();
-      return;
-    }
-    if (!Double.isInfinite(maxRate())) {
-      bucket.refill();
-      bucket.settle();
-    }
-  }
-
-  /**
-   * Sets the next probe after a failed (or given up) one, seen at the start of slice {@code k}: the
-   * wait, {@code min(maxProbeInterval, firstProbe * 2^probes)}, is counted
-   * from slice {@code k}, the slice after the one in which the failure was reported. So a probe that
-   * fails at once is followed one slice plus the wait later: with the defaults 300 ms after the
-   * first probe, then every 400 ms.
-   */
-  private void nextProbe(long k) {
-    long interval =
-        Math.min(p.maxProbeInterval().toNanos(), p.firstProbe().toNanos() << Math.min(30, probes));
-    probeAt = k + Math.max(1, Math.round(interval / (double) sliceNanos));
-  }
-
-  private void startRamping(Reason reason, long nowNanos) {
-    enter(State.RAMPING, reason, nowNanos);
-    setRate(startRate, Double.NaN, reason, nowNanos);
-    slowStart = true;
-    slowStartEnded = NONE;
-    holdUntil = slice;
-    bucket.setTokens(0);
-  }
-
-  /**
-   * Whether a slice's failures call for a cut: more than the tolerance, and more than one (one
-   * rejection in a slice of a few grants is noise, not the resource's capacity).
-   */
-  private boolean lossy(int grants, int failures) {
-    return failures > p.tolerance() * grants && failures >= MIN_LOSS;
-  }
-
-  /** Forgets the sustained successes of the slices before {@code before}. */
-  private void forgetSustained(long before) {
-    for (int i = 0; i < windowSlices; i++) {
-      if (cleanSlice[i] < before) {
-        cleanSlice[i] = NONE;
-      }
-    }
-  }
-
-  /**
-   * Whether a loss is the smallest that counts: {@link #MIN_LOSS} failures, and no more than twice
-   * the tolerance of the slice's grants. Such a loss cuts only to the
-   * goodput, and not below the most a clean slice of the last second got through: behind a
-   * limiter without burst, a scheduler tick that runs a millisecond or two late brings its grant
-   * that much closer to the next one, which the limiter rejects whatever the rate; a cut below
-   * what the last second sustained only lowers the rate for the second that the growth needs to
-   * win it back.
-   */
-  private boolean smallLoss(int successes, int failures) {
-    return failures <= MIN_LOSS && failures <= 2 * p.tolerance() * (successes + failures);
-  }
-
-  /**
-   * The least rate a cut keeps: {@link #RECALL} times what a clean slice of the last second
-   * sustained.
-   */
-  private double floorOfACut() {
-    return RECALL * sustained() / sliceSeconds;
-  }
-
-  /**
-   * The most successes a resolved slice of the last second got through while it stayed within the
-   * tolerance, 0 if none.
-   */
-  private int sustained() {
-    long from = slice - 1 - probationSlices - windowSlices;
-    int best = 0;
-    for (int i = 0; i < windowSlices; i++) {
-      if (cleanSlice[i] != NONE && cleanSlice[i] > from) {
-        best = Math.max(best, cleanSuccesses[i]);
-      }
-    }
-    return best;
-  }
-
-  private void cut(int successes, int failures, long nowNanos) {
-    goodput = successes / sliceSeconds;
-    if (!slowStart && slowStartEnded != NONE && slice - slowStartEnded <= 2) {
-      // the loss went on right after slow start ended: what its slices got through may have been a
-      // limiter's burst, not its rate
-      forgetSustained(slowStartEnded);
-    }
-    double least =
-        smallLoss(successes, failures)
-            ? Math.max(goodput, sustained() / sliceSeconds)
-            : Math.max(p.decrease() * goodput, floorOfACut());
-    double next = Math.min(maxRate(), Math.max(minRate(), least));
-    if (slowStart) {
-      slowStartEnded = slice;
-    }
-    slowStart = false;
-    holdUntil = slice;
-    setRate(Math.min(rate, next), goodput, Reason.LOSS, nowNanos);
-    // once per clean slice: a cut that finds the loss again does not restore again
-    restoreTo = clean > 0 ? Math.min(maxRate(), p.decrease() * clean / sliceSeconds) : Double.NaN;
-    restoreSlice = slice + 1;
-    clean = 0;
-  }
-
-  private void setRate(double to, double measured, Reason reason, long nowNanos) {
-    double from = rate;
-    rate = to;
-    if (from != to || reason == Reason.LOSS) {
-      listener.rateChanged(from, to, measured, reason, nowNanos);
-    }
-  }
-
-  private void hold(Reason reason, long nowNanos) {
-    enter(State.HOLDING, reason, nowNanos);
-    forgetSustained(Long.MAX_VALUE);
-    probes = 0;
-    probeAt = slice + Math.max(1, Math.round(p.firstProbe().toNanos() / (double) sliceNanos));
-    probeSlice = NONE;
-    probeGranted = NONE;
-  }
-
-  private void recover(Reason reason, long nowNanos) {
-    enter(State.STEADY, reason, nowNanos);
-    startRate = p.initialRate();
-    double ceiling = ceilingPerSlice();
-    bucket.reshape(ceiling, Math.max(1.0, ceiling));
-  }
-
-  private void enter(State to, Reason reason, long nowNanos) {
-    State from = state;
-    state = to;
-    calm = 0;
-    clean = 0;
-    restoreTo = Double.NaN;
-    listener.stateChanged(from, to, reason, nowNanos);
+    return Double.isInfinite(p.maxRate()) || bucket.isFull();
   }
 
   @Override

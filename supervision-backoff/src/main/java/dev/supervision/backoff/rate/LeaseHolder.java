@@ -74,9 +74,7 @@ public final class LeaseHolder {
   /** The report number the steady fuse tripped in, or NONE while it is armed. */
   private long fuseTrippedIn = NONE;
 
-  private final int[] fuseFailures;
-  private final long fuseSliceNanos;
-  private long fuseSlice = NONE;
+  private final FailureWindow fuseFailures = new FailureWindow();
 
   private long nextSequence;
   private int started;
@@ -140,8 +138,6 @@ public final class LeaseHolder {
     this.members = members;
     this.tickNanos = tickNanos;
     this.pacer = Pacer.of(Double.POSITIVE_INFINITY, 1, clock ? 0 : tickNanos);
-    this.fuseSliceNanos = parameters.slice().toNanos();
-    this.fuseFailures = new int[(int) Math.max(1, SECOND / fuseSliceNanos)];
     this.fallback = new AdaptiveRateController(share(parameters, members), listener);
   }
 
@@ -161,17 +157,12 @@ public final class LeaseHolder {
       return parameters;
     }
     return new Parameters(
-        parameters.slice(),
         parameters.probation(),
         parameters.initialRate() / members,
-        parameters.minRate() / members,
         parameters.maxRate() / members,
-        parameters.decrease(),
-        parameters.tolerance(),
-        parameters.growth(),
-        parameters.firstProbe().multipliedBy(members),
-        parameters.maxProbeInterval().multipliedBy(members),
-        parameters.holdAfter());
+        parameters.holdAfter(),
+        parameters.minRate() / members,
+        parameters.firstProbe().multipliedBy(members));
   }
 
   /**
@@ -238,7 +229,7 @@ public final class LeaseHolder {
       fallBack(nowNanos);
     }
     if (fallback != null) {
-      long k = Math.floorDiv(nowNanos, fallback.parameters().slice().toNanos());
+      long k = Math.floorDiv(nowNanos, AdaptiveRateController.SLICE.toNanos());
       if (k != fallbackSlice) {
         fallbackSlice = k;
         fallback.onSlice(nowNanos, waiting);
@@ -363,25 +354,11 @@ public final class LeaseHolder {
 
   /** Counts a failure against the steady fuse: {@code holdAfter} within one second trip it. */
   private void countForFuse(long nowNanos) {
-    long k = Math.floorDiv(nowNanos, fuseSliceNanos);
-    int n = fuseFailures.length;
-    if (fuseSlice == NONE || k - fuseSlice >= n) {
-      java.util.Arrays.fill(fuseFailures, 0);
-    } else {
-      for (long s = fuseSlice + 1; s <= k; s++) {
-        fuseFailures[(int) Math.floorMod(s, (long) n)] = 0;
-      }
-    }
-    fuseSlice = Math.max(k, fuseSlice == NONE ? k : fuseSlice);
-    fuseFailures[(int) Math.floorMod(k, (long) n)]++;
-    int sum = 0;
-    for (int f : fuseFailures) {
-      sum += f;
-    }
+    fuseFailures.add(Math.floorDiv(nowNanos, AdaptiveRateController.SLICE.toNanos()));
     if (lease != null
         && lease.unlimited()
         && fuseTrippedIn == NONE
-        && sum >= parameters.holdAfter()) {
+        && fuseFailures.count() >= parameters.holdAfter()) {
       fuseTrippedIn = nextSequence; // the report that will carry this failure
     }
   }
@@ -396,7 +373,7 @@ public final class LeaseHolder {
   public NodeReport report(long nowNanos, int waiting) {
     long keep =
         parameters.probation().toNanos()
-            + 2 * parameters.slice().toNanos()
+            + 2 * AdaptiveRateController.SLICE.toNanos()
             + (lease == null ? 0 : lease.validFor().toNanos());
     while (!starts.isEmpty() && nowNanos - starts.peekFirst()[0] > keep) {
       long[] old = starts.pollFirst();
@@ -505,6 +482,6 @@ public final class LeaseHolder {
    * @return the duration
    */
   public Duration memory() {
-    return parameters.probation().plus(parameters.slice().multipliedBy(2));
+    return parameters.probation().plus(AdaptiveRateController.SLICE.multipliedBy(2));
   }
 }

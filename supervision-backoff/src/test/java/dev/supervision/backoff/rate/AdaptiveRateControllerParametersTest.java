@@ -12,7 +12,7 @@ import org.junit.jupiter.api.function.Executable;
 
 /**
  * Every parameter's rule, checked at both edges, and the copies that {@code withX} make; the
- * constructor's null checks.
+ * constructor's null checks. The slice and the rules' factors are constants.
  */
 final class AdaptiveRateControllerParametersTest {
 
@@ -21,41 +21,17 @@ final class AdaptiveRateControllerParametersTest {
 
   /** The components of the defaults, in the record's order. */
   private static Object[] defaultComponents() {
-    return new Object[] {
-      MS100, MS100, 100.0, 5.0, INF, 0.9, 0.1, 0.2, MS100, Duration.ofMillis(300), 10
-    };
+    return new Object[] {MS100, 100.0, INF, 10, 5.0, MS100};
   }
 
   /** Every component differs from the defaults, so a copy that drops one is seen. */
   private static Object[] customComponents() {
-    return new Object[] {
-      Duration.ofMillis(50),
-      Duration.ofMillis(120),
-      70.0,
-      7.0,
-      500.0,
-      0.8,
-      0.05,
-      0.3,
-      Duration.ofMillis(60),
-      Duration.ofMillis(700),
-      4
-    };
+    return new Object[] {Duration.ofMillis(120), 70.0, 500.0, 4, 7.0, Duration.ofMillis(60)};
   }
 
   private static Parameters of(Object[] a) {
     return new Parameters(
-        (Duration) a[0],
-        (Duration) a[1],
-        (double) a[2],
-        (double) a[3],
-        (double) a[4],
-        (double) a[5],
-        (double) a[6],
-        (double) a[7],
-        (Duration) a[8],
-        (Duration) a[9],
-        (int) a[10]);
+        (Duration) a[0], (double) a[1], (double) a[2], (int) a[3], (double) a[4], (Duration) a[5]);
   }
 
   /** The defaults, with one component replaced through {@code edit}. */
@@ -79,24 +55,20 @@ final class AdaptiveRateControllerParametersTest {
   @Test
   void defaults_areTheDocumentedValues() {
     Parameters p = Parameters.defaults();
-    assertEquals(MS100, p.slice());
     assertEquals(MS100, p.probation());
     assertEquals(100.0, p.initialRate());
-    assertEquals(5.0, p.minRate());
     assertEquals(INF, p.maxRate());
-    assertEquals(0.9, p.decrease());
-    assertEquals(0.1, p.tolerance());
-    assertEquals(0.2, p.growth());
-    assertEquals(MS100, p.firstProbe());
-    assertEquals(Duration.ofMillis(300), p.maxProbeInterval());
     assertEquals(10, p.holdAfter());
+    assertEquals(5.0, p.minRate());
+    assertEquals(MS100, p.firstProbe());
     assertEquals(with(a -> a), p);
+    assertEquals(MS100, AdaptiveRateController.SLICE);
   }
 
   @Test
   void durations_mustNotBeNull_andTheMessageNamesThem() {
-    String[] names = {"slice", "probation", "firstProbe", "maxProbeInterval"};
-    int[] index = {0, 1, 8, 9};
+    String[] names = {"probation", "firstProbe"};
+    int[] index = {0, 5};
     for (int i = 0; i < names.length; i++) {
       int at = index[i];
       NullPointerException e = assertThrows(NullPointerException.class, () -> set(at, null));
@@ -106,86 +78,47 @@ final class AdaptiveRateControllerParametersTest {
 
   @Test
   void durations_mustBePositive() {
-    String[] names = {"slice", "probation", "firstProbe", "maxProbeInterval"};
-    int[] index = {0, 1, 8, 9};
+    String[] names = {"probation", "firstProbe"};
+    int[] index = {0, 5};
     for (int i = 0; i < names.length; i++) {
       int at = index[i];
       rejects(names[i] + " must be > 0 but was PT0S", () -> set(at, Duration.ZERO));
       rejects(names[i] + " must be > 0 but was PT-0.001S", () -> set(at, Duration.ofMillis(-1)));
     }
-    assertEquals(Duration.ofNanos(1), set(1, Duration.ofNanos(1)).probation());
-    assertEquals(Duration.ofNanos(1), set(8, Duration.ofNanos(1)).firstProbe());
-    assertEquals(Duration.ofNanos(1), set(9, Duration.ofNanos(1)).maxProbeInterval());
-  }
-
-  @Test
-  void slice_isBetweenOneMillisecondAndOneSecond_bothIncluded() {
-    rejects(
-        "slice must be between 1 ms and 1 s but was PT0.000999999S",
-        () -> set(0, Duration.ofNanos(999_999)));
-    rejects(
-        "slice must be between 1 ms and 1 s but was PT1.000000001S",
-        () -> set(0, Duration.ofNanos(1_000_000_001)));
-    assertEquals(Duration.ofMillis(1), set(0, Duration.ofMillis(1)).slice());
-    assertEquals(Duration.ofSeconds(1), set(0, Duration.ofSeconds(1)).slice());
+    assertEquals(Duration.ofNanos(1), set(0, Duration.ofNanos(1)).probation());
+    assertEquals(Duration.ofNanos(1), set(5, Duration.ofNanos(1)).firstProbe());
   }
 
   @Test
   void initialRate_isFiniteAndPositive() {
-    rejects("initialRate must be finite and > 0 but was 0.0", () -> set(2, 0.0));
-    rejects("initialRate must be finite and > 0 but was -1.0", () -> set(2, -1.0));
-    rejects("initialRate must be finite and > 0 but was Infinity", () -> set(2, INF));
-    rejects("initialRate must be finite and > 0 but was NaN", () -> set(2, Double.NaN));
-    assertEquals(Double.MIN_VALUE, set(2, Double.MIN_VALUE).initialRate());
+    rejects("initialRate must be finite and > 0 but was 0.0", () -> set(1, 0.0));
+    rejects("initialRate must be finite and > 0 but was -1.0", () -> set(1, -1.0));
+    rejects("initialRate must be finite and > 0 but was Infinity", () -> set(1, INF));
+    rejects("initialRate must be finite and > 0 but was NaN", () -> set(1, Double.NaN));
+    assertEquals(Double.MIN_VALUE, set(1, Double.MIN_VALUE).initialRate());
   }
 
   @Test
   void minRate_isFiniteAndPositive() {
-    rejects("minRate must be finite and > 0 but was 0.0", () -> set(3, 0.0));
-    rejects("minRate must be finite and > 0 but was Infinity", () -> set(3, INF));
-    rejects("minRate must be finite and > 0 but was NaN", () -> set(3, Double.NaN));
-    assertEquals(Double.MIN_VALUE, set(3, Double.MIN_VALUE).minRate());
+    rejects("minRate must be finite and > 0 but was 0.0", () -> set(4, 0.0));
+    rejects("minRate must be finite and > 0 but was Infinity", () -> set(4, INF));
+    rejects("minRate must be finite and > 0 but was NaN", () -> set(4, Double.NaN));
+    assertEquals(Double.MIN_VALUE, set(4, Double.MIN_VALUE).minRate());
   }
 
   @Test
   void maxRate_isPositive_infinityMeaningNoCeiling() {
-    rejects("maxRate must be > 0 but was 0.0", () -> set(4, 0.0));
-    rejects("maxRate must be > 0 but was NaN", () -> set(4, Double.NaN));
-    assertEquals(INF, set(4, INF).maxRate());
-    assertEquals(5.0, set(4, 5.0).maxRate());
-  }
-
-  @Test
-  void decrease_isInZeroOne_oneIncluded() {
-    rejects("decrease must be in (0, 1] but was 0.0", () -> set(5, 0.0));
-    rejects("decrease must be in (0, 1] but was 1.0000001", () -> set(5, 1.0000001));
-    rejects("decrease must be in (0, 1] but was NaN", () -> set(5, Double.NaN));
-    assertEquals(1.0, set(5, 1.0).decrease());
-    assertEquals(Double.MIN_VALUE, set(5, Double.MIN_VALUE).decrease());
-  }
-
-  @Test
-  void tolerance_isInZeroOne_zeroIncluded() {
-    rejects("tolerance must be in [0, 1) but was 1.0", () -> set(6, 1.0));
-    rejects("tolerance must be in [0, 1) but was -1.0E-9", () -> set(6, -1e-9));
-    rejects("tolerance must be in [0, 1) but was NaN", () -> set(6, Double.NaN));
-    assertEquals(0.0, set(6, 0.0).tolerance());
-    assertEquals(0.999, set(6, 0.999).tolerance());
-  }
-
-  @Test
-  void growth_isFiniteAndNotNegative() {
-    rejects("growth must be finite and >= 0 but was -1.0E-9", () -> set(7, -1e-9));
-    rejects("growth must be finite and >= 0 but was Infinity", () -> set(7, INF));
-    rejects("growth must be finite and >= 0 but was NaN", () -> set(7, Double.NaN));
-    assertEquals(0.0, set(7, 0.0).growth());
+    rejects("maxRate must be > 0 but was 0.0", () -> set(2, 0.0));
+    rejects("maxRate must be > 0 but was NaN", () -> set(2, Double.NaN));
+    assertEquals(INF, set(2, INF).maxRate());
+    assertEquals(5.0, set(2, 5.0).maxRate());
   }
 
   @Test
   void holdAfter_isAtLeastOne() {
-    rejects("holdAfter must be >= 1 but was 0", () -> set(10, 0));
-    rejects("holdAfter must be >= 1 but was -5", () -> set(10, -5));
-    assertEquals(1, set(10, 1).holdAfter());
+    rejects("holdAfter must be >= 1 but was 0", () -> set(3, 0));
+    rejects("holdAfter must be >= 1 but was -5", () -> set(3, -5));
+    assertEquals(1, set(3, 1).holdAfter());
   }
 
   @Test
@@ -196,8 +129,8 @@ final class AdaptiveRateControllerParametersTest {
             () ->
                 with(
                     a -> {
-                      a[3] = 6.0;
-                      a[4] = 5.0;
+                      a[4] = 6.0;
+                      a[2] = 5.0;
                       return a;
                     }));
     assertEquals("minRate (6.0) must be <= maxRate (5.0)", e.getMessage());
@@ -205,8 +138,8 @@ final class AdaptiveRateControllerParametersTest {
         () ->
             with(
                 a -> {
-                  a[3] = 5.0;
                   a[4] = 5.0;
+                  a[2] = 5.0;
                   return a;
                 }));
   }
@@ -214,23 +147,23 @@ final class AdaptiveRateControllerParametersTest {
   @Test
   void withProbation_changesOnlyTheProbation() {
     Parameters p = custom().withProbation(Duration.ofMillis(250));
-    assertEquals(customWith(1, Duration.ofMillis(250)), p);
+    assertEquals(customWith(0, Duration.ofMillis(250)), p);
   }
 
   @Test
   void withInitialRate_changesOnlyTheInitialRate() {
-    assertEquals(customWith(2, 42.0), custom().withInitialRate(42.0));
+    assertEquals(customWith(1, 42.0), custom().withInitialRate(42.0));
   }
 
   @Test
   void withHoldAfter_changesOnlyTheThreshold() {
-    assertEquals(customWith(10, 3), custom().withHoldAfter(3));
+    assertEquals(customWith(3, 3), custom().withHoldAfter(3));
   }
 
   @Test
   void withMaxRate_keepsInitialAndMinimalRatesBelowIt() {
     // custom(): initialRate 70, minRate 7, maxRate 500
-    assertEquals(customWith(4, 80.0), custom().withMaxRate(80.0));
+    assertEquals(customWith(2, 80.0), custom().withMaxRate(80.0));
     Parameters lowered = custom().withMaxRate(6.0);
     assertEquals(6.0, lowered.maxRate());
     assertEquals(6.0, lowered.initialRate());
@@ -251,14 +184,7 @@ final class AdaptiveRateControllerParametersTest {
 
   @Test
   void withX_validateTheNewValue() {
-    rejects(
-        "maxProbeInterval must be > 0 but was PT0S",
-        () ->
-            with(
-                a -> {
-                  a[9] = Duration.ZERO;
-                  return a;
-                }));
+    rejects("holdAfter must be >= 1 but was 0", () -> custom().withHoldAfter(0));
     rejects(
         "initialRate must be finite and > 0 but was NaN",
         () -> custom().withInitialRate(Double.NaN));

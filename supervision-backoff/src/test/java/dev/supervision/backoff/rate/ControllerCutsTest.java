@@ -207,16 +207,11 @@ final class ControllerCutsTest {
         rampingAtSlice3(
             new Parameters(
                 Duration.ofMillis(100),
-                Duration.ofMillis(100),
                 100,
-                50,
                 Double.POSITIVE_INFINITY,
-                0.9,
-                0.1,
-                0.2,
-                Duration.ofMillis(100),
-                Duration.ofMillis(300),
-                10),
+                10,
+                50,
+                Duration.ofMillis(100)),
             1000);
     assertEquals(10, take(c, 3, 1000));
     for (int i = 0; i < 9; i++) {
@@ -300,24 +295,18 @@ final class ControllerCutsTest {
   }
 
   @Test
-  void failuresOfExactlyTheTolerance_cutNothing() {
-    Parameters d = Parameters.defaults();
-    AdaptiveRateController c =
-        controller(
-            new Parameters(
-                d.slice(),
-                d.probation(),
-                d.initialRate(),
-                d.minRate(),
-                d.maxRate(),
-                d.decrease(),
-                0.2,
-                d.growth(),
-                d.firstProbe(),
-                d.maxProbeInterval(),
-                d.holdAfter()));
-    warmThen(c, new int[] {10, 2, 0}); // 2 = 0.2 x 10 at once
-    assertEquals(List.of(), cuts.stream().filter(x -> x.slice() > 61).toList());
+  void failuresOfExactlyTheTolerance_cutNothing_oneMoreCuts() {
+    for (int failures : new int[] {2, 3}) {
+      AdaptiveRateController c = rampingAtSlice3(Parameters.defaults().withInitialRate(200), 1000);
+      assertEquals(20, take(c, 3, 1000));
+      for (int i = 0; i < failures; i++) {
+        c.onFailure(3 * S, 3 * S); // 2 = 10 % of 20
+      }
+      c.onSlice(4 * S, 1000);
+      c.onSlice(5 * S, 1000);
+      boolean cut = events.stream().anyMatch(e -> e.endsWith(" LOSS"));
+      assertEquals(failures > 2, cut, failures + " of 20: " + events);
+    }
   }
 
   @Test

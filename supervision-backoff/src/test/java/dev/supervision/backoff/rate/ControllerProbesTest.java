@@ -15,8 +15,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A holding controller probes one restart at a time, at intervals that double up to {@code
- * maxProbeInterval} (times its share); a probe survives its whole probation, counted from its start
+ * A holding controller probes one restart at a time, at intervals that double up to three first
+ * probes (300 ms, times its share); a probe survives its whole probation, counted from its start
  * ({@code tryGrant} and {@code onStarted}; {@code tryAcquire} starts at once), or fails; a probe
  * that never starts is given up after {@link AdaptiveRateController#PROBE_START_TIMEOUT} and the
  * next probe follows as after a failure. Driven ({@link Drive}: 100 ms slices, a resource serving

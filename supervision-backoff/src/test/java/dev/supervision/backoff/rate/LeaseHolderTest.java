@@ -45,7 +45,6 @@ final class LeaseHolderTest {
     assertEquals(25.0, p.initialRate());
     assertEquals(1.25, p.minRate());
     assertEquals(Duration.ofMillis(400), p.firstProbe());
-    assertEquals(Duration.ofMillis(1200), p.maxProbeInterval());
     assertEquals(10, p.holdAfter());
     assertEquals(Parameters.defaults(), LeaseHolder.share(Parameters.defaults(), 1));
     IllegalArgumentException e =
