@@ -1,26 +1,20 @@
 package dev.supervision.backoff.internal;
 
+import static dev.supervision.backoff.internal.Recovery.self;
+
 import dev.supervision.backoff.BackoffEvent;
 import dev.supervision.backoff.BackoffHandler;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.ChildStopped;
 import dev.supervision.backoff.RestartBudget;
-import dev.supervision.backoff.RetryAfter;
 import dev.supervision.backoff.internal.Recovery.Due;
 import dev.supervision.backoff.internal.Recovery.StashedSignal;
-import dev.supervision.backoff.internal.policy.DelaySchedule;
 import dev.supervision.backoff.internal.util.Causes;
 import dev.supervision.backoff.spi.GateProtocol;
-import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.HashSet;
-import java.util.List;
-import java.util.OptionalInt;
 import java.util.function.Predicate;
 import org.apache.pekko.actor.DeadLetterSuppression;
 import org.apache.pekko.actor.Dropped;
-import org.apache.pekko.actor.UnhandledMessage;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.ExtensibleBehavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -28,45 +22,37 @@ import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.Signal;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.TypedActorContext;
-import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.internal.BehaviorImpl;
 import org.apache.pekko.actor.typed.internal.PoisonPill;
 import org.apache.pekko.actor.typed.internal.UnstashException;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.slf4j.event.Level;
 import scala.util.control.NonFatal;
 
 /**
  * INTERNAL API: the behavior behind {@code BackoffSupervisor.wrap}, one instance per actor (made by
- * the deferred behavior that {@link #supervise} returns). All state is confined to the actor, so
- * nothing here is synchronized.
+ * the deferred behavior that {@link #supervise} returns). Confined to the actor: nothing here is
+ * synchronized.
  *
  * <p>An {@link ExtensibleBehavior}, not a {@code BehaviorInterceptor} as Pekko's own supervisor is:
- * it keeps the child's current behavior in a field ({@link #current}) and interprets it itself, so
- * a running actor's message costs a null test, a type test, a {@code try} and an identity test on
- * the child's result.
+ * it keeps the child's behavior in {@link #current} and interprets it itself, so that a running
+ * actor's message costs a null test, a type test, a {@code try} and an identity test.
  *
- * <p>Memory. An idle actor's supervisor holds four fields: what all actors of one {@code wrap}
- * share ({@link Wrap}: the behavior to restart, the policy), the child, the state of a recovery
- * ({@link Recovery}, null until the first failure and again after the reset) and its flags.
+ * <p>Memory: an idle actor's supervisor holds four fields, the {@link Wrap} shared by all actors of
+ * one {@code wrap}, the child, the {@link Recovery} (null until the first failure and again after
+ * the reset) and its flags.
  *
- * <p>Life cycle. While running, messages and signals go to the child. A failure (thrown in {@code
- * setup}, a message or a signal, or a failed behavior that carries a persistence failure, {@link
- * Causes#isPersistenceFailure}) cancels the actor's timers, signals {@code PreRestart}, stops the
- * children (unless the policy keeps them) and schedules a restart tick with {@code
- * ActorContext.scheduleOnce}, so {@code ManualTime} times the restart. During the backoff messages
- * and signals are stashed up to the capacity, the rest published as {@link Dropped}. When the tick
- * has fired and the children have terminated (and the budget, if any, granted a permit), the
- * initial behavior is started again, the stash replayed in order and a reset tick scheduled. A stop
- * of the child stops the actor, unless the policy restarts on stop ({@link #stoppedOrFailed}); any
- * other failed behavior (an inner {@code stop()}) is let through.
- *
- * <p>Other homes: re-wrapping (one layer per distinct policy) is {@link ReWrap}; every log line and
- * event is {@link SupervisorReports}; the ticks and permits are {@link Recovery.Due} signals. A
- * policy with a final stop message gets the subclass {@link WithFinalStop}, so that other actors
- * do not pay its test on every message.
+ * <p>Life cycle. A failure (thrown in {@code setup}, a message or a signal, or a failed behavior
+ * that carries a persistence failure) cancels the actor's timers, signals {@code PreRestart},
+ * stops the children (unless the policy keeps them) and schedules a restart tick with {@code
+ * scheduleOnce}, so that {@code ManualTime} times it. During the backoff messages and signals are
+ * stashed up to the capacity, the rest published as {@link Dropped}. Once the tick has fired, the
+ * children have terminated and the budget (if any) granted a permit, the initial behavior starts
+ * again, the stash is replayed in order and a reset tick scheduled. A stop of the child stops the
+ * actor unless the policy restarts on stop; any other failed behavior (an inner {@code stop()}) is
+ * let through. Re-wrapping is {@link ReWrap}'s, the episode's bookkeeping {@link Recovery}'s, every
+ * log line and event {@link SupervisorReports}'.
  *
  * @param <T> the child's message type
  */
@@ -82,9 +68,9 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   private Wrap<T> wrap;
 
   /**
-   * The child's started behavior: never {@code same}, {@code unhandled}, deferred or stopped. Always
-   * null during a backoff (the failed behavior is released), so {@code receive} tests only this
-   * field while the actor runs; also null after giving up without a child.
+   * The child's started behavior (never {@code same}, {@code unhandled}, deferred or stopped); null
+   * during a backoff, so that {@code receive} tests only this field, and after giving up without a
+   * child.
    */
   private Behavior<T> current;
 
@@ -114,10 +100,9 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   }
 
   /**
-   * What {@link #supervise} returns, and what every actor spawned from it shares: a deferred
-   * behavior (as {@code Behaviors.setup} is) that creates the actor's supervisor when it starts.
-   * Immutable. Its own class, so that a supervisor can recognize a re-wrap with an equal policy
-   * among its child's results and adopt it instead of nesting it.
+   * What {@link #supervise} returns, shared by every actor spawned from it: a deferred behavior that
+   * creates the actor's supervisor. Its own class, so that a supervisor can recognize a re-wrap with
+   * an equal policy among its child's results and adopt it instead of nesting it.
    */
   static final class Wrap<T> extends BehaviorImpl.DeferredBehavior<T> {
     final Behavior<T> initial;
@@ -144,10 +129,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     }
   }
 
-  /**
-   * The supervisor of a policy with a final stop message, which it looks at for every message until
-   * one matches. Its own class, so that an actor of any other policy does not pay the test.
-   */
+  /** The supervisor of a policy with a final stop message: others do not pay its test. */
   static final class WithFinalStop<T> extends BackoffBehavior<T> {
     WithFinalStop(Wrap<T> wrap) {
       super(wrap);
@@ -179,32 +161,19 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
 
   // ---------------------------------------------------------------- the layer, for ReWrap
 
-  /**
-   * The layer's policy.
-   *
-   * @return the policy
-   */
   @Override
   public BackoffPolicy policy() {
     return wrap.policy;
   }
 
-  /**
-   * The child's running behavior.
-   *
-   * @return the child, or null during a backoff
-   */
   @Override
   public Behavior<?> child() {
     return current;
   }
 
   /**
-   * Retires this layer in favour of {@code heir} (see {@link ReWrap}): a heir that has just started
-   * healthy takes the whole recovery over, pending reset included; one that failed while it started
-   * keeps its own backoff, and this layer's timers are cancelled. Idempotent.
-   *
-   * @param heir the layer that takes over
+   * A heir that has just started healthy takes the whole recovery over, pending reset included; one
+   * that failed while it started keeps its own backoff, and this layer's timers are cancelled.
    */
   @Override
   public void handOverTo(ReWrap.Layer heir) {
@@ -224,9 +193,8 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   }
 
   /**
-   * A re-wrap with an equal policy returned by the child ({@code wrap(b, policy)} returned as is):
-   * this layer adopts {@code b} as its child and as the behavior it restarts, instead of nesting a
-   * second supervisor. Any other behavior is returned as is (one type test).
+   * A re-wrap with an equal policy returned by the child, {@code wrap(b, policy)}: this layer adopts
+   * {@code b} as its child and as the behavior it restarts instead of nesting a second supervisor.
    */
   private Behavior<T> adopt(Behavior<T> result) {
     Behavior<T> next = result;
@@ -261,9 +229,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
         return this;
       }
       Behavior<T> next = stoppedOrFailed(ctx, started, null, null);
-      return next == Behaviors.<T>same()
-          ? this
-          : next; // the child stopped at once; so does the actor
+      return next == Behaviors.<T>same() ? this : next; // stopped at once: so does the actor
     }
     if (ReWrap.replacedBy(this, started)) {
       return started; // setup(ctx -> wrap(b, p)) wrapped in p: the inner layer is the actor's
@@ -296,7 +262,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
         return Behaviors.same(); // cancelled after it was enqueued
       }
       return switch (due.kind()) {
-        case RESTART -> onRestartDue(ctx);
+        case RESTART -> recovery.delayPassed() ? restartOrAskBudget(ctx) : Behaviors.same();
         case RESET -> onResetDue(ctx);
         case PERMIT -> recovery.permitRequested ? onPermit(ctx) : Behaviors.same();
       };
@@ -338,11 +304,10 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   }
 
   /**
-   * What the actor continues with after the child handled a message or signal: this behavior, with
-   * the child's new behavior in {@link #current}, or the child's {@code unhandled} or {@code
-   * stopped} as is (a stopped actor gives {@code PostStop} to this behavior, which passes it to
-   * {@code current}, the behavior that stopped), or, if the child returned a failed behavior, what
-   * {@link #onFailure} makes of the failure it carries.
+   * What the actor continues with after the child handled a message or signal: {@code same} with the
+   * child's new behavior in {@link #current}; the child's {@code unhandled} or {@code stopped} as is
+   * (the actor's {@code PostStop} then reaches {@code current}, the behavior that stopped); or what
+   * {@link #onFailure} makes of a failure.
    */
   private Behavior<T> next(
       TypedActorContext<T> ctx, Behavior<T> result, Behavior<T> child, Object trigger) {
@@ -362,10 +327,9 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   }
 
   /**
-   * {@link Behavior#interpretMessage}, adopting a re-wrap with an equal policy: the per-message path
-   * of {@link #receive} and of the stash replay. For an {@link ExtensibleBehavior} (by far the most
-   * common kind) it calls {@code receive} itself, without {@code interpretMessage}'s dispatch on the
-   * other kinds; small enough for the JIT to inline into {@code receive}.
+   * {@link Behavior#interpretMessage}, adopting a re-wrap with an equal policy. An {@link
+   * ExtensibleBehavior} (the common kind) gets {@code receive} directly, without {@code
+   * interpretMessage}'s dispatch; small enough for the JIT to inline into {@link #receive}.
    */
   @SuppressWarnings("unchecked")
   private Behavior<T> interpretMessage(TypedActorContext<T> ctx, Behavior<T> child, T msg)
@@ -399,13 +363,11 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   }
 
   /**
-   * Whether {@code result} is a failed behavior ({@code BehaviorImpl.failed(cause)}) whose cause
-   * this supervisor handles: a non-fatal persistence failure ({@link Causes#isPersistenceFailure}),
-   * which Pekko's persistent behaviors return from their internal stop supervisor when their
-   * journal or store fails. Any other failed behavior comes from a stop the child's author wrote
-   * (an inner {@code SupervisorStrategy.stop()}, or a Pekko backoff inside that gave up) and is
-   * let through: the actor stops, as under Pekko's supervisors. Called only on results that are not
-   * alive.
+   * Whether {@code result} is a failed behavior whose cause this supervisor handles: a non-fatal
+   * persistence failure, which Pekko's persistent behaviors return when their journal or store
+   * fails. Any other failed behavior comes from a stop the child's author wrote (an inner {@code
+   * SupervisorStrategy.stop()}, a Pekko backoff inside that gave up) and is let through, as under
+   * Pekko's supervisors.
    */
   private static boolean isHandledFailure(Behavior<?> result) {
     if (!(result instanceof BehaviorImpl.FailedBehavior)) {
@@ -422,11 +384,10 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   // ---------------------------------------------------------------- stops and final stops
 
   /**
-   * What the actor does with a child's result that is not alive and not a handled failure: a
-   * failed behavior is let through (the actor stops with its cause, reported as {@code
-   * INNER_STOP}); a stop is restarted under {@code withRestartOnStop} unless it is final, else
-   * let through. {@code live} is the behavior that stopped (null if the child never started),
-   * {@code trigger} the message or signal it stopped on (null at a start).
+   * A result that is not alive and not a handled failure: a failed behavior is let through
+   * (reported as {@code INNER_STOP}); a stop is restarted under {@code withRestartOnStop} unless it
+   * is final. {@code live} is the behavior that stopped (null at a start), {@code trigger} the
+   * message or signal it stopped on (null at a start).
    */
   private Behavior<T> stoppedOrFailed(
       TypedActorContext<T> ctx, Behavior<T> result, Behavior<T> live, Object trigger) {
@@ -441,10 +402,9 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   }
 
   /**
-   * Whether a stop of the child on {@code trigger} (a message, a signal, or null) is restarted: the
-   * policy restarts on stop, the stop is not final (a {@code PoisonPill} from outside, passivation
-   * or hand-off, stops for good, as does a stop after a final stop message) and this layer is not
-   * retired.
+   * Whether a stop on {@code trigger} is restarted: the policy restarts on stop, and the stop is not
+   * final (a {@code PoisonPill}, as for passivation or hand-off, or one after a final stop message)
+   * and this layer is not retired.
    */
   private boolean restartsOnStop(Object trigger) {
     return policy().isRestartOnStop()
@@ -468,12 +428,19 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     try {
       return predicate.test(msg);
     } catch (Throwable t) {
-      callbackThrew(ctx, t, "final stop message predicate", predicate, msg, "taken as no match");
+      SupervisorReports.callbackThrew(
+          policy(),
+          ctx.asJava(),
+          t,
+          "final stop message predicate",
+          predicate,
+          msg,
+          "taken as no match");
       return false;
     }
   }
 
-  /** A failed behavior that the actor lets through: reported, and the actor stops with its cause. */
+  /** Reports a failed behavior that the actor lets through (it stops with its cause). */
   private void innerStop(TypedActorContext<T> ctx, Behavior<T> failed) {
     Throwable cause = failureOf(failed);
     if (NonFatal.apply(cause)) { // a fatal error is not ours to report
@@ -482,9 +449,8 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   }
 
   /**
-   * The child stopped itself under {@code withRestartOnStop}: the behavior that stopped gets {@code
-   * PostStop} and the stopped behavior's callback runs (as when an actor stops), then the stop is
-   * handled like a failure.
+   * The child stopped itself under {@code withRestartOnStop}: {@code PostStop} and the stopped
+   * behavior's callback run (as when an actor stops), then the stop is handled like a failure.
    */
   private Behavior<T> onStopped(TypedActorContext<T> ctx, Behavior<T> stopped, Behavior<T> live) {
     current = null;
@@ -496,7 +462,8 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
         ((BehaviorImpl.StoppedBehavior<T>) stopped).onPostStop(ctx);
       }
     } catch (Throwable t) {
-      signalHandlerThrew(ctx, t, "PostStop after it stopped itself");
+      SupervisorReports.signalHandlerThrew(
+          policy(), ctx.asJava(), t, "PostStop after it stopped itself");
     }
     return onFailure(ctx, new ChildStopped(), null, true);
   }
@@ -506,8 +473,9 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
   /** Handles a message that arrived during a backoff: a final stop, the handler, or the stash. */
   private Behavior<T> messageDuringBackoff(TypedActorContext<T> ctx, T msg) {
     if (matchesFinalStop(ctx, msg)) {
-      log(
-          ctx,
+      SupervisorReports.log(
+          policy(),
+          ctx.asJava(),
           Level.DEBUG,
           null,
           "Supervised actor [{}] got a final stop message during its backoff; it stops");
@@ -515,22 +483,24 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     }
     BackoffHandler handler = policy().getHandlerWhileBackingOff().orElse(null);
     if (handler == null || !answered(ctx, handler, msg)) {
-      stashOrDrop(ctx, msg);
+      recovery.stashOrDrop(ctx.asJava(), policy(), msg);
     }
     return Behaviors.same();
   }
 
   /** Whether the handler answered {@code msg}; one that throws did not (one WARN line). */
   private boolean answered(TypedActorContext<T> ctx, BackoffHandler handler, T msg) {
-    // once the delay has passed, the restart waits for children or a permit, whose arrival the
-    // supervisor cannot know: the handler is told minBackoff
-    Recovery r = recovery;
-    Duration untilRestart =
-        r.restartDue || r.countdown == null ? policy().getMinBackoff() : r.countdown.untilRestart();
     try {
-      return handler.handle(msg, untilRestart);
+      return handler.handle(msg, recovery.untilRestart(policy()));
     } catch (Throwable t) {
-      callbackThrew(ctx, t, "handler while backing off", handler, msg, "the message is stashed");
+      SupervisorReports.callbackThrew(
+          policy(),
+          ctx.asJava(),
+          t,
+          "handler while backing off",
+          handler,
+          msg,
+          "the message is stashed");
       return false;
     }
   }
@@ -545,30 +515,20 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
           : Behaviors.same();
     }
     if (signal == PostStop.instance()) {
-      stoppedDuringBackoff(ctx);
+      r.stoppedDuringBackoff(ctx.asJava(), policy());
       return Behaviors.same();
     }
     if (signal instanceof Due) {
       return Behaviors.same(); // a nested supervisor's, from the incarnation that failed
     }
     if (signal instanceof PoisonPill) {
-      // Cluster Sharding (passivation, hand-off) and Cluster Singleton without a stop message stop
-      // an actor with PoisonPill: their interceptor, outside this supervisor, stops it if the
-      // signal is unhandled. Stashed, the signal would be swallowed by the restarted behavior and
-      // the actor would never stop, while sharding buffers its messages until it does. Unhandled,
-      // it stops the actor now.
+      // Cluster Sharding (passivation, hand-off) and Singleton stop an actor with PoisonPill; their
+      // interceptor, outside us, stops it if the signal is unhandled. Stashed, the restarted
+      // behavior would swallow it and the actor would never stop, while sharding buffers for it.
       return Behaviors.unhandled();
     }
-    stashOrDrop(ctx, new StashedSignal(signal));
+    r.stashOrDrop(ctx.asJava(), policy(), new StashedSignal(signal));
     return Behaviors.same();
-  }
-
-  private void stoppedDuringBackoff(TypedActorContext<T> ctx) {
-    recovery.inBackoff = false;
-    cancelOwnTimers();
-    cancelPermitRequest(ctx);
-    int dropped = dropStash(ctx, "actor stopped during its backoff");
-    SupervisorReports.stoppedDuringBackoff(policy(), ctx.asJava(), restarts(), dropped);
   }
 
   // ---------------------------------------------------------------- failure
@@ -601,154 +561,36 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     if (recovery == null) {
       recovery = new Recovery();
     }
-    Recovery r = recovery;
     current = failedBehavior; // gets PostStop through us if we give up
     if (!stop && policy.isPermanent(failure)) {
-      throw giveUp(ctx, failure, BackoffEvent.Reason.PERMANENT_FAILURE, false);
+      recovery.gaveUp(jctx, policy, failure, BackoffEvent.Reason.PERMANENT_FAILURE, false);
+      throw Causes.sneaky(failure); // the actor gives PostStop to current
     }
     if (!stop && policy.getBudget().orElse(null) instanceof RestartBudget.Adaptive) {
       // an adaptive budget learns from failures (permanent ones and stops excepted)
-      gate(jctx).tell(new GateProtocol.Failed(self(jctx)));
+      recovery.gate(jctx, policy).tell(new GateProtocol.Failed(self(jctx)));
     }
-    if (policy.getMaxRestarts().isPresent() && r.restarts >= policy.getMaxRestarts().getAsInt()) {
+    if (policy.getMaxRestarts().isPresent()
+        && recovery.restarts >= policy.getMaxRestarts().getAsInt()) {
+      recovery.gaveUp(jctx, policy, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED, stop);
       if (stop) {
-        giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED, true); // does not throw
         return Behaviors.stopped(); // stopped, not failed: a watching parent sees Terminated
       }
-      throw giveUp(ctx, failure, BackoffEvent.Reason.MAX_RESTARTS_REACHED, false);
+      throw Causes.sneaky(failure);
     }
     current = null;
     if (failedBehavior != null) {
       try {
         Behavior.interpretSignal(failedBehavior, ctx, PreRestart.instance());
       } catch (Throwable t) {
-        signalHandlerThrew(ctx, t, "PreRestart");
+        SupervisorReports.signalHandlerThrew(policy, jctx, t, "PreRestart");
       }
     }
-    if (policy.isStopChildren()) {
-      stopChildren(jctx, r); // the restart waits for their Terminated
-    }
-    r.restarts++;
-    long delayNanos = stop ? nextDelay(ctx, r) : withRetryAfter(ctx, nextDelay(ctx, r), failure);
-    Duration delay = Duration.ofNanos(delayNanos);
-    r.inBackoff = true;
-    r.restartDue = false;
-    if (r.stash == null) {
-      r.stash = new ArrayDeque<>(Math.min(16, Math.max(1, stashCapacity(ctx))));
-    }
-    r.timer = jctx.scheduleOnce(delay, self(jctx), r.due(Recovery.Kind.RESTART));
-    if (policy.getHandlerWhileBackingOff().isPresent()) {
-      r.countdown = Countdown.start(jctx, delayNanos); // the time left, for the handler
-    }
-    SupervisorReports.restartScheduled(policy, jctx, r.restarts, failure, stop, delay);
+    recovery.beginBackoff(jctx, policy, failure, stop);
     return Behaviors.same();
   }
 
-  /**
-   * Stops the actor: returns the failure to throw (the actor then gives PostStop to us); for a
-   * child that stopped itself ({@code stop}) it only reports and returns null, and the caller
-   * returns {@code stopped}. A {@link ChildStopped} a child throws is a failure like any other.
-   * Called by {@link #onFailure} only, after it has cancelled every timer.
-   */
-  private RuntimeException giveUp(
-      TypedActorContext<T> ctx, Throwable failure, BackoffEvent.Reason reason, boolean stop) {
-    recovery.inBackoff = false;
-    dropStash(ctx, "actor stopped by its backoff supervisor: " + reason);
-    SupervisorReports.gaveUp(policy(), ctx.asJava(), restarts(), failure, reason, stop);
-    if (stop) {
-      return null; // the child stopped itself: the caller stops the actor cleanly
-    }
-    return Causes.sneaky(failure);
-  }
-
-  /** The next delay of the schedule; a broken user jitter gets one WARN line (see DelaySchedule). */
-  private long nextDelay(TypedActorContext<T> ctx, Recovery r) {
-    BackoffPolicy policy = policy();
-    if (r.schedule == null) {
-      r.schedule =
-          new DelaySchedule(
-              policy.getMinBackoff(),
-              policy.getMaxBackoff(),
-              policy.getMultiplier(),
-              policy.getJitter());
-    }
-    long delayNanos = r.schedule.nextDelayNanos(r.random(policy, ctx.asJava()));
-    DelaySchedule.BrokenJitter broken = r.schedule.takeBrokenJitter();
-    if (broken != null) {
-      log(
-          ctx,
-          Level.WARN,
-          broken.threw(),
-          "Supervised actor [{}]: jitter [{}] {} for attempt {}; full jitter used for this attempt",
-          broken.jitter(),
-          broken.problem(),
-          broken.attempt());
-    }
-    return delayNanos;
-  }
-
-  /**
-   * The policy's delay, lengthened to the first usable {@link RetryAfter} hint of the cause chain.
-   * A hint that throws is skipped (one WARN line names it), as are null, zero and negative hints:
-   * a broken hint never costs the restart.
-   */
-  private long withRetryAfter(TypedActorContext<T> ctx, long delayNanos, Throwable failure) {
-    Duration max = policy().getMaxRetryAfter();
-    for (Throwable t : Causes.chain(failure)) {
-      if (!(t instanceof RetryAfter)) {
-        continue;
-      }
-      Duration hint;
-      try {
-        hint = ((RetryAfter) t).retryAfter();
-      } catch (Throwable broken) {
-        Causes.rethrowIfFatal(broken);
-        log(
-            ctx,
-            Level.WARN,
-            broken,
-            "Supervised actor [{}]: the RetryAfter hint of {} threw {}; ignored, the policy's delay applies",
-            t.getClass().getName(),
-            Causes.describe(broken));
-        continue;
-      }
-      if (hint != null && !hint.isNegative() && !hint.isZero()) {
-        long hintNanos = hint.compareTo(max) > 0 ? max.toNanos() : hint.toNanos();
-        return Math.max(delayNanos, hintNanos);
-      }
-    }
-    return delayNanos;
-  }
-
-  private void stopChildren(ActorContext<T> jctx, Recovery r) {
-    List<ActorRef<Void>> children = jctx.getChildren();
-    if (children.isEmpty()) {
-      return;
-    }
-    if (r.stoppingChildren == null) {
-      r.stoppingChildren = new HashSet<>();
-    }
-    for (ActorRef<Void> child : children) {
-      // unwatch first: the failed incarnation may have used watchWith for this child
-      jctx.unwatch(child);
-      jctx.watch(child);
-      jctx.stop(child);
-      r.stoppingChildren.add(child);
-    }
-  }
-
   // ---------------------------------------------------------------- restart and reset
-
-  private Behavior<T> onRestartDue(TypedActorContext<T> ctx) {
-    Recovery r = recovery;
-    r.restartDue = true;
-    r.timer = null;
-    r.stopCountdown(); // the delay has passed: nothing left to count
-    if (r.stoppingChildren != null && !r.stoppingChildren.isEmpty()) {
-      return Behaviors.same(); // waits for the children's Terminated
-    }
-    return restartOrAskBudget(ctx);
-  }
 
   /** The delay has passed and the children are gone: restart, or ask the budget first. */
   private Behavior<T> restartOrAskBudget(TypedActorContext<T> ctx) {
@@ -756,53 +598,24 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     if (budget == null) {
       return restart(ctx);
     }
-    ActorContext<T> jctx = ctx.asJava();
-    recovery.permitRequested = true;
-    gate(jctx).tell(new GateProtocol.Acquire(self(jctx), recovery.due(Recovery.Kind.PERMIT)));
-    SupervisorReports.waitingForPermit(policy(), jctx, restarts(), budget.getName());
+    recovery.askPermit(ctx.asJava(), policy(), budget);
     return Behaviors.same();
   }
 
   private Behavior<T> onPermit(TypedActorContext<T> ctx) {
     ActorContext<T> jctx = ctx.asJava();
     RestartBudget budget = policy().getBudget().orElseThrow();
-    recovery.permitRequested = false;
-    SupervisorReports.permitGranted(policy(), jctx, restarts(), budget.getName());
+    Recovery r = recovery; // kept: a re-wrap in the stash may take it over, or leave it behind
+    r.permitGranted(jctx, policy(), budget);
     Behavior<T> next = restart(ctx);
     if (!inBackoff() && Behavior.isAlive(next) && budget instanceof RestartBudget.Adaptive) {
       // the restarted behavior is set up and has handled its stash: its probation starts now
-      gate(jctx).tell(new GateProtocol.Started(self(jctx)));
+      r.gate(jctx, policy()).tell(new GateProtocol.Started(self(jctx)));
     }
     return next;
   }
 
-  /**
-   * The budget's gate: the one this recovery looked up, unless the registry forgot it since (the
-   * gate stopped). Without a recovery (this layer handed it over) it is looked up each time.
-   */
-  private ActorRef<GateProtocol.Command> gate(ActorContext<T> jctx) {
-    Recovery r = recovery;
-    GateRegistry.Handle handle = r == null ? null : r.gate;
-    if (handle == null || handle.isForgotten()) {
-      handle = GateRegistry.get(jctx.getSystem()).handle(policy().getBudget().orElseThrow());
-      if (r != null) {
-        r.gate = handle;
-      }
-    }
-    return handle.gate();
-  }
-
-  /** Leaves the budget's queue, if the actor waits in it. */
-  private void cancelPermitRequest(TypedActorContext<T> ctx) {
-    if (recovery.permitRequested) {
-      recovery.permitRequested = false;
-      ActorContext<T> jctx = ctx.asJava();
-      gate(jctx).tell(new GateProtocol.Cancel(self(jctx)));
-    }
-  }
-
   private Behavior<T> restart(TypedActorContext<T> ctx) {
-    ActorContext<T> jctx = ctx.asJava();
     cancelAllTimers(ctx);
     Behavior<T> started;
     try {
@@ -811,32 +624,22 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
       return onFailure(ctx, t, null, false);
     }
     if (!Behavior.isAlive(started)) {
-      if (isHandledFailure(started)) {
-        return onFailure(
-            ctx, failureOf(started), null, false); // the stash is kept for the next restart
+      if (isHandledFailure(started)) { // the stash is kept for the next restart
+        return onFailure(ctx, failureOf(started), null, false);
       }
       if (!(started instanceof BehaviorImpl.FailedBehavior) && restartsOnStop(null)) {
         return onStopped(ctx, started, null); // stopped in its setup; the stash is kept
       }
     }
-    Recovery r = recovery;
-    r.inBackoff = false;
-    r.restartDue = false;
-    r.stoppingChildren = null; // empty by now; released like the stash
-    r.timer =
-        policy().isManualReset()
-            ? null // only the child resets the count
-            : jctx.scheduleOnce(policy().getResetAfter(), self(jctx), r.due(Recovery.Kind.RESET));
-    SupervisorReports.restarted(policy(), jctx, r.restarts);
+    recovery.restarted(ctx.asJava(), policy());
     return replayStash(ctx, started);
   }
 
   /**
-   * Delivers the stash, in order, to the restarted child. Returns {@code same} with the child's
-   * behavior in {@link #current}, or the child's stopped behavior (the rest of the stash goes to
-   * dead letters), or {@code same} in a new backoff if the child failed again (the rest of the
-   * stash is kept for the next restart). The stash is taken out of the recovery while it is
-   * replayed, so that a layer that takes the recovery over never sees it.
+   * Delivers the stash, in order, to the restarted child: {@code same} with the child in {@link
+   * #current}; or the child's stopped behavior (the rest goes to dead letters); or {@code same} in a
+   * new backoff that keeps the rest. The stash is taken out of the recovery while it is replayed, so
+   * that a layer that takes the recovery over never sees it.
    */
   @SuppressWarnings("unchecked")
   private Behavior<T> replayStash(TypedActorContext<T> ctx, Behavior<T> started) {
@@ -844,11 +647,10 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
       if (started instanceof BehaviorImpl.FailedBehavior) {
         innerStop(ctx, started);
       }
-      dropStash(ctx, "actor stopped while its stash was replayed");
+      recovery.dropStash(ctx.asJava(), "actor stopped while its stash was replayed");
       return started; // the restarted child stopped at once; so does the actor
     }
-    ArrayDeque<Object> pending = recovery.stash;
-    recovery.stash = null; // released: an actor that stays healthy keeps no stash
+    ArrayDeque<Object> pending = recovery.takeStash();
     Behavior<T> live = started;
     ReWrap.replacedBy(this, started);
     while (pending != null && !pending.isEmpty()) {
@@ -871,12 +673,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
         return onFailure(ctx, t, live, false);
       }
       if (signal == null && Behavior.isUnhandled(result)) {
-        publish(
-            ctx,
-            new UnhandledMessage(
-                item,
-                org.apache.pekko.actor.ActorRef.noSender(),
-                Adapter.toClassic(ctx.asJava().getSelf())));
+        Recovery.publishUnhandled(ctx.asJava(), item);
       }
       if (!Behavior.isAlive(result)) {
         boolean failed = result instanceof BehaviorImpl.FailedBehavior;
@@ -893,7 +690,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
           innerStop(ctx, result);
         }
         current = live; // gets PostStop through us
-        drop(ctx, pending, "actor stopped while its stash was replayed");
+        Recovery.drop(ctx.asJava(), pending, "actor stopped while its stash was replayed");
         return result;
       }
       if (result != Behaviors.<T>same() && !Behavior.isUnhandled(result)) {
@@ -921,10 +718,7 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     }
   }
 
-  /**
-   * The count returns to 0 and the recovery is released (see {@link Recovery#afterReset}): an actor
-   * that has recovered holds no more than one that never failed.
-   */
+  /** The count returns to 0 and the recovery is released (see {@link Recovery#afterReset}). */
   private void reset(TypedActorContext<T> ctx, boolean byChild) {
     int before = restarts();
     recovery = recovery.afterReset(policy());
@@ -933,63 +727,9 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
 
   // ---------------------------------------------------------------- helpers
 
-  private void stashOrDrop(TypedActorContext<T> ctx, Object item) {
-    int capacity = stashCapacity(ctx);
-    if (recovery.stash.size() < capacity) {
-      recovery.stash.add(item);
-    } else {
-      publishDropped(
-          ctx, item, "stash of the backoff supervisor is full (capacity " + capacity + ")");
-    }
-  }
-
-  /**
-   * The policy's stash capacity, else the actor system's {@code
-   * pekko.actor.typed.restart-stash-capacity} (as Pekko's own supervisor does; 1000 by default).
-   */
-  private int stashCapacity(TypedActorContext<T> ctx) {
-    OptionalInt set = policy().getStashCapacitySetting();
-    return set.isPresent()
-        ? set.getAsInt()
-        : ctx.asJava().getSystem().settings().RestartStashCapacity();
-  }
-
-  /** Publishes the stash as {@link Dropped} and releases it; returns how many were dropped. */
-  private int dropStash(TypedActorContext<T> ctx, String reason) {
-    ArrayDeque<Object> pending = recovery.stash;
-    recovery.stash = null;
-    return drop(ctx, pending, reason);
-  }
-
-  private static int drop(TypedActorContext<?> ctx, ArrayDeque<Object> items, String reason) {
-    if (items == null) {
-      return 0;
-    }
-    for (Object item : items) {
-      publishDropped(ctx, item, reason);
-    }
-    return items.size();
-  }
-
-  private static void publishDropped(TypedActorContext<?> ctx, Object item, String reason) {
-    publish(
-        ctx,
-        new Dropped(
-            item instanceof StashedSignal s ? s.signal() : item,
-            reason,
-            org.apache.pekko.actor.ActorRef.noSender(),
-            Adapter.toClassic(ctx.asJava().getSelf())));
-  }
-
-  private static void publish(TypedActorContext<?> ctx, Object event) {
-    ctx.asJava().getSystem().eventStream().tell(new EventStream.Publish<>(event));
-  }
-
-  /** Cancels the user's timers (as Pekko's supervisor does) and our own. */
+  /** Cancels the user's timers (as Pekko's RestartSupervisor does, through the same call) and ours. */
   private void cancelAllTimers(TypedActorContext<T> ctx) {
-    // Pekko's own RestartSupervisor does the same; there is no public API to cancel another
-    // behavior's TimerScheduler timers, and this one is a no-op for actors that never used timers.
-    ctx.asScala().cancelAllTimers();
+    ctx.asScala().cancelAllTimers(); // a no-op for actors that never used timers
     cancelOwnTimers();
   }
 
@@ -997,50 +737,6 @@ public class BackoffBehavior<T> extends ExtensibleBehavior<T> implements ReWrap.
     if (recovery != null) {
       recovery.cancelTimers();
     }
-  }
-
-  /**
-   * The child's handler of a signal threw {@code t} in {@code where}: a fatal error is rethrown,
-   * anything else gets one ERROR line, and the restart goes on.
-   */
-  private void signalHandlerThrew(TypedActorContext<T> ctx, Throwable t, String where) {
-    Causes.rethrowIfFatal(t);
-    log(ctx, Level.ERROR, t, "Supervised actor [{}] failed in {}; the restart goes on", where);
-  }
-
-  /**
-   * A user's callback ({@code what}) threw {@code t} on {@code msg}: a fatal error is rethrown,
-   * anything else gets one WARN line that says what happens instead ({@code instead}).
-   */
-  private void callbackThrew(
-      TypedActorContext<T> ctx,
-      Throwable t,
-      String what,
-      Object callback,
-      Object msg,
-      String instead) {
-    Causes.rethrowIfFatal(t);
-    log(
-        ctx,
-        Level.WARN,
-        t,
-        "Supervised actor [{}]: {} [{}] threw on a message of {}; {}",
-        what,
-        callback,
-        msg == null ? "null" : msg.getClass().getName(),
-        instead);
-  }
-
-  /** One line of this actor's supervisor: the format's first argument is the actor's path. */
-  private void log(
-      TypedActorContext<T> ctx, Level level, Throwable cause, String format, Object... args) {
-    SupervisorReports.log(policy(), ctx.asJava(), level, cause, format, args);
-  }
-
-  /** The actor's own ref, for the ticks and permits (signals, delivered as such by the actor). */
-  @SuppressWarnings("unchecked")
-  private static ActorRef<Object> self(ActorContext<?> jctx) {
-    return (ActorRef<Object>) (ActorRef<?>) jctx.getSelf();
   }
 
   @Override
