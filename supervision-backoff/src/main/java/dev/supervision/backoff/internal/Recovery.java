@@ -50,12 +50,9 @@ final class Recovery {
   }
 
   /**
-   * The restart and reset timers' message and a budget's permit. A {@link Signal}, as in Pekko's
-   * supervisor, so that a stale one reaching a user behavior is an unhandled signal.
-   *
-   * @param recovery whose timer or request it answers
-   * @param generation the generation it was sent in
-   * @param kind what it is due for
+   * The restart and reset ticks and a budget's permit, naming the recovery and the generation they
+   * were sent in. A {@link Signal}, as in Pekko's supervisor, so that a stale one reaching a user
+   * behavior is an unhandled signal.
    */
   record Due(Recovery recovery, long generation, Kind kind)
       implements Signal, DeadLetterSuppression {
@@ -66,11 +63,7 @@ final class Recovery {
     }
   }
 
-  /**
-   * A signal kept in the stash, told apart from messages.
-   *
-   * @param signal the signal
-   */
+  /** A signal kept in the stash, told apart from messages. */
   record StashedSignal(Signal signal) {}
 
   int restarts; // since the last reset
@@ -92,9 +85,6 @@ final class Recovery {
   /**
    * The signal of a timer or request: a restart or reset tick makes every older one stale; a
    * permit is due in the current generation, so that a cancelled timer makes it stale too.
-   *
-   * @param kind what it is due for
-   * @return the signal to schedule or to hand to the gate
    */
   Due due(Kind kind) {
     return new Due(this, kind == Kind.PERMIT ? generation : ++generation, kind);
@@ -110,8 +100,7 @@ final class Recovery {
     stopCountdown();
   }
 
-  /** Cancels the countdown, if one runs. */
-  void stopCountdown() {
+  private void stopCountdown() {
     if (countdown != null) {
       countdown.cancel();
       countdown = null;
@@ -158,17 +147,14 @@ final class Recovery {
   }
 
   /**
-   * The time left until the restart, for the handler while backing off: once the delay has passed,
-   * the restart waits for children or a permit, whose arrival nobody knows, so minBackoff.
+   * The time left until the restart, for the handler; minBackoff once the delay has passed (the
+   * restart then waits for children or a permit, whose arrival nobody knows).
    */
   Duration untilRestart(BackoffPolicy policy) {
     return restartDue || countdown == null ? policy.getMinBackoff() : countdown.untilRestart();
   }
 
-  /**
-   * The supervisor gives up: the stash goes to dead letters; the caller then rethrows the failure,
-   * or returns {@code stopped} for a child that stopped itself ({@code stop}).
-   */
+  /** The supervisor gives up: the stash goes to dead letters, the actor stops. */
   void gaveUp(
       ActorContext<?> jctx,
       BackoffPolicy policy,
@@ -180,7 +166,7 @@ final class Recovery {
     SupervisorReports.gaveUp(policy, jctx, restarts, failure, reason, stop);
   }
 
-  /** The actor stopped during its backoff: it leaves the budget's queue, its stash is dropped. */
+  /** The actor stopped during its backoff: it leaves the budget's queue, the stash is dropped. */
   void stoppedDuringBackoff(ActorContext<?> jctx, BackoffPolicy policy) {
     inBackoff = false;
     cancelTimers();
@@ -266,10 +252,7 @@ final class Recovery {
     }
   }
 
-  /**
-   * The restart tick fired: the delay has passed. Returns whether the restart may go on, or waits
-   * for the {@code Terminated} of children still stopping.
-   */
+  /** The restart tick fired; returns whether the restart may go on (no child still stopping). */
   boolean delayPassed() {
     restartDue = true;
     timer = null;
@@ -360,7 +343,7 @@ final class Recovery {
             Adapter.toClassic(jctx.getSelf())));
   }
 
-  /** Publishes a replayed message the restarted child left unhandled, as the actor would have. */
+  /** Publishes a replayed message the child left unhandled, as the actor does for a message. */
   static void publishUnhandled(ActorContext<?> jctx, Object message) {
     publish(
         jctx,
@@ -384,9 +367,6 @@ final class Recovery {
    * What the actor keeps after its backoff reset: nothing (a million-cell crash storm left 92 MiB
    * behind when this state was kept), or, with a seeded random, this recovery with its count at 0
    * and its random, whose sequence continues. Cancels the timers either way.
-   *
-   * @param policy the policy
-   * @return the recovery to keep, or null
    */
   Recovery afterReset(BackoffPolicy policy) {
     cancelTimers();
