@@ -185,16 +185,20 @@ abstract class BackoffEpisode<T> extends ExtensibleBehavior<T> implements ReWrap
     try {
       return predicate.test(msg);
     } catch (Throwable t) {
-      SupervisorReports.callbackThrew(
-          policy(),
-          ctx.asJava(),
-          t,
-          "final stop message predicate",
-          predicate,
-          msg,
-          "taken as no match");
+      threw(ctx, t, "final stop message predicate", predicate, msg, "taken as no match");
       return false;
     }
+  }
+
+  /** A user's callback threw: one WARN line (see {@link SupervisorReports#callbackThrew}). */
+  private void threw(
+      TypedActorContext<T> ctx,
+      Throwable t,
+      String what,
+      Object callback,
+      Object msg,
+      String instead) {
+    SupervisorReports.callbackThrew(policy(), ctx.asJava(), t, what, callback, msg, instead);
   }
 
   /** Reports a failed behavior that the actor lets through (it stops with its cause). */
@@ -250,14 +254,7 @@ abstract class BackoffEpisode<T> extends ExtensibleBehavior<T> implements ReWrap
     try {
       return handler.handle(msg, recovery.untilRestart(policy()));
     } catch (Throwable t) {
-      SupervisorReports.callbackThrew(
-          policy(),
-          ctx.asJava(),
-          t,
-          "handler while backing off",
-          handler,
-          msg,
-          "the message is stashed");
+      threw(ctx, t, "handler while backing off", handler, msg, "the message is stashed");
       return false;
     }
   }
