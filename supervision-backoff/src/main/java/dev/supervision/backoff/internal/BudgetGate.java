@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.ToLongFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -82,18 +83,10 @@ public final class BudgetGate {
   /**
    * Tells the gate who takes its waiting actors if it stops; sent by the registry right after it
    * started the gate.
-   *
-   * @param keeper gets the {@link Orphans}
    */
   public record KeptBy(ActorRef<Orphans> keeper) implements Command {}
 
-  /**
-   * The actors a stopping gate leaves behind, in their order.
-   *
-   * @param budget the gate's budget
-   * @param gate the stopping gate
-   * @param waiting the requests still waiting
-   */
+  /** The actors a stopping gate leaves behind, in their order. */
   public record Orphans(RestartBudget budget, ActorRef<Command> gate, List<Acquire> waiting) {}
 
   /** The gate's clock: a fixed-rate timer at the tick (package-private so that tests may stall it). */
@@ -405,20 +398,21 @@ public final class BudgetGate {
       } else {
         now += tickNanos;
       }
-      while (!unstarted.isEmpty()
-          && now - unstarted.peekFirst().at() > limiter.keepUnstartedNanos()) {
-        Granted old = unstarted.pollFirst();
-        grantedTo.remove(old.requester(), old);
-      }
-      while (!started.isEmpty()
-          && now - started.peekFirst().startedAt() > limiter.keepStartedNanos()) {
-        Granted old = started.pollFirst();
-        grantedTo.remove(old.requester(), old);
-      }
+      forgetBefore(unstarted, now - limiter.keepUnstartedNanos(), Granted::at);
+      forgetBefore(started, now - limiter.keepStartedNanos(), Granted::startedAt);
       limiter.onTick(now, queue.size());
       publishCoordination();
       grantWhilePossible();
       return stopIfRetired();
+    }
+
+    /** Forgets the grants of {@code grants} (oldest first) whose time is before {@code since}. */
+    private void forgetBefore(
+        ArrayDeque<Granted> grants, long since, ToLongFunction<Granted> time) {
+      while (!grants.isEmpty() && time.applyAsLong(grants.peekFirst()) < since) {
+        Granted old = grants.pollFirst();
+        grantedTo.remove(old.requester(), old);
+      }
     }
 
     /** The release timer fired: a tick or more of real time since the last firing. */
