@@ -41,12 +41,7 @@ final class AdaptiveLimiter implements Limiter {
     pace();
   }
 
-  /**
-   * The controller's parameters for an adaptive budget.
-   *
-   * @param budget the budget
-   * @return its parameters
-   */
+  /** The controller's parameters for an adaptive budget. */
   static Parameters parameters(RestartBudget.Adaptive budget) {
     Parameters parameters =
         Parameters.defaults()

@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.ToLongFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -40,18 +41,15 @@ import org.slf4j.event.Level;
  * INTERNAL API: the gate actor of one {@link RestartBudget}, with a FIFO queue of waiting actors.
  *
  * <p><b>Clock.</b> While it has work, the gate wakes at every pacing tick ({@link #tickNanos}, the
- * scheduler's own resolution, {@code pekko.scheduler.tick-duration}, at least 1 ms), one per {@link
- * Tick}. Its time is that of its {@link GateClock}: on Pekko's default scheduler, the clock that
- * scheduler runs on, read at every message, so that a late tick is seen as late and a permit goes
- * only when its time has come in real time; under any other scheduler (so under {@code ManualTime})
- * or with {@code supervision-backoff.gate.clock = ticks}, no clock: it counts its ticks, one {@code
- * tickNanos} each, and a test that steps the scheduler steps the gate exactly. The ticks come from
- * two fixed-<em>rate</em> timers of two ticks each, one tick apart: Pekko's timer wheel cannot
- * reschedule a task for the next tick from within a tick, so a fixed-rate timer of one tick fires in
- * pairs every two ticks (and a fixed-delay one every two ticks); a timer of two ticks fires on time.
- * A fixed-rate timer follows the scheduler's clock: Pekko runs a late tick's successors sooner (and
- * under {@code ManualTime} every due tick runs, in order), so rates hold against the clock instead
- * of drifting slow as a fixed-delay timer does.
+ * scheduler's resolution, at least 1 ms). Its time is its {@link GateClock}'s: on Pekko's default
+ * scheduler, that scheduler's clock, read at every message, so that a late tick is seen as late;
+ * under any other scheduler ({@code ManualTime}) or with {@code supervision-backoff.gate.clock =
+ * ticks}, its count of ticks, so that a test that steps the scheduler steps the gate exactly. The
+ * ticks come from two fixed-<em>rate</em> timers of two ticks each, one tick apart: Pekko's timer
+ * wheel cannot reschedule a task for the next tick from within a tick, so a timer of one tick fires
+ * in pairs every two ticks. Fixed rate, not fixed delay: Pekko runs a late tick's successors sooner
+ * (under {@code ManualTime} every due tick runs, in order), so rates hold against the clock instead
+ * of drifting slow.
  *
  * <p><b>Pacing.</b> When a permit may go is the {@link Limiter}'s decision, one per kind of budget:
  * a fixed budget's {@link FixedLimiter} is its pacer, an adaptive budget's {@link AdaptiveLimiter}
@@ -85,18 +83,10 @@ public final class BudgetGate {
   /**
    * Tells the gate who takes its waiting actors if it stops; sent by the registry right after it
    * started the gate.
-   *
-   * @param keeper gets the {@link Orphans}
    */
   public record KeptBy(ActorRef<Orphans> keeper) implements Command {}
 
-  /**
-   * The actors a stopping gate leaves behind, in their order.
-   *
-   * @param budget the gate's budget
-   * @param gate the stopping gate
-   * @param waiting the requests still waiting
-   */
+  /** The actors a stopping gate leaves behind, in their order. */
   public record Orphans(RestartBudget budget, ActorRef<Command> gate, List<Acquire> waiting) {}
 
   /** The gate's clock: a fixed-rate timer at the tick (package-private so that tests may stall it). */
@@ -250,18 +240,8 @@ public final class BudgetGate {
           .onMessage(Cancel.class, this::onCancel)
           .onMessage(Failed.class, this::onFailed)
           .onMessage(Started.class, this::onStarted)
-          .onMessage(
-              Waiting.class,
-              w -> {
-                w.replyTo().tell(queue.size());
-                return Behaviors.same();
-              })
-          .onMessage(
-              Query.class,
-              q -> {
-                q.replyTo().tell(status());
-                return Behaviors.same();
-              })
+          .onMessage(Waiting.class, w -> reply(w.replyTo(), queue.size()))
+          .onMessage(Query.class, q -> reply(q.replyTo(), status()))
           .onMessageEquals(Tick.INSTANCE, this::onTick)
           .onMessageEquals(Release.INSTANCE, this::onRelease)
           .onMessage(SetShare.class, this::onSetShare)
@@ -296,6 +276,11 @@ public final class BudgetGate {
               })
           .onSignal(PostStop.class, s -> onPostStop())
           .build();
+    }
+
+    private static <R> Behavior<Command> reply(ActorRef<R> to, R answer) {
+      to.tell(answer);
+      return Behaviors.same();
     }
 
     private Status status() {
@@ -413,20 +398,21 @@ public final class BudgetGate {
       } else {
         now += tickNanos;
       }
-      while (!unstarted.isEmpty()
-          && now - unstarted.peekFirst().at() > limiter.keepUnstartedNanos()) {
-        Granted old = unstarted.pollFirst();
-        grantedTo.remove(old.requester(), old);
-      }
-      while (!started.isEmpty()
-          && now - started.peekFirst().startedAt() > limiter.keepStartedNanos()) {
-        Granted old = started.pollFirst();
-        grantedTo.remove(old.requester(), old);
-      }
+      forgetBefore(unstarted, now - limiter.keepUnstartedNanos(), Granted::at);
+      forgetBefore(started, now - limiter.keepStartedNanos(), Granted::startedAt);
       limiter.onTick(now, queue.size());
       publishCoordination();
       grantWhilePossible();
       return stopIfRetired();
+    }
+
+    /** Forgets the grants of {@code grants} (oldest first) whose time is before {@code since}. */
+    private void forgetBefore(
+        ArrayDeque<Granted> grants, long since, ToLongFunction<Granted> time) {
+      while (!grants.isEmpty() && time.applyAsLong(grants.peekFirst()) < since) {
+        Granted old = grants.pollFirst();
+        grantedTo.remove(old.requester(), old);
+      }
     }
 
     /** The release timer fired: a tick or more of real time since the last firing. */

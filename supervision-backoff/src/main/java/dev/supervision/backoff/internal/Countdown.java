@@ -67,8 +67,6 @@ final class Countdown extends AtomicInteger implements Runnable {
   /**
    * The time left until the restart: the delay less the ticks passed, in {@code [min(tick, delay),
    * delay]}.
-   *
-   * @return the time left
    */
   Duration untilRestart() {
     long left = delayNanos - get() * tickNanos;

@@ -45,11 +45,6 @@ final class FixedLimiter implements Limiter {
   }
 
   @Override
-  public long keepStartedNanos() {
-    return keepGrantsNanos;
-  }
-
-  @Override
   public boolean tryAcquire(long now) {
     return pacer.tryAcquire(now);
   }

@@ -24,32 +24,17 @@ public final class GateKeeper {
 
   /** What the keeper needs from the registry. */
   public interface Registry {
-    /**
-     * Forgets {@code gate} if it still serves {@code budgetName}.
-     *
-     * @param budgetName the budget
-     * @param gate the gate that stopped
-     */
+    /** Forgets {@code gate} if it still serves {@code budgetName}. */
     void forget(String budgetName, ActorRef<GateProtocol.Command> gate);
 
-    /**
-     * The gate that serves {@code budget} now (started if needed).
-     *
-     * @param budget the budget
-     * @return its gate
-     */
+    /** The gate that serves {@code budget} now (started if needed). */
     ActorRef<GateProtocol.Command> gate(RestartBudget budget);
   }
 
   /** The keeper's protocol. */
   public sealed interface Command {}
 
-  /**
-   * Watch a gate.
-   *
-   * @param budget its budget
-   * @param gate the gate
-   */
+  /** Watch a gate. */
   public record Watch(RestartBudget budget, ActorRef<GateProtocol.Command> gate)
       implements Command {}
 
@@ -60,12 +45,7 @@ public final class GateKeeper {
   private record Stopped(RestartBudget budget, ActorRef<GateProtocol.Command> gate)
       implements Command {}
 
-  /**
-   * The keeper's behavior.
-   *
-   * @param registry the registry
-   * @return the behavior
-   */
+  /** The keeper's behavior. */
   public static Behavior<Command> create(Registry registry) {
     return Behaviors.setup(
         ctx -> {

@@ -53,20 +53,12 @@ public final class GateRegistry implements Extension {
       this.gate = gate;
     }
 
-    /**
-     * The gate actor.
-     *
-     * @return the gate
-     */
+    /** The gate actor. */
     public ActorRef<GateProtocol.Command> gate() {
       return gate;
     }
 
-    /**
-     * Whether the gate stopped and the registry forgot it: look the budget up again.
-     *
-     * @return true once the gate is forgotten
-     */
+    /** Whether the gate stopped and the registry forgot it: look the budget up again. */
     public boolean isForgotten() {
       return forgotten;
     }
@@ -106,12 +98,7 @@ public final class GateRegistry implements Extension {
             Props.empty());
   }
 
-  /**
-   * The registry of an actor system, created on first use.
-   *
-   * @param system the actor system
-   * @return its registry
-   */
+  /** The registry of an actor system, created on first use. */
   public static GateRegistry get(ActorSystem<?> system) {
     return system.registerExtension(ID);
   }
@@ -150,11 +137,7 @@ public final class GateRegistry implements Extension {
     return handle == null ? Optional.empty() : Optional.of(handle.gate);
   }
 
-  /**
-   * The names of the budgets in use.
-   *
-   * @return a snapshot of the names
-   */
+  /** The names of the budgets in use. */
   public Set<String> names() {
     return Set.copyOf(gates.keySet());
   }

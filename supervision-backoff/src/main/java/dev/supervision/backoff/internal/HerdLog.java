@@ -62,21 +62,12 @@ public final class HerdLog implements Extension {
         system.systemActorOf(collector(), "supervision-backoff-herd-log", Props.empty());
   }
 
-  /**
-   * The herd log of {@code system}.
-   *
-   * @param system the actor system
-   * @return its herd log
-   */
+  /** The herd log of {@code system}. */
   public static HerdLog get(ActorSystem<?> system) {
     return system.registerExtension(ID);
   }
 
-  /**
-   * Reports one actor's line, to be counted with the others of its kind, key and level.
-   *
-   * @param report the line
-   */
+  /** Reports one actor's line, to be counted with the others of its kind, key and level. */
   void report(Report report) {
     collector.tell(report);
   }

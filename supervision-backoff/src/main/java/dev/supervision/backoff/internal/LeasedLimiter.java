@@ -42,11 +42,6 @@ final class LeasedLimiter implements Limiter {
   }
 
   @Override
-  public long keepStartedNanos() {
-    return keepNanos;
-  }
-
-  @Override
   public void onTick(long now, int waiting) {
     holder.onTick(now, waiting);
   }

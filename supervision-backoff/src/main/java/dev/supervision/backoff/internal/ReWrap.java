@@ -25,25 +25,15 @@ final class ReWrap {
   /** A supervisor layer, as re-wrapping sees it (the supervisor, {@link BackoffBehavior}). */
   interface Layer {
 
-    /**
-     * The layer's policy.
-     *
-     * @return the policy
-     */
+    /** The layer's policy. */
     BackoffPolicy policy();
 
-    /**
-     * The behavior the layer runs: the next layer down, an interceptor or a plain behavior.
-     *
-     * @return the child, or null if none runs
-     */
+    /** The behavior the layer runs (the next layer down, an interceptor, a plain behavior), or null. */
     Behavior<?> child();
 
     /**
      * Retires this layer in favour of {@code heir}, a newer layer with an equal policy, handing its
      * state over to it. Idempotent.
-     *
-     * @param heir the layer that takes over
      */
     void handOverTo(Layer heir);
   }
@@ -57,15 +47,11 @@ final class ReWrap {
   }
 
   /**
-   * Whether a started behavior from the child holds a newer layer with an equal policy (a re-wrap
-   * started elsewhere: inside a {@code Behaviors.setup}, an interceptor, or a layer with a
-   * different policy). If it does, {@code layer} hands its state over to the outermost such layer
-   * and retires: the caller returns the child's behavior in place of it. Only supervisors and
-   * interceptors are looked into, so a plain behavior costs two type tests.
-   *
-   * @param layer the layer that asks
-   * @param started the child's started behavior
-   * @return whether {@code layer} was replaced
+   * Whether the child's started behavior holds a newer layer with {@code layer}'s policy (a re-wrap
+   * started inside a {@code setup}, an interceptor, or a layer with another policy). If it does,
+   * {@code layer} hands its state over to the outermost such layer and retires: the caller returns
+   * the child's behavior in place of it. Only supervisors and interceptors are looked into, so a
+   * plain behavior costs two type tests.
    */
   static boolean replacedBy(Layer layer, Behavior<?> started) {
     Layer heir = heirIn(layer, started);

@@ -210,6 +210,47 @@ final class SupervisorReports {
   }
 
   /**
+   * The child's handler of a signal threw {@code t} in {@code where}: a fatal error is rethrown,
+   * anything else gets one ERROR line, and the restart goes on.
+   */
+  static void signalHandlerThrew(
+      BackoffPolicy policy, ActorContext<?> jctx, Throwable t, String where) {
+    Causes.rethrowIfFatal(t);
+    log(
+        policy,
+        jctx,
+        Level.ERROR,
+        t,
+        "Supervised actor [{}] failed in {}; the restart goes on",
+        where);
+  }
+
+  /**
+   * A user's callback ({@code what}) threw {@code t} on {@code msg}: a fatal error is rethrown,
+   * anything else gets one WARN line that says what happens instead ({@code instead}).
+   */
+  static void callbackThrew(
+      BackoffPolicy policy,
+      ActorContext<?> jctx,
+      Throwable t,
+      String what,
+      Object callback,
+      Object msg,
+      String instead) {
+    Causes.rethrowIfFatal(t);
+    log(
+        policy,
+        jctx,
+        Level.WARN,
+        t,
+        "Supervised actor [{}]: {} [{}] threw on a message of {}; {}",
+        what,
+        callback,
+        msg == null ? "null" : msg.getClass().getName(),
+        instead);
+  }
+
+  /**
    * Every line of the supervisor goes through here, so that {@code withLoggingEnabled(false)}
    * silences all of them (written by {@link SupervisorLog}: a log call that throws is ignored).
    * The format's first argument is the actor's path, given here: {@code args} are the others.
