@@ -234,8 +234,17 @@ final class AdaptiveBudgetTest {
                         && s.to() == State.RAMPING
                         && s.reason() == Reason.PROBE_SURVIVED),
         events.toString());
-    // failures after the outage stay a small share of the calls
-    assertTrue(resource.rejected.get() <= 20, "rejected " + resource.rejected.get() + " " + events);
+    // Failures after the outage are the ramp's overshoot, bounded by the design: the ramp starts at
+    // the default initial rate, 100/s (10 a slice, 6 above the resource's 4), grows by slow start
+    // to
+    // 141/s (14 a slice, 10 above), and a slice's losses may reach the budget only after its next
+    // slice was granted (the actors run beside the ManualTime step), so one more slice at 141/s
+    // (10 above); after the cut to at most half, a rejection a slice for the 3 slices the rest
+    // needs.
+    int overshoot = (10 - 4) + (14 - 4) + (14 - 4) + 3;
+    assertTrue(
+        resource.rejected.get() <= overshoot,
+        "rejected " + resource.rejected.get() + " > " + overshoot + " " + events);
   }
 
   @Test
