@@ -85,10 +85,9 @@ public final class DelaySchedule {
 
     // for a log line: "threw java.lang.ArithmeticException: / by zero"
     public String problem() {
-      if (threw != null) {
-        return "threw " + Causes.describe(threw);
-      }
-      return returned == null ? "returned null" : "returned a negative delay " + returned;
+      return threw != null
+          ? "threw " + Causes.describe(threw)
+          : returned == null ? "returned null" : "returned a negative delay " + returned;
     }
   }
 

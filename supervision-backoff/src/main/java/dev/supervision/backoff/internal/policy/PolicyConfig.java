@@ -19,13 +19,10 @@ import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 
 /**
- * INTERNAL API: reads one HOCON block (a policy or a budget) with messages that name the setting at
- * fault: its full path (or, for a block alone, its key and origin), the value as written, then what
- * is allowed. Missing keys come from the defaults path, first in the root config (so an application
- * can change all defaults), then in {@code reference.conf}. Unknown keys are rejected: they are
- * almost always typos. Which keys a block has comes from the settings tables, as one ordered map of
- * key to what it allows. Depends on no policy type, so the policy can use it without an import
- * circle.
+ * INTERNAL API: reads one HOCON block (a policy's or a budget's) with messages that name the setting
+ * at fault. Missing keys come from the defaults path, first in the root config, then in {@code
+ * reference.conf}; unknown keys (almost always typos) are rejected. The settings tables give it the
+ * keys, as an ordered map of key to what it allows.
  */
 public final class PolicyConfig {
 

@@ -86,10 +86,8 @@ public final class Causes {
       return failure.toString();
     } catch (Throwable broken) {
       rethrowIfFatal(broken);
-      return failure.getClass().getName()
-          + " (whose toString threw "
-          + broken.getClass().getName()
-          + ")";
+      String threw = broken.getClass().getName();
+      return failure.getClass().getName() + " (whose toString threw " + threw + ")";
     }
   }
 
