@@ -10,15 +10,10 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * One key of a restart budget block, and the table of all of them: what {@link PolicySetting} is for
- * a policy block. The reader, {@code reference.conf}'s {@code default-budget} block (a test checks
- * it) and the budget key table of the docs derive from it; values go through {@link RestartBudget}'s
- * validating methods, and a rule broken is reported under its key. Package-private: not API.
- *
- * @param key the HOCON key
- * @param noDefault what the docs say for a key {@code reference.conf} gives no default; or null
- * @param allowed what the key allows, in HOCON terms
- * @param method the method of {@link RestartBudget} that sets it, for the docs
+ * One key of a restart budget block ({@code noDefault}: what the docs say for a key without a
+ * default), and the table of all of them: what {@link PolicySetting} is for a policy. Values go
+ * through {@link RestartBudget}'s validating methods; a rule broken is reported under its key.
+ * Package-private: not API.
  */
 record BudgetSetting(String key, String noDefault, String allowed, String method) {
 
@@ -122,11 +117,7 @@ record BudgetSetting(String key, String noDefault, String allowed, String method
       int permits = config.integer(PERMITS.key(), PERMITS.allowed());
       Duration period = config.duration(PERIOD.key());
       // permits alone first (with a period known to be valid), so that each error names its key
-      try {
-        budget.withMaxRate(permits, Duration.ofSeconds(1));
-      } catch (IllegalArgumentException e) {
-        throw config.invalid(PERMITS.key(), e);
-      }
+      config.apply(budget, PERMITS.key(), b -> b.withMaxRate(permits, Duration.ofSeconds(1)));
       budget = config.apply(budget, PERIOD.key(), b -> b.withMaxRate(permits, period));
     }
     return budget;

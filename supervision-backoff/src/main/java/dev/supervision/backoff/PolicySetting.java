@@ -22,23 +22,12 @@ import java.util.function.UnaryOperator;
 import org.slf4j.event.Level;
 
 /**
- * One setting of a {@link BackoffPolicy}, and the table of all of them. The policy's {@code withX}
- * methods set a value through its rule ({@link Values#with}); its {@code equals}, {@code hashCode},
- * {@code toString}, {@code fromConfig} and the key table of docs/configuration.md (a test checks it)
- * derive from this table. It refers only to {@link Values}, never to the policy, so that the two
- * files do not import each other. Package-private: not API.
- *
- * @param name the Java name, as the policy prints it
- * @param key the HOCON key, or {@code null} for a setting that only code can set
- * @param allowed what the key allows, for messages and the docs; or {@code null}
- * @param method the method of the policy that sets it, for the docs
- * @param get the value in a policy's settings
- * @param set sets the value, once its rule has passed
- * @param rule throws, naming the method's parameter and the value, if a value breaks the rule, and
- *     returns the value to store; {@code null} if every value of the type suits
- * @param reader reads the key ({@code null} keeps the default); {@code null} for code-only settings
- *     and those {@link #exponential} sets
- * @param <T> the type of the value
+ * One setting of a {@link BackoffPolicy} (its Java name, HOCON key or null, what the key allows,
+ * the method that sets it, its field's getter and setter in {@link Values}, its rule, which throws
+ * or returns the value to store, and its reader), and the table of all of them. The policy's
+ * {@code equals}, {@code hashCode}, {@code toString}, {@code fromConfig} and docs/configuration.md's
+ * key table (a test checks it) derive from the table, which refers only to {@link Values}, never to
+ * the policy, so the two files do not import each other. Package-private: not API.
  */
 record PolicySetting<T>(
     String name,
