@@ -24,10 +24,10 @@ import org.slf4j.event.Level;
 /**
  * One setting of a {@link BackoffPolicy} (its Java name, HOCON key or null, what the key allows,
  * the method that sets it, its field's getter and setter in {@link Values}, its rule, which throws
- * or returns the value to store, and its reader), and the table of all of them. The policy's
- * {@code equals}, {@code hashCode}, {@code toString}, {@code fromConfig} and docs/configuration.md's
- * key table (a test checks it) derive from the table, which refers only to {@link Values}, never to
- * the policy, so the two files do not import each other. Package-private: not API.
+ * or returns the value to store, and its reader), and the table of all of them. The policy's {@code
+ * equals}, {@code hashCode}, {@code toString}, {@code fromConfig} and docs/configuration.md's key
+ * table (a test checks it) derive from the table, which refers only to {@link Values}, never to the
+ * policy, so the two files do not import each other. Package-private: not API.
  */
 record PolicySetting<T>(
     String name,
@@ -412,22 +412,19 @@ record PolicySetting<T>(
 
     // a copy with setting set to value, after the setting's rule
     <T> Values with(PolicySetting<T> setting, T value) {
-      T checked = setting.rule == null ? value : setting.rule.apply(value);
-      Values copy = copy();
-      setting.set.accept(copy, checked);
-      return copy;
+      return set(setting, setting.rule == null ? value : setting.rule.apply(value));
     }
 
     // a copy with setting unset: unlimited, none or auto
     Values without(PolicySetting<?> setting) {
-      Values copy = copy();
-      setting.set.accept(copy, null);
-      return copy;
+      return set(setting, null);
     }
 
-    private Values copy() {
+    private <T> Values set(PolicySetting<T> setting, T value) {
       try {
-        return (Values) clone();
+        Values copy = (Values) clone();
+        setting.set.accept(copy, value);
+        return copy;
       } catch (CloneNotSupportedException e) {
         throw new AssertionError(e);
       }
