@@ -70,11 +70,12 @@ public final class BackoffPolicy {
    * }
    * }</pre>
    *
-   * <p>{@code docs/configuration.md} lists the keys with their defaults and methods. A key the block
-   * leaves out comes from {@code supervision-backoff.default-policy} in {@code root}, else from
-   * {@code reference.conf}. Listeners, a stop predicate and custom jitters are code only. Class names
-   * are loaded with the thread's context class loader. {@code budget} names a {@link RestartBudget}
-   * defined at {@code supervision-backoff.budgets.<name>}, so many policies can share one:
+   * <p>{@code docs/configuration.md} lists the keys with their defaults and methods. A key the
+   * block leaves out comes from {@code supervision-backoff.default-policy} in {@code root}, else
+   * from {@code reference.conf}. Listeners, a stop predicate and custom jitters are code only.
+   * Class names are loaded with the thread's context class loader. {@code budget} names a {@link
+   * RestartBudget} defined at {@code supervision-backoff.budgets.<name>}, so many policies can
+   * share one:
    *
    * <pre>{@code
    * supervision-backoff.budgets.orders-db { permits = 200, period = 1s }
@@ -87,9 +88,9 @@ public final class BackoffPolicy {
    * @return a new policy
    * @throws NullPointerException if an argument is {@code null}
    * @throws IllegalArgumentException if there is no block at {@code path}, a key is not a setting,
-   *     a value or class name is not allowed, the budget is not defined or not valid, or {@code root}
-   *     is not resolved; the message names the setting's full path, the value and what is allowed:
-   *     {@code my-service.worker-backoff.jitter: "fulll" is not one of full, equal, ...}
+   *     a value or class name is not allowed, the budget is not defined or not valid, or {@code
+   *     root} is not resolved; the message names the setting's full path, the value and what is
+   *     allowed: {@code my-service.worker-backoff.jitter: "fulll" is not one of full, equal, ...}
    */
   public static BackoffPolicy fromConfig(Config root, String path) {
     return new BackoffPolicy(
@@ -256,8 +257,8 @@ public final class BackoffPolicy {
    * resource. A stop is final, and the actor stops, if
    *
    * it comes from outside (the parent, a {@code PoisonPill}, the actor system's shutdown) or the
-   * child has received a message matching {@link #withFinalStopMessage(Predicate)} before (declare a
-   * sharding entity's stop message there).
+   * child has received a message matching {@link #withFinalStopMessage(Predicate)} before (declare
+   * a sharding entity's stop message there).
    *
    * @param restartOnStop whether to restart a child that stops itself
    * @return a new policy
@@ -285,8 +286,8 @@ public final class BackoffPolicy {
   /**
    * Makes the child, not the clock, decide when the restart count starts over, as classic {@code
    * BackoffOpts.withManualReset}: only {@link
-   * BackoffSupervisor#resetBackoff(org.apache.pekko.actor.typed.javadsl.ActorContext)} resets it, not
-   * {@link #withResetAfter(Duration)}, which counts idle time as healthy. Default: off.
+   * BackoffSupervisor#resetBackoff(org.apache.pekko.actor.typed.javadsl.ActorContext)} resets it,
+   * not {@link #withResetAfter(Duration)}, which counts idle time as healthy. Default: off.
    *
    * @return a new policy
    */
@@ -309,9 +310,9 @@ public final class BackoffPolicy {
   }
 
   /**
-   * Makes the delays reproducible: each actor seeds its generator with this seed mixed with its path,
-   * so an actor path gets the same schedule, and different actors still different delays. Default:
-   * none, each actor seeds its own.
+   * Makes the delays reproducible: each actor seeds its generator with this seed mixed with its
+   * path, so an actor path gets the same schedule, and different actors still different delays.
+   * Default: none, each actor seeds its own.
    *
    * @param seed any value
    * @return a new policy
@@ -349,8 +350,8 @@ public final class BackoffPolicy {
   }
 
   /**
-   * Logs at {@code criticalLogLevel} instead of {@link #getLogLevel()} once an actor has failed more
-   * than {@code afterFailures} times in a row (without a reset), like Pekko's {@code
+   * Logs at {@code criticalLogLevel} instead of {@link #getLogLevel()} once an actor has failed
+   * more than {@code afterFailures} times in a row (without a reset), like Pekko's {@code
    * withCriticalLogLevel}. Default: ERROR, after {@code Integer.MAX_VALUE} failures (never).
    *
    * @param criticalLogLevel the level for the failures after the first {@code afterFailures}
@@ -378,10 +379,10 @@ public final class BackoffPolicy {
 
   /**
    * Sets whether failure lines are written for a herd rather than per actor, so that thousands of
-   * actors failing together do not flood the log. Aggregated, each actor's own line is at DEBUG, and
-   * once a second (by the scheduler, so {@code ManualTime} drives it) one line per cause, reason and
-   * level sums up the actors of the system: how many failed how often, the first failure and actor,
-   * and its stack trace when the cause is new. Default: on for a policy with a {@link
+   * actors failing together do not flood the log. Aggregated, each actor's own line is at DEBUG,
+   * and once a second (by the scheduler, so {@code ManualTime} drives it) one line per cause,
+   * reason and level sums up the actors of the system: how many failed how often, the first failure
+   * and actor, and its stack trace when the cause is new. Default: on for a policy with a {@link
    * #withBudget(RestartBudget) budget} (a group that fails together), off without one.
    *
    * @param aggregated whether to aggregate
@@ -452,8 +453,8 @@ public final class BackoffPolicy {
 
   /**
    * The delays this policy gives to one actor before restart 1, 2, 3, ... (without resets and
-   * {@link RetryAfter} hints): {@link #getMaxRestarts()} of them, or infinitely many. Lazy: it draws
-   * from {@code random} as it is consumed, on one thread at a time.
+   * {@link RetryAfter} hints): {@link #getMaxRestarts()} of them, or infinitely many. Lazy: it
+   * draws from {@code random} as it is consumed, on one thread at a time.
    *
    * @param random the source of the jitter's draws
    * @return the delays, each within {@code [0, maxBackoff]}

@@ -65,8 +65,8 @@ public final class BackoffSupervisor {
    * @param <T> the message type
    * @return the supervised behavior
    * @throws NullPointerException if an argument is {@code null}
-   * @throws IllegalArgumentException if {@code child} is an {@code AbstractBehavior} instance, which
-   *     would be reused, with its state, across restarts
+   * @throws IllegalArgumentException if {@code child} is an {@code AbstractBehavior} instance,
+   *     which would be reused, with its state, across restarts
    */
   public static <T> Behavior<T> wrap(Behavior<T> child, BackoffPolicy policy) {
     Check.nonNull(child, "child");
@@ -83,8 +83,8 @@ public final class BackoffSupervisor {
 
   /**
    * Resets the restart count of every supervisor around the calling actor, so that the next failure
-   * is treated as the first, and reports a {@link BackoffEvent.BackoffReset} (unless the count is 0).
-   * Call it from the supervised behavior once it has proven itself healthy (see {@link
+   * is treated as the first, and reports a {@link BackoffEvent.BackoffReset} (unless the count is
+   * 0). Call it from the supervised behavior once it has proven itself healthy (see {@link
    * BackoffPolicy#withManualReset()}). It is a signal to itself: it takes effect once the current
    * message is done, and is ignored if the incarnation that asked fails before.
    *

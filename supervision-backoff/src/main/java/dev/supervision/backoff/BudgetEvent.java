@@ -55,13 +55,13 @@ public sealed interface BudgetEvent {
   record Probe(String budget, int probes) implements BudgetEvent {}
 
   /**
-   * Where this node stands with an adaptive cluster-wide budget's learner changed: it took its first
-   * lease, lost its lease (and runs on its fallback, {@code 1/N} of the budget), or took or lost the
-   * cluster's probe. Share changes are no event: {@code RestartBudgets.status} shows them.
+   * Where this node stands with an adaptive cluster-wide budget's learner changed: it took its
+   * first lease, lost its lease (and runs on its fallback, {@code 1/N} of the budget), or took or
+   * lost the cluster's probe. Share changes are no event: {@code RestartBudgets.status} shows them.
    *
    * @param budget the budget's name
-   * @param coordinated {@code true} if the node holds a lease from the learner, {@code false} on its
-   *     fallback
+   * @param coordinated {@code true} if the node holds a lease from the learner, {@code false} on
+   *     its fallback
    * @param prober whether this node's lease carries the cluster's probe
    * @param inView the nodes the learner counted (on the fallback: the members this node counts)
    */

@@ -6,8 +6,8 @@ import java.time.Duration;
 import java.util.Locale;
 
 /**
- * Turns the exponential bound of one restart attempt into the actual delay, using one uniform random
- * draw: a pure function, so that schedules are reproducible for a seed.
+ * Turns the exponential bound of one restart attempt into the actual delay, using one uniform
+ * random draw: a pure function, so that schedules are reproducible for a seed.
  *
  * <p>The four standard kinds follow Marc Brooker's "Exponential Backoff and Jitter" (AWS
  * Architecture Blog, 2015). With {@code e = min(maxBackoff, minBackoff * multiplier^(attempt-1))}
@@ -35,8 +35,8 @@ public interface Jitter {
    * @param step the attempt, the policy's bounds, this attempt's exponential bound and the previous
    *     delay; never {@code null}
    * @param draw a uniform random number in {@code [0, 1)}
-   * @return the delay; clamped to {@code step.maxBackoff()}; {@code null} or negative is broken (see
-   *     above)
+   * @return the delay; clamped to {@code step.maxBackoff()}; {@code null} or negative is broken
+   *     (see above)
    */
   Duration delay(Step step, double draw);
 
@@ -106,8 +106,8 @@ public interface Jitter {
    * @param attempt the restart attempt, 1 for the first restart after a start or a reset
    * @param minBackoff the policy's {@link BackoffPolicy#getMinBackoff()}
    * @param maxBackoff the policy's {@link BackoffPolicy#getMaxBackoff()}
-   * @param bound the exponential bound {@code min(maxBackoff, minBackoff * multiplier^(attempt-1))},
-   *     computed without overflow for any attempt
+   * @param bound the exponential bound {@code min(maxBackoff, minBackoff *
+   *     multiplier^(attempt-1))}, computed without overflow for any attempt
    * @param previous the delay drawn for the previous attempt, {@code minBackoff} for attempt 1
    */
   record Step(
@@ -122,8 +122,8 @@ public interface Jitter {
      * @param bound the exponential bound for this attempt
      * @param previous the delay drawn for the previous attempt
      * @throws NullPointerException if a duration is {@code null}
-     * @throws IllegalArgumentException if {@code attempt < 1}, a duration is negative or above {@code
-     *     Long.MAX_VALUE} nanoseconds, or {@code minBackoff > maxBackoff}
+     * @throws IllegalArgumentException if {@code attempt < 1}, a duration is negative or above
+     *     {@code Long.MAX_VALUE} nanoseconds, or {@code minBackoff > maxBackoff}
      */
     public Step {
       Check.argument(attempt >= 1, "attempt", ">= 1", attempt);

@@ -7,7 +7,8 @@ import java.util.Optional;
 
 /**
  * A limit on how fast a group of actors may restart, shared by every supervised actor whose policy
- * names it ({@link BackoffPolicy#withBudget(RestartBudget)}). An immutable value of one of two kinds:
+ * names it ({@link BackoffPolicy#withBudget(RestartBudget)}). An immutable value of one of two
+ * kinds:
  *
  * <ul>
  *   <li>a {@linkplain Fixed fixed} budget, {@link #of(String, int, Duration)}: at most
@@ -17,9 +18,10 @@ import java.util.Optional;
  * </ul>
  *
  * <p>An actor whose backoff delay has passed restarts only once it gets a permit (jitter spreads
- * restarts, but their peak still grows with the number of actors); first come, first served. Within one actor system, the actors whose policies name the same
- * budget ({@link #getName()}) share one gate actor (see {@link RestartBudgets}); two budgets with
- * the same name and different limits are an error, reported when the second actor starts.
+ * restarts, but their peak still grows with the number of actors); first come, first served. Within
+ * one actor system, the actors whose policies name the same budget ({@link #getName()}) share one
+ * gate actor (see {@link RestartBudgets}); two budgets with the same name and different limits are
+ * an error, reported when the second actor starts.
  *
  * <p>The interface is sealed; settings that belong to one kind exist only on its class, so a
  * setting of the wrong kind does not compile:
@@ -98,9 +100,9 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
    * made with {@link RestartBudget#of(String, int, Duration)}; immutable and thread-safe.
    *
    * <p>A token bucket: it starts full with {@link #getBurst()} permits and is refilled, one every
-   * {@code period / permits}, so in any interval {@code d} at most {@code burst + rate * (d + tick)}
-   * restarts are granted, where {@code tick} is {@code pekko.scheduler.tick-duration} (10 ms by
-   * default; set it to 1 ms behind a rate limiter that allows no burst). The gate's clock is a
+   * {@code period / permits}, so in any interval {@code d} at most {@code burst + rate * (d +
+   * tick)} restarts are granted, where {@code tick} is {@code pekko.scheduler.tick-duration} (10 ms
+   * by default; set it to 1 ms behind a rate limiter that allows no burst). The gate's clock is a
    * fixed-rate timer: after a stall, the missed ticks are caught up at once.
    */
   final class Fixed implements RestartBudget {
@@ -206,8 +208,8 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
    * is a failure, one that survives it a success (permanent failures are not counted). While the
    * group keeps failing it holds restarts back, letting a probe through now and then; when a probe
    * survives it opens with slow start, cuts its rate to the measured goodput when restarts fail
-   * again, and grows carefully after. See {@link dev.supervision.backoff.rate.AdaptiveRateController}
-   * for the state machine.
+   * again, and grows carefully after. See {@link
+   * dev.supervision.backoff.rate.AdaptiveRateController} for the state machine.
    */
   final class Adaptive implements RestartBudget {
 
@@ -260,8 +262,9 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
     }
 
     /**
-     * Sets how long a restarted actor must run without failing for its restart to count as a success,
-     * from the moment it has started (set up and handled its stash), in slices of 100 ms, rounded up.
+     * Sets how long a restarted actor must run without failing for its restart to count as a
+     * success, from the moment it has started (set up and handled its stash), in slices of 100 ms,
+     * rounded up.
      *
      * @param probation {@code >= 1 ms} and {@code <= 1 min}; default 100 ms
      * @return a new budget

@@ -17,8 +17,8 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
 /**
  * The Pekko extension that owns one gate actor per {@link RestartBudget} name in an actor system;
- * users need it only to observe a budget ({@code RestartBudgets.get(system).status("orders-db")}) or
- * to {@link #release(String) release} one. Thread-safe. A gate that stops for any reason is
+ * users need it only to observe a budget ({@code RestartBudgets.get(system).status("orders-db")})
+ * or to {@link #release(String) release} one. Thread-safe. A gate that stops for any reason is
  * forgotten at once: the next actor that needs the budget starts a new gate, and the actors that
  * waited in the old one are passed, in order, to the new one.
  */

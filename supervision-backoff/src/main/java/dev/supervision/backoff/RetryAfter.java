@@ -10,8 +10,8 @@ import java.time.Duration;
  * <p>When a failure, or a throwable of its cause chain (the outermost wins), implements this
  * interface, the restart delay is {@code max(policyDelay, min(retryAfter,
  * policy.getMaxRetryAfter()))}: a hint may exceed {@link BackoffPolicy#getMaxBackoff()} (the server
- * asked for it), never {@link BackoffPolicy#getMaxRetryAfter()} (so a misbehaving server cannot park
- * an actor for a year).
+ * asked for it), never {@link BackoffPolicy#getMaxRetryAfter()} (so a misbehaving server cannot
+ * park an actor for a year).
  *
  * <pre>{@code
  * final class TooManyRequests extends RuntimeException implements RetryAfter {

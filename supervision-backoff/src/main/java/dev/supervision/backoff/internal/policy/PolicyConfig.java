@@ -19,10 +19,10 @@ import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 
 /**
- * INTERNAL API: reads one HOCON block (a policy's or a budget's) with messages that name the setting
- * at fault. Missing keys come from the defaults path, first in the root config, then in {@code
- * reference.conf}; unknown keys (almost always typos) are rejected. The settings tables give it the
- * keys, as an ordered map of key to what it allows.
+ * INTERNAL API: reads one HOCON block (a policy's or a budget's) with messages that name the
+ * setting at fault. Missing keys come from the defaults path, first in the root config, then in
+ * {@code reference.conf}; unknown keys (almost always typos) are rejected. The settings tables give
+ * it the keys, as an ordered map of key to what it allows.
  */
 public final class PolicyConfig {
 

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * INTERNAL API: every argument check of the core, in one message format: {@code minBackoff must be >
- * 0 but was PT0S}. A rejected value throws a {@link ParameterException} (carrying the parameter, so
+ * INTERNAL API: every argument check of the core, in one message format: {@code minBackoff must
+ * be > 0 but was PT0S}. A rejected value throws a {@link ParameterException} (carrying the parameter, so
  * the configuration reader knows which key to blame), a {@code null} a {@link NullPointerException}
  * naming the parameter.
  */
