@@ -4,32 +4,14 @@ import java.time.Duration;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * What happened to a supervised actor, as reported to {@link BackoffListener}s. Every event names
- * the {@link #actor()} it is about. The permitted records are the whole vocabulary:
- *
- * <ul>
- *   <li>{@link RestartScheduled}: a failure was caught (or, with {@link
- *       BackoffPolicy#withRestartOnStop(boolean)}, the child stopped itself); the actor restarts
- *       after {@code delay}.
- *   <li>{@link Restarted}: the new incarnation started (its {@code Behaviors.setup} succeeded).
- *   <li>{@link BackoffReset}: the actor ran {@link BackoffPolicy#getResetAfter()} without failing,
- *       or its behavior called {@link BackoffSupervisor#resetBackoff}; the next failure is treated
- *       as the first.
- *   <li>{@link GaveUp}: the actor was stopped because of a failure (restart limit or a permanent
- *       failure).
- *   <li>{@link StoppedDuringBackoff}: the actor was stopped from outside while waiting to restart.
- *   <li>{@link WaitingForPermit}: the backoff delay has passed; the actor asks its {@link
- *       RestartBudget} for a permit.
- *   <li>{@link PermitGranted}: the budget granted the permit; the restart follows at once.
- * </ul>
+ * What happened to a supervised actor, as reported to {@link BackoffListener}s (and, if the policy
+ * {@linkplain BackoffPolicy#withEventStreamPublishing(boolean) publishes}, on the event stream).
+ * Every event names the {@link #actor()} it is about; the permitted records are the whole
+ * vocabulary.
  */
 public sealed interface BackoffEvent {
 
-  /**
-   * The supervised actor this event is about.
-   *
-   * @return the actor's reference
-   */
+  /** {@return the supervised actor this event is about} */
   ActorRef<?> actor();
 
   /**
@@ -41,9 +23,8 @@ public sealed interface BackoffEvent {
    * @param delay how long the actor waits before it restarts (includes any {@link RetryAfter} hint)
    * @param cause the failure; a {@link ChildStopped} if the child stopped itself
    * @param afterStop whether this restart follows a stop of the child (it returned {@code
-   *     Behaviors.stopped()}) rather than a failure. This is what the supervisor saw, not a test of
-   *     {@code cause}: a child that throws a {@link ChildStopped} itself fails, and its event says
-   *     {@code false}. A restarted stream's completion or cancellation counts as a failure here.
+   *     Behaviors.stopped()}) rather than a failure: what the supervisor saw, not a test of {@code
+   *     cause} (a child that throws a {@link ChildStopped} fails)
    */
   record RestartScheduled(
       ActorRef<?> actor, int attempt, Duration delay, Throwable cause, boolean afterStop)
@@ -71,15 +52,11 @@ public sealed interface BackoffEvent {
    * BackoffPolicy#withRestartOnStop(boolean)}); no restart follows.
    *
    * @param actor the supervised actor
-   * @param attempt the restart count since the start or the last reset (the attempt of the last
-   *     restart; 0 if the actor had not been restarted)
-   * @param cause the failure that stopped the actor; a {@link ChildStopped} if the child stopped
-   *     itself
+   * @param attempt the restart count since the start or the last reset (0 if none)
+   * @param cause the failure; a {@link ChildStopped} if the child stopped itself
    * @param reason why the failure was not restarted
-   * @param afterStop whether the actor stops after a stop of the child (it returned {@code
-   *     Behaviors.stopped()} under {@link BackoffPolicy#withRestartOnStop(boolean)} once {@code
-   *     maxRestarts} was reached) rather than after a failure; as for {@link
-   *     RestartScheduled#afterStop()}, what the supervisor saw, not a test of {@code cause}
+   * @param afterStop whether the actor stops after a stop of the child rather than a failure, as
+   *     {@link RestartScheduled#afterStop()}
    */
   record GaveUp(ActorRef<?> actor, int attempt, Throwable cause, Reason reason, boolean afterStop)
       implements BackoffEvent {}
@@ -120,11 +97,9 @@ public sealed interface BackoffEvent {
     /** The failure matched {@link BackoffPolicy#getStopOn()}: it is permanent. */
     PERMANENT_FAILURE,
     /**
-     * The child failed through a supervisor of its own that stops, such as {@code
-     * Behaviors.supervise(b).onFailure(IllegalArgumentException.class, SupervisorStrategy.stop())}
-     * (or a Pekko {@code restartWithBackoff} inside it that reached its limit): it returned a
-     * failed behavior that is not a persistence failure. The actor stops, as it would under
-     * Pekko's own supervisors.
+     * The child failed through a supervisor of its own that stops (such as {@code
+     * Behaviors.supervise(b).onFailure(X.class, SupervisorStrategy.stop())}): it returned a failed
+     * behavior that is not a persistence failure, and the actor stops, as under Pekko.
      */
     INNER_STOP
   }

@@ -4,10 +4,9 @@ package dev.supervision.backoff;
  * Receives the {@link BackoffEvent}s of every actor supervised with a policy that names it (see
  * {@link BackoffPolicy#withListener(BackoffListener)}).
  *
- * <p>Listeners are called synchronously on the supervised actor's thread, so they must be quick and
- * must not block; one listener instance is shared by all actors of the policy and may be called from
- * several threads at once, so it must be thread-safe. A listener that throws is caught and logged at
- * warn level; it never harms the supervised actor and never stops other listeners from being called.
+ * <p>Listeners are called on the supervised actor's thread, so they must be quick; one instance
+ * serves all actors of the policy, so it must be thread-safe. One that throws is logged at WARN and
+ * harms neither the actor nor the other listeners.
  */
 @FunctionalInterface
 public interface BackoffListener {

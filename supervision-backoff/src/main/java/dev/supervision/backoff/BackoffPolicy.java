@@ -6,9 +6,7 @@ import dev.supervision.backoff.internal.policy.PolicyConfig;
 import dev.supervision.backoff.internal.util.Causes;
 import dev.supervision.backoff.internal.util.Check;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -21,19 +19,11 @@ import org.slf4j.event.Level;
 /**
  * How a supervised actor is restarted: an immutable, validated, thread-safe value.
  *
- * <p>Create one with {@link #exponential(Duration, Duration)} and refine it with the {@code withX}
- * methods, each of which returns a new validated policy and leaves the receiver unchanged. The
- * restart delay of attempt {@code n} (1 for the first restart after a start or a reset) is
- * {@code jitter(min(maxBackoff, minBackoff * multiplier^(n-1)))}, lowered to {@code maxBackoff} if
- * the jitter returned more (a jitter that returns a negative delay or {@code null}, or throws, is
- * broken: that attempt gets full jitter on the same bound, see {@link Jitter}), and then raised to a
- * {@link RetryAfter} hint if the failure carries one.
- *
- * <p>Each {@code withX} method describes its setting and states its default; the library's {@code
- * docs/configuration.md} lists the settings with their configuration keys and these methods.
- *
- * <p>A policy can also be read from HOCON with {@link #fromConfig(Config, String)}, so that
- * operators can change it in {@code application.conf} without a rebuild.
+ * <p>Create one with {@link #exponential(Duration, Duration)} (or {@link #fromConfig(Config,
+ * String)}) and refine it with the {@code withX} methods, each of which returns a new policy and
+ * states its default. The delay of restart {@code n} (1 after a start or a reset) is {@code
+ * jitter(min(maxBackoff, minBackoff * multiplier^(n-1)))}, lowered to {@code maxBackoff}, then
+ * raised to a {@link RetryAfter} hint if the failure carries one.
  *
  * <p>Every setter throws {@link NullPointerException} naming the parameter for a {@code null}
  * argument and {@link IllegalArgumentException} naming the parameter and the rejected value for a
@@ -41,14 +31,12 @@ import org.slf4j.event.Level;
  */
 public final class BackoffPolicy {
 
-  /** The settings; never modified once the policy is made. */
   private final PolicySetting.Values values;
 
   private BackoffPolicy(PolicySetting.Values values) {
     this.values = values;
   }
 
-  /** A copy of this policy with {@code setting} set to {@code value}, after the setting's rule. */
   private <T> BackoffPolicy with(PolicySetting<T> setting, T value) {
     return new BackoffPolicy(values.with(setting, value));
   }
@@ -76,28 +64,18 @@ public final class BackoffPolicy {
    * my-service.worker-backoff {
    *   min-backoff = 100ms
    *   max-backoff = 20s
-   *   multiplier = 2.0
    *   jitter = full          # full | equal | decorrelated | none
-   *   reset-after = 30s      # or auto: (min-backoff + max-backoff) / 2
    *   max-restarts = off     # or a number
-   *   stash-capacity = auto  # or a number; auto: pekko.actor.typed.restart-stash-capacity
    *   restart-on = ["java.io.IOException"]
    * }
    * }</pre>
    *
-   * <p>The keys are those of {@code supervision-backoff.default-policy} in the library's {@code
-   * reference.conf}, one per setting that configuration can hold; the library's {@code
-   * docs/configuration.md} lists them with their defaults, what each allows and the method of this
-   * class that each stands for, whose documentation is the key's. A key the block leaves
-   * out takes its value from {@code supervision-backoff.default-policy} in {@code root} (so an
-   * application can change the defaults of all its policies), else from {@code reference.conf}.
-   * Listeners, {@link #withStopOn(Predicate) a stop predicate} and custom jitters are code, not
-   * configuration: add them to the returned policy. {@code stop-on} and {@code restart-on} are lists
-   * of class names, loaded with the thread's context class loader.
-   *
-   * <p>{@code budget} names a {@link RestartBudget} whose limits are defined in {@code root} at
-   * {@code supervision-backoff.budgets.<name>} ({@code permits}, {@code period}, optional {@code
-   * burst} and {@code cluster-wide}), so that the policies of many actors can name one budget:
+   * <p>{@code docs/configuration.md} lists the keys with their defaults and methods. A key the
+   * block leaves out comes from {@code supervision-backoff.default-policy} in {@code root}, else
+   * from {@code reference.conf}. Listeners, a stop predicate and custom jitters are code only.
+   * Class names are loaded with the thread's context class loader. {@code budget} names a {@link
+   * RestartBudget} defined at {@code supervision-backoff.budgets.<name>}, so many policies can
+   * share one:
    *
    * <pre>{@code
    * supervision-backoff.budgets.orders-db { permits = 200, period = 1s }
@@ -109,13 +87,10 @@ public final class BackoffPolicy {
    *     "my-service.worker-backoff"}
    * @return a new policy
    * @throws NullPointerException if an argument is {@code null}
-   * @throws IllegalArgumentException if there is no block at {@code path} (or the path runs through
-   *     a value that is not a block), the block or the application's defaults have a key that is
-   *     not a setting, a value is not allowed, a class name is not found or not a {@code
-   *     Throwable}, the budget it names is not defined or not valid, or {@code root} has unresolved
-   *     substitutions where the policy is read; the message starts with the full path of the
-   *     setting, then the value and what is allowed, for example {@code
-   *     my-service.worker-backoff.jitter: "fulll" is not one of full, equal, decorrelated, none}
+   * @throws IllegalArgumentException if there is no block at {@code path}, a key is not a setting,
+   *     a value or class name is not allowed, the budget is not defined or not valid, or {@code
+   *     root} is not resolved; the message names the setting's full path, the value and what is
+   *     allowed: {@code my-service.worker-backoff.jitter: "fulll" is not one of full, equal, ...}
    */
   public static BackoffPolicy fromConfig(Config root, String path) {
     return new BackoffPolicy(
@@ -125,12 +100,9 @@ public final class BackoffPolicy {
   /**
    * Reads a policy from a HOCON block whose path is not known, for example one obtained with {@code
    * config.getConfig("my-service.worker-backoff")}. As {@link #fromConfig(Config, String)}, except
-   * that missing keys take their values from the library's {@code reference.conf} only, and that
-   * error messages name the key relative to the block followed by where its value was written (file
-   * and line), for example {@code jitter (application.conf @ file:/app/application.conf: 4):
-   * "fulll" is not one of full, equal, decorrelated, none}. It cannot see {@code
-   * supervision-backoff.budgets}, so a block that names a {@code budget} is rejected. Prefer the
-   * two-argument form.
+   * that missing keys come from {@code reference.conf} only, messages name the key and where its
+   * value was written ({@code jitter (application.conf @ file:/app/application.conf: 4): ...}), and
+   * a {@code budget} is rejected (budgets cannot be seen). Prefer the two-argument form.
    *
    * @param config the policy block
    * @return a new policy
@@ -170,8 +142,7 @@ public final class BackoffPolicy {
 
   /**
    * Sets how long a restarted actor must run without failing before its restart count returns to
-   * 0, so that the next failure's delay is drawn as for the first failure. Default {@code
-   * (minBackoff + maxBackoff) / 2}, as Pekko.
+   * 0. Default {@code (minBackoff + maxBackoff) / 2}, as Pekko.
    *
    * @param resetAfter {@code > 0} and {@code <= 180 days}
    * @return a new policy
@@ -183,10 +154,9 @@ public final class BackoffPolicy {
   }
 
   /**
-   * Limits the number of restarts between resets: the failure that comes after {@code maxRestarts}
-   * restarts stops the actor (its behavior gets {@code PostStop}, a watching parent sees it
-   * terminate). Unlike Pekko's {@code withMaxRestarts}, 0 means what it says: stop on the first
-   * failure. Default: unlimited.
+   * Limits the number of restarts between resets: the failure after {@code maxRestarts} restarts
+   * stops the actor. Unlike Pekko's {@code withMaxRestarts}, 0 means stop on the first failure.
+   * Default: unlimited.
    *
    * @param maxRestarts {@code >= 0}
    * @return a new policy
@@ -196,22 +166,16 @@ public final class BackoffPolicy {
     return with(PolicySetting.MAX_RESTARTS, maxRestarts);
   }
 
-  /**
-   * Removes the restart limit (the default).
-   *
-   * @return a new policy
-   */
+  /** {@return a new policy without a restart limit (the default)} */
   public BackoffPolicy withUnlimitedRestarts() {
     return new BackoffPolicy(values.without(PolicySetting.MAX_RESTARTS));
   }
 
   /**
-   * Sets how many messages (and signals) are kept while the actor waits for its restart. They are
-   * delivered in order to the new incarnation; those that do not fit are published on the event
-   * stream as {@code org.apache.pekko.actor.Dropped}. Without this call the capacity is unset and
-   * each actor takes {@code pekko.actor.typed.restart-stash-capacity} from its actor system's
-   * configuration (1000 unless the application changed it), as Pekko's own backoff does: that is
-   * the default.
+   * Sets how many messages (and signals) are kept while the actor waits for its restart; they go in
+   * order to the new incarnation, and those that do not fit are published as {@code
+   * org.apache.pekko.actor.Dropped}. Default: unset, each actor takes its actor system's {@code
+   * pekko.actor.typed.restart-stash-capacity} (1000 unless changed), as Pekko's own backoff does.
    *
    * @param stashCapacity {@code >= 0}; 0 drops every message that arrives during a backoff
    * @return a new policy
@@ -224,8 +188,7 @@ public final class BackoffPolicy {
   /**
    * Declares failures as permanent: a failure that is an instance of one of these types, or has one
    * in its cause chain, stops the actor at once, without a restart. Replaces the previous set;
-   * default none. See {@link #isPermanent(Throwable)} for how stop rules and {@link
-   * #withRestartOn(Class[])} combine.
+   * default none. See {@link #isPermanent(Throwable)}.
    *
    * @param types the permanent failure types; may be empty to restart on every failure
    * @return a new policy
@@ -239,10 +202,9 @@ public final class BackoffPolicy {
   /**
    * Declares failures as permanent by a rule: a failure for which {@code stopOn} returns {@code
    * true}, or whose cause chain holds a throwable for which it does, stops the actor at once,
-   * without a restart. Replaces the previous predicate; it works together with {@link
-   * #withStopOn(Class[])} (either one matching is enough). Default none. See {@link #isPermanent(Throwable)} for
-   * how stop rules and {@link #withRestartOn(Class[])} combine. Two policies are equal only if they
-   * hold the same predicate instance.
+   * without a restart. Replaces the previous predicate; either it or {@link #withStopOn(Class[])}
+   * matching is enough. Default none. See {@link #isPermanent(Throwable)}. Two policies are equal
+   * only if they hold the same predicate instance.
    *
    * @param stopOn a thread-safe, side-effect-free predicate; it is called with each throwable of
    *     the chain, from the outermost, on the actor's thread
@@ -257,9 +219,8 @@ public final class BackoffPolicy {
    * Declares which failures are transient: only a failure that is an instance of one of these
    * types, or has one in its cause chain, is restarted; any other failure stops the actor at once,
    * as Pekko's {@code Behaviors.supervise(b).onFailure(IOException.class, ...)} lets other failure
-   * types through. A stop rule ({@link #withStopOn(Class[])}, {@link #withStopOn(Predicate)}) still
-   * wins over this list. Replaces the previous list; an empty list (the default) restarts every
-   * failure that no stop rule matches.
+   * types through; a stop rule still wins (see {@link #isPermanent(Throwable)}). Replaces the
+   * previous list; an empty list (the default) restarts every failure that no stop rule matches.
    *
    * @param types the transient failure types; may be empty to restart on every failure
    * @return a new policy
@@ -284,29 +245,20 @@ public final class BackoffPolicy {
   }
 
   /**
-   * Sets whether a child that stops itself (returns {@code Behaviors.stopped()}: a connection it
-   * served closed, a stream it ran completed, a job it gave up) is started again after a backoff,
-   * as with classic {@code BackoffOpts.onStop}. Default {@code false}: the actor stops with its
-   * child, as with Pekko's typed supervisors.
+   * Sets whether a child that stops itself (returns {@code Behaviors.stopped()}) is started again
+   * after a backoff, as with classic {@code BackoffOpts.onStop}. Default {@code false}: the actor
+   * stops with its child, as under Pekko's typed supervisors.
    *
-   * <p>With {@code true} such a stop is handled like a failure: the behavior that stopped gets
-   * {@code PostStop} (and the stopped behavior's callback runs), its children are stopped unless
-   * {@link #withStopChildren(boolean)} keeps them, the stop is counted, the restart comes after the
-   * schedule's next delay and asks the {@link #withBudget(RestartBudget) budget} for a permit, and
-   * {@link #withMaxRestarts(int)} stops the actor for good (cleanly: a watching parent sees {@code
-   * Terminated}). Events carry a {@link ChildStopped} as their cause, and {@link
-   * BackoffEvent.RestartScheduled#afterStop()} is {@code true} (a {@code ChildStopped} the child
-   * throws is a failure). Stop rules ({@link #withStopOn(Class[])}) and
-   * {@code RetryAfter} hints do not apply to a stop, and an adaptive budget does not count it as a
-   * failure of the resource. A stop is final, and the actor stops, if
+   * <p>With {@code true} such a stop is handled like a failure (PostStop, children, count, delay,
+   * {@link #withBudget(RestartBudget) budget} permit, {@link #withMaxRestarts(int)} limit, after
+   * which the actor stops cleanly). Events carry a {@link ChildStopped} as their cause and {@link
+   * BackoffEvent.RestartScheduled#afterStop()} is {@code true}. Stop rules and {@code RetryAfter}
+   * hints do not apply to a stop, and an adaptive budget does not count it as a failure of the
+   * resource. A stop is final, and the actor stops, if
    *
-   * <ul>
-   *   <li>it comes from outside: the parent's {@code ctx.stop(actor)}, a {@code PoisonPill} (Cluster
-   *       Sharding's passivation and hand-off without a stop message use it), the actor system's
-   *       shutdown; or
-   *   <li>the child has received a message matching {@link #withFinalStopMessage(Predicate)}
-   *       before (declare a sharding entity's stop message there).
-   * </ul>
+   * it comes from outside (the parent, a {@code PoisonPill}, the actor system's shutdown) or the
+   * child has received a message matching {@link #withFinalStopMessage(Predicate)} before (declare
+   * a sharding entity's stop message there).
    *
    * @param restartOnStop whether to restart a child that stops itself
    * @return a new policy
@@ -319,15 +271,11 @@ public final class BackoffPolicy {
    * Declares the messages after which a stop of the child is final under {@link
    * #withRestartOnStop(boolean)}, as classic {@code BackoffOpts.withFinalStopMessage}: once the
    * child has received a message for which {@code finalStopMessage} returns {@code true}, its next
-   * stop stops the actor (even if it stops later, say after a persistent child has written its last
-   * event). A matching message that arrives during a backoff stops the actor at once, without a
-   * restart (its stash is published as {@code Dropped}). Without {@code withRestartOnStop(true)}
-   * every stop is final and the predicate is not called. Default: none. Two policies are equal only
-   * if they hold the same predicate instance.
+   * stop stops the actor; during a backoff, at once. Default: none. Two policies are equal only if
+   * they hold the same predicate instance.
    *
    * @param finalStopMessage a thread-safe, side-effect-free predicate, called on the actor's thread
-   *     for every message while it is set and no matching message has arrived yet; one that throws
-   *     counts as no match (one WARN line)
+   *     for every message until one matches; one that throws counts as no match (one WARN line)
    * @return a new policy
    * @throws NullPointerException if {@code finalStopMessage} is {@code null}
    */
@@ -337,10 +285,9 @@ public final class BackoffPolicy {
 
   /**
    * Makes the child, not the clock, decide when the restart count starts over, as classic {@code
-   * BackoffOpts.withManualReset}: the count is reset only when the child's behavior calls {@link
-   * BackoffSupervisor#resetBackoff(org.apache.pekko.actor.typed.javadsl.ActorContext)} (for example
-   * after its first successful query), and no longer after {@link #withResetAfter(Duration)}
-   * without failing, which counts idle time as healthy. Default: off, the reset window resets.
+   * BackoffOpts.withManualReset}: only {@link
+   * BackoffSupervisor#resetBackoff(org.apache.pekko.actor.typed.javadsl.ActorContext)} resets it,
+   * not {@link #withResetAfter(Duration)}, which counts idle time as healthy. Default: off.
    *
    * @return a new policy
    */
@@ -350,19 +297,11 @@ public final class BackoffPolicy {
 
   /**
    * Lets {@code handler} answer the messages that arrive while the actor waits for its restart,
-   * instead of keeping their senders waiting on the stash (classic {@code BackoffOpts}'s {@code
-   * withReplyWhileStopped} and {@code withHandlerWhileStopped}). It sees every message of a
-   * backoff, in order; {@code true} means it answered the message, which is then not stashed;
-   * {@code false} stashes it as without a handler. A handler that throws costs no restart and loses
-   * no message: one WARN line, and the message is stashed. A running actor never calls it: the
-   * handler is looked at only during a backoff. To tell the handler the time left, an actor of a
-   * policy with a handler has one more timer on the scheduler while a backoff is pending (a fixed
-   * rate of the delay / 16, at least 10 ms, cancelled when the backoff ends); an actor of a policy
-   * without a handler has none. Default: none. Two policies are equal only if they hold the same
-   * handler instance.
+   * instead of keeping their senders waiting on the stash (classic {@code withReplyWhileStopped}).
+   * An actor with a handler has one more timer while a backoff is pending, to count the time left.
+   * Default: none. Two policies are equal only if they hold the same handler instance.
    *
-   * @param handler a handler that does not block; see {@link BackoffHandler} for the {@code
-   *     untilRestart} it is given
+   * @param handler a handler that does not block; see {@link BackoffHandler}
    * @return a new policy
    * @throws NullPointerException if {@code handler} is {@code null}
    */
@@ -371,10 +310,9 @@ public final class BackoffPolicy {
   }
 
   /**
-   * Makes the delays reproducible: every actor draws from a generator seeded with this seed mixed
-   * with the actor's path, so the same seed and the same actor path give the same schedule, while
-   * different actors still get different delays (which is the point of jitter). Default: none, each
-   * actor seeds its own generator when it first fails.
+   * Makes the delays reproducible: each actor seeds its generator with this seed mixed with its
+   * path, so an actor path gets the same schedule, and different actors still different delays.
+   * Default: none, each actor seeds its own.
    *
    * @param seed any value
    * @return a new policy
@@ -397,15 +335,11 @@ public final class BackoffPolicy {
 
   /**
    * Sets the level at which a failure that is restarted is logged (with its cause), through the
-   * SLF4J logger {@code dev.supervision.backoff.BackoffSupervisor}.
-   *
-   * <p>Default WARN, where Pekko's backoff logs every failure at ERROR. This is deliberate: a
-   * failure that is restarted with backoff has been handled, and an actor that keeps failing
-   * against a resource that is down would otherwise fill an ERROR channel with one line per
-   * attempt. ERROR is kept for what needs a person: an actor that stops (permanent failure or
-   * {@code maxRestarts} reached) and, if set, the failures after {@link
-   * #withCriticalLogLevel(Level, int)}'s count. {@code withLogLevel(Level.ERROR)} (or {@code
-   * log-level = error} in configuration) gives Pekko's behaviour back.
+   * SLF4J logger {@code dev.supervision.backoff.BackoffSupervisor}. Default WARN, where Pekko logs
+   * ERROR: a restarted failure has been handled, and an actor failing against a resource that is
+   * down would fill an ERROR channel with one line per attempt. ERROR is kept for an actor that
+   * stops and, if set, the failures after {@link #withCriticalLogLevel(Level, int)}'s count. {@code
+   * withLogLevel(Level.ERROR)} gives Pekko's behaviour back.
    *
    * @param logLevel the level
    * @return a new policy
@@ -416,8 +350,8 @@ public final class BackoffPolicy {
   }
 
   /**
-   * Logs at {@code criticalLogLevel} instead of {@link #getLogLevel()} once an actor has failed more
-   * than {@code afterFailures} times in a row (without a reset), like Pekko's {@code
+   * Logs at {@code criticalLogLevel} instead of {@link #getLogLevel()} once an actor has failed
+   * more than {@code afterFailures} times in a row (without a reset), like Pekko's {@code
    * withCriticalLogLevel}. Default: ERROR, after {@code Integer.MAX_VALUE} failures (never).
    *
    * @param criticalLogLevel the level for the failures after the first {@code afterFailures}
@@ -444,23 +378,12 @@ public final class BackoffPolicy {
   }
 
   /**
-   * Sets whether the supervisor's failure lines are written for a herd rather than per actor. When
-   * thousands of actors fail together (a shared database went down), one WARN line with a stack
-   * trace per failure floods the log when operators most need to read it. Aggregated, each
-   * restarted failure is logged at DEBUG only, and one line per cause (the failure's class) and
-   * level is written per second for all actors of the actor system that aggregate: how many actors
-   * failed how many times, the first failure's description and actor, and its stack trace when the
-   * cause is new (not seen in the second before; while the episode lasts, counts only). The level of
-   * that line is what the failure's own line would have had: {@link #withLogLevel(Level)}, or
-   * {@link #withCriticalLogLevel(Level, int)}'s level for the failures after its count, and {@link
-   * #withLoggingEnabled(boolean) withLoggingEnabled(false)} still silences everything. The lines
-   * of actors that give up and stop (ERROR) are aggregated the same way, one line per reason and
-   * cause, and so are the lines of children that stopped themselves under {@link
-   * #withRestartOnStop(boolean)} (no stack trace); each actor's own line is then at DEBUG.
-   *
-   * <p>Default: on for a policy with a {@link #withBudget(RestartBudget) budget} (a group of actors
-   * that fail together is what a budget is for), off for one without; this call sets it either way.
-   * The second is counted by the actor system's scheduler, so {@code ManualTime} drives it.
+   * Sets whether failure lines are written for a herd rather than per actor, so that thousands of
+   * actors failing together do not flood the log. Aggregated, each actor's own line is at DEBUG,
+   * and once a second (by the scheduler, so {@code ManualTime} drives it) one line per cause,
+   * reason and level sums up the actors of the system: how many failed how often, the first failure
+   * and actor, and its stack trace when the cause is new. Default: on for a policy with a {@link
+   * #withBudget(RestartBudget) budget} (a group that fails together), off without one.
    *
    * @param aggregated whether to aggregate
    * @return a new policy
@@ -469,14 +392,9 @@ public final class BackoffPolicy {
     return with(PolicySetting.AGGREGATED_LOGGING, aggregated);
   }
 
-  /**
-   * {@return whether a herd's lines are logged as a herd (see {@link
-   * #withAggregatedLogging(boolean)}): the setting, or, if it was not set, whether the policy has a
-   * budget}
-   */
+  /** {@return the aggregation setting, or, if unset, whether the policy has a budget} */
   public boolean isAggregatedLogging() {
-    Boolean set = values.aggregatedLogging;
-    return set != null ? set : values.budget != null;
+    return values.aggregatedLogging != null ? values.aggregatedLogging : values.budget != null;
   }
 
   /**
@@ -489,17 +407,14 @@ public final class BackoffPolicy {
    */
   public BackoffPolicy withListener(BackoffListener listener) {
     Check.nonNull(listener, "listener");
-    List<BackoffListener> listeners = getListeners();
-    List<BackoffListener> copy = new ArrayList<>(listeners.size() + 1);
-    copy.addAll(listeners);
-    copy.add(listener);
-    return with(PolicySetting.LISTENERS, Collections.unmodifiableList(copy));
+    return with(
+        PolicySetting.LISTENERS,
+        Stream.concat(getListeners().stream(), Stream.of(listener)).toList());
   }
 
   /**
    * Makes every actor of this policy ask {@code budget} for a permit before it restarts, once its
-   * backoff delay has passed. Actors of one actor system whose policies name the same budget share
-   * it. See {@link RestartBudget}. Default: none.
+   * backoff delay has passed (see {@link RestartBudget}). Default: none.
    *
    * @param budget the budget
    * @return a new policy
@@ -509,11 +424,7 @@ public final class BackoffPolicy {
     return with(PolicySetting.BUDGET, budget);
   }
 
-  /**
-   * Removes the restart budget (the default).
-   *
-   * @return a new policy
-   */
+  /** {@return a new policy without a restart budget (the default)} */
   public BackoffPolicy withoutBudget() {
     return new BackoffPolicy(values.without(PolicySetting.BUDGET));
   }
@@ -527,15 +438,10 @@ public final class BackoffPolicy {
    * Also publishes every {@link BackoffEvent} of every actor supervised with the new policy on the
    * actor system's event stream, so that any actor can subscribe to them:
    *
-   * <pre>{@code
-   * system.eventStream().tell(new EventStream.Subscribe<>(BackoffEvent.class, monitor));
-   * }</pre>
-   *
-   * <p>Off by default. When off it costs nothing: events are built only when a listener or the
-   * event stream wants them. When on, each event is one message to the event stream's actor, sent
-   * only when a supervised actor fails, restarts, resets or stops; messages that the actor handles
-   * without failing never pay for it. The event stream is local to one actor system (in a cluster,
-   * each node sees the events of its own actors). Events hold the failure ({@code cause}), so a
+   * {@code system.eventStream().tell(new EventStream.Subscribe<>(BackoffEvent.class, monitor))}.
+   * Off by default, and then free: events are built only when a listener or the event stream
+   * wants them. When on, each event is one message, sent only when an actor fails, restarts, resets
+   * or stops. The event stream is local to one actor system. Events hold the failure, so a
    * subscriber that keeps them keeps the exceptions alive.
    *
    * @param enabled whether to publish
@@ -546,10 +452,9 @@ public final class BackoffPolicy {
   }
 
   /**
-   * The delays this policy gives to one actor: the delay before restart 1, 2, 3, ... (without
-   * resets and without {@link RetryAfter} hints). The stream is infinite with unlimited restarts and
-   * has {@link #getMaxRestarts()} elements otherwise. It is lazy and draws from {@code random} as it
-   * is consumed, so it must be consumed on one thread at a time.
+   * The delays this policy gives to one actor before restart 1, 2, 3, ... (without resets and
+   * {@link RetryAfter} hints): {@link #getMaxRestarts()} of them, or infinitely many. Lazy: it
+   * draws from {@code random} as it is consumed, on one thread at a time.
    *
    * @param random the source of the jitter's draws
    * @return the delays, each within {@code [0, maxBackoff]}
@@ -560,8 +465,7 @@ public final class BackoffPolicy {
     DelaySchedule schedule =
         new DelaySchedule(getMinBackoff(), getMaxBackoff(), getMultiplier(), getJitter());
     Stream<Duration> all = Stream.generate(() -> Duration.ofNanos(schedule.nextDelayNanos(random)));
-    OptionalInt maxRestarts = getMaxRestarts();
-    return maxRestarts.isPresent() ? all.limit(maxRestarts.getAsInt()) : all;
+    return values.maxRestarts == null ? all : all.limit(values.maxRestarts);
   }
 
   /** {@return the bound of the first restart's delay} */
@@ -594,14 +498,11 @@ public final class BackoffPolicy {
     return values.maxRestarts == null ? OptionalInt.empty() : OptionalInt.of(values.maxRestarts);
   }
 
-  /**
-   * {@return the stash capacity set with {@link #withStashCapacity(int)} or {@code stash-capacity}
-   * in configuration, or empty if it is left to the actor system's {@code
-   * pekko.actor.typed.restart-stash-capacity} (the default)}
-   */
+  /** {@return the stash capacity set, or empty (the default): the actor system's} */
   public OptionalInt getStashCapacitySetting() {
-    Integer capacity = values.stashCapacity;
-    return capacity == null ? OptionalInt.empty() : OptionalInt.of(capacity);
+    return values.stashCapacity == null
+        ? OptionalInt.empty()
+        : OptionalInt.of(values.stashCapacity);
   }
 
   /** {@return the permanent failure types: unmodifiable, in the order given, without duplicates} */
@@ -614,10 +515,7 @@ public final class BackoffPolicy {
     return Optional.ofNullable(values.stopOnPredicate);
   }
 
-  /**
-   * {@return the transient failure types: unmodifiable, in the order given, without duplicates;
-   * empty (the default) restarts every failure that no stop rule matches}
-   */
+  /** {@return the transient failure types: unmodifiable, in the order given, without duplicates} */
   public List<Class<? extends Throwable>> getRestartOn() {
     return values.restartOn;
   }
@@ -692,8 +590,7 @@ public final class BackoffPolicy {
 
   /**
    * Whether a failure is permanent under this policy, so that the actor stops at once without a
-   * restart. This is the one place that classifies failures. The chain of a failure is the failure
-   * and its causes ({@link Throwable#getCause()}), outermost first, each once (a cycle ends it). A
+   * restart. The chain of a failure is the failure and its causes, outermost first, each once. A
    * failure is permanent if
    *
    * <ol>
@@ -704,18 +601,9 @@ public final class BackoffPolicy {
    *       of its types.
    * </ol>
    *
-   * <p>So stop rules win over the restart list: with {@code withRestartOn(IOException.class)
-   * .withStopOn(FileNotFoundException.class)} an {@code IOException} is restarted, a {@code
-   * FileNotFoundException} (an {@code IOException}) stops, and an {@code IllegalStateException}
-   * stops. If the stop predicate throws, its exception is added to the failure as a suppressed
-   * exception and the failure counts as permanent: a broken rule stops the actor visibly rather
-   * than retrying forever. That holds for whatever it throws (an {@code Error}, or a checked
-   * exception thrown sneakily), except fatal errors ({@code VirtualMachineError}, {@code
-   * LinkageError}, {@code InterruptedException}, ...), which pass through uncaught. A failure built
-   * with suppression disabled (the four-argument {@code Throwable} constructor with {@code
-   * enableSuppression = false}, common for cheap, stackless exceptions) cannot carry the rule's
-   * exception: it still counts as permanent, but the rule's exception is not shown; test a stop
-   * predicate on its own if your failures are of that kind.
+   * <p>If the stop predicate throws (anything but a fatal error), the failure counts as permanent,
+   * so a broken rule stops the actor visibly rather than retrying forever, and the rule's exception
+   * is added to it as suppressed.
    *
    * @param failure the failure
    * @return {@code true} if the actor should stop without a restart
@@ -726,12 +614,8 @@ public final class BackoffPolicy {
   }
 
   /**
-   * Two policies are equal if every setting is equal: the same durations, numbers, jitter (by the
-   * jitter's own {@code equals}), failure types in the same order, the same predicate and listener
-   * instances, and an equal budget.
-   *
-   * @param o the other object
-   * @return whether {@code o} is an equal policy
+   * Two policies are equal if every setting is equal: jitters and budgets by their {@code equals},
+   * predicates, handlers and listeners by identity.
    */
   @Override
   public boolean equals(Object o) {
@@ -744,11 +628,7 @@ public final class BackoffPolicy {
     return PolicySetting.hash(values);
   }
 
-  /**
-   * Every setting, by its Java name, for example {@code BackoffPolicy{minBackoff=PT0.1S, ...}}.
-   *
-   * @return the settings
-   */
+  /** {@return every setting by its Java name: {@code BackoffPolicy{minBackoff=PT0.1S, ...}}} */
   @Override
   public String toString() {
     return "BackoffPolicy" + PolicySetting.show(values);

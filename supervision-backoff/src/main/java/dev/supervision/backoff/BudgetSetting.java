@@ -10,22 +10,10 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * One key of a restart budget block, and the table of all of them: what {@link PolicySetting} is
- * for a policy block. The keys, what each allows (in the messages about a bad, null or missing
- * value) and the method of {@link RestartBudget} each stands for are written here once; the
- * configuration reader, {@code reference.conf}'s {@code default-budget} block (a test checks it)
- * and the budget key table of the configuration documentation (generated from this table) derive
- * from it. What a key means is written once, in the javadoc of its method; the rules are the
- * budgets' own: a value read is applied through that validating method, and a rule it breaks is
- * reported under its key.
- *
- * <p>Package-private: not API.
- *
- * @param key the HOCON key
- * @param noDefault what the docs say in place of a default, for a key {@code reference.conf} gives
- *     none; or null
- * @param allowed what the key allows, in HOCON terms
- * @param method the method of {@link RestartBudget} that sets it, for the documentation
+ * One key of a restart budget block ({@code noDefault}: what the docs say for a key without a
+ * default), and the table of all of them: what {@link PolicySetting} is for a policy. Values go
+ * through {@link RestartBudget}'s validating methods; a rule broken is reported under its key.
+ * Package-private: not API.
  */
 record BudgetSetting(String key, String noDefault, String allowed, String method) {
 
@@ -63,11 +51,10 @@ record BudgetSetting(String key, String noDefault, String allowed, String method
   static final BudgetSetting HOLD_AFTER =
       new BudgetSetting("hold-after", null, "a whole number >= 1", "Adaptive.withHoldAfter(int)");
 
-  /** Every key, in the order of {@code reference.conf} and the docs. */
+  // in the order of reference.conf and the docs
   static final List<BudgetSetting> ALL =
       List.of(MODE, PERMITS, PERIOD, BURST, CLUSTER_WIDE, PROBATION, HOLD_AFTER);
 
-  /** What each key allows, for the messages about a null or missing value; in table order. */
   static final Map<String, String> ALLOWED =
       Collections.unmodifiableMap(
           ALL.stream()
@@ -78,19 +65,9 @@ record BudgetSetting(String key, String noDefault, String allowed, String method
                       (a, b) -> a,
                       LinkedHashMap::new)));
 
-  /** The keys of a budget block, in order. */
   static final List<String> KEYS = List.copyOf(ALLOWED.keySet());
 
-  /**
-   * Reads the restart budget that the policy's {@code key} names: {@code mode} decides its kind;
-   * a fixed budget is {@code permits} per {@code period} with its {@code burst}, an adaptive one
-   * has its {@code probation}, {@code hold-after} and, with {@code permits} and {@code period}
-   * together, a ceiling; either may be {@code cluster-wide}.
-   *
-   * @param policy the reader of the policy block
-   * @param key the policy's key that names the budget
-   * @return the budget, or {@code null} if the key's value is {@code null}
-   */
+  // the budget the policy's key names, or null if its value is null; mode decides the kind
   static RestartBudget read(PolicyConfig policy, String key) {
     PolicyConfig.Named named = policy.budget(key, ALLOWED);
     if (named == null) {
@@ -120,11 +97,8 @@ record BudgetSetting(String key, String noDefault, String allowed, String method
     return budget;
   }
 
-  /**
-   * An adaptive budget: permits and period, if given, are its ceiling. It has no burst (it paces at
-   * its ceiling), so {@code burst} is not read: one {@code default-budget} block can serve budgets of
-   * both modes.
-   */
+  // permits and period, if given, are the ceiling; burst is not read, so one default-budget block
+  // serves both modes
   private static RestartBudget.Adaptive adaptive(PolicyConfig config, String name) {
     RestartBudget.Adaptive budget = RestartBudget.adaptive(name);
     Duration probation = config.duration(PROBATION.key(), PROBATION.allowed());
@@ -143,11 +117,7 @@ record BudgetSetting(String key, String noDefault, String allowed, String method
       int permits = config.integer(PERMITS.key(), PERMITS.allowed());
       Duration period = config.duration(PERIOD.key());
       // permits alone first (with a period known to be valid), so that each error names its key
-      try {
-        budget.withMaxRate(permits, Duration.ofSeconds(1));
-      } catch (IllegalArgumentException e) {
-        throw config.invalid(PERMITS.key(), e);
-      }
+      config.apply(budget, PERMITS.key(), b -> b.withMaxRate(permits, Duration.ofSeconds(1)));
       budget = config.apply(budget, PERIOD.key(), b -> b.withMaxRate(permits, period));
     }
     return budget;

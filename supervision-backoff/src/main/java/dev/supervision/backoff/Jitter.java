@@ -6,29 +6,25 @@ import java.time.Duration;
 import java.util.Locale;
 
 /**
- * Turns the exponential bound of one restart attempt into the actual delay, using one uniform random
- * draw. A jitter is a pure function: given the same {@link Step} and draw it returns the same
- * delay, which is what makes schedules reproducible for a seed and testable with fixed draws.
+ * Turns the exponential bound of one restart attempt into the actual delay, using one uniform
+ * random draw: a pure function, so that schedules are reproducible for a seed.
  *
  * <p>The four standard kinds follow Marc Brooker's "Exponential Backoff and Jitter" (AWS
  * Architecture Blog, 2015). With {@code e = min(maxBackoff, minBackoff * multiplier^(attempt-1))}
  * and {@code u} uniform in {@code [0, 1)}:
  *
  * <ul>
- *   <li>{@link #full()}: {@code u * e}, the default. Spreads restarts over the whole window, which
- *       gives the lowest peak load on a recovering resource.
- *   <li>{@link #equal()}: {@code e/2 + u * e/2}. Never shorter than half the bound.
- *   <li>{@link #decorrelated()}: {@code min(maxBackoff, minBackoff + u * (3 * previous - minBackoff))},
- *       growing from the previous delay rather than from the attempt number.
- *   <li>{@link #none()}: {@code e}, deterministic.
+ *   <li>{@link #full()}: {@code u * e}, the default: the lowest peak load on a recovering resource.
+ *   <li>{@link #equal()}: {@code e/2 + u * e/2}.
+ *   <li>{@link #decorrelated()}: {@code min(maxBackoff, minBackoff + u * (3 * previous -
+ *       minBackoff))}.
+ *   <li>{@link #none()}: {@code e}.
  * </ul>
  *
- * <p>Users may implement their own. The supervisor clamps a delay above {@code maxBackoff} to it:
- * the cap is a hard ceiling for every jitter (only a {@link RetryAfter} hint may lengthen a delay
- * beyond it). A jitter that throws, or returns {@code null} or a negative delay, costs no restart:
- * that attempt gets {@link #full()} jitter instead, and one WARN line names the jitter and what it
- * did. Implementations must be thread-safe (stateless is simplest): one instance is shared by every
- * actor of a policy.
+ * <p>Users may implement their own; one instance is shared by every actor of a policy, so it must
+ * be thread-safe. A delay above {@code maxBackoff} is clamped to it (only a {@link RetryAfter} hint
+ * may exceed it). A jitter that throws, or returns {@code null} or a negative delay, costs no
+ * restart: that attempt gets {@link #full()} jitter, and one WARN line names the jitter.
  */
 @FunctionalInterface
 public interface Jitter {
@@ -39,15 +35,13 @@ public interface Jitter {
    * @param step the attempt, the policy's bounds, this attempt's exponential bound and the previous
    *     delay; never {@code null}
    * @param draw a uniform random number in {@code [0, 1)}
-   * @return the delay; a value above {@code step.maxBackoff()} is clamped to it by the caller. A
-   *     jitter that throws, or returns {@code null} or a negative delay, is broken: the supervisor
-   *     logs one WARN line naming it and uses full jitter for that attempt (the restart still
-   *     happens)
+   * @return the delay; clamped to {@code step.maxBackoff()}; {@code null} or negative is broken
+   *     (see above)
    */
   Duration delay(Step step, double draw);
 
   /**
-   * Full jitter, {@code random(0, min(max, min * m^(n-1)))}: the default, as recommended by AWS.
+   * Full jitter.
    *
    * @return the full jitter, stateless; equal to every other, printed {@code full}
    */
@@ -56,7 +50,7 @@ public interface Jitter {
   }
 
   /**
-   * Equal jitter, {@code e/2 + random(0, e/2)}.
+   * Equal jitter.
    *
    * @return the equal jitter, stateless; equal to every other, printed {@code equal}
    */
@@ -65,8 +59,7 @@ public interface Jitter {
   }
 
   /**
-   * Decorrelated jitter, {@code min(max, random(min, previous * 3))}, where {@code previous} is
-   * {@code minBackoff} before the first restart and after a reset.
+   * Decorrelated jitter; {@code previous} is {@code minBackoff} for the first attempt.
    *
    * @return the decorrelated jitter, stateless; equal to every other, printed {@code decorrelated}
    */
@@ -75,8 +68,8 @@ public interface Jitter {
   }
 
   /**
-   * No jitter: {@code min(max, min * m^(n-1))}, deterministic. With min 100 ms, max 1 s and the
-   * default multiplier the delays are 100, 200, 400, 800, 1000, 1000, ... ms.
+   * No jitter: with min 100 ms, max 1 s and multiplier 2 the delays are 100, 200, 400, 800, 1000,
+   * ... ms.
    *
    * @return no jitter, stateless; equal to every other, printed {@code none}
    */
@@ -84,13 +77,9 @@ public interface Jitter {
     return standard(StandardJitter.NONE);
   }
 
-  /**
-   * One of the standard jitters, computed by {@code arithmetic}. Its instances are made here, in this
-   * file, so that the interface and its built-in kinds need no second type (one would import this
-   * interface, and this interface it).
-   */
+  // a local record, so the built-in kinds need no second type (it and this one would import each
+  // other); equal by kind, printed by its configured name
   private static Jitter standard(StandardJitter arithmetic) {
-    /** A standard jitter: equal to another of its kind, printed by its name (as configured). */
     record Standard(StandardJitter arithmetic) implements Jitter {
       @Override
       public Duration delay(Step step, double draw) {
@@ -117,8 +106,8 @@ public interface Jitter {
    * @param attempt the restart attempt, 1 for the first restart after a start or a reset
    * @param minBackoff the policy's {@link BackoffPolicy#getMinBackoff()}
    * @param maxBackoff the policy's {@link BackoffPolicy#getMaxBackoff()}
-   * @param bound the exponential bound {@code min(maxBackoff, minBackoff * multiplier^(attempt-1))},
-   *     computed without overflow for any attempt
+   * @param bound the exponential bound {@code min(maxBackoff, minBackoff *
+   *     multiplier^(attempt-1))}, computed without overflow for any attempt
    * @param previous the delay drawn for the previous attempt, {@code minBackoff} for attempt 1
    */
   record Step(
@@ -133,9 +122,8 @@ public interface Jitter {
      * @param bound the exponential bound for this attempt
      * @param previous the delay drawn for the previous attempt
      * @throws NullPointerException if a duration is {@code null}
-     * @throws IllegalArgumentException if {@code attempt < 1}, if a duration is negative or longer
-     *     than {@code Long.MAX_VALUE} nanoseconds (about 292 years), or if {@code minBackoff >
-     *     maxBackoff}
+     * @throws IllegalArgumentException if {@code attempt < 1}, a duration is negative or above
+     *     {@code Long.MAX_VALUE} nanoseconds, or {@code minBackoff > maxBackoff}
      */
     public Step {
       Check.argument(attempt >= 1, "attempt", ">= 1", attempt);
@@ -156,7 +144,7 @@ public interface Jitter {
       Check.argument(value.compareTo(LONGEST_IN_NANOS) <= 0, name, "<= " + LONGEST_IN_NANOS, value);
     }
 
-    /** The longest duration a step can carry: the standard jitters compute in nanoseconds. */
+    // the standard jitters compute in nanoseconds
     private static final Duration LONGEST_IN_NANOS = Duration.ofNanos(Long.MAX_VALUE);
   }
 }

@@ -22,30 +22,12 @@ import java.util.function.UnaryOperator;
 import org.slf4j.event.Level;
 
 /**
- * One setting of a {@link BackoffPolicy}, and the table of all of them: its Java name (as the
- * policy prints it), its HOCON key, what the key allows, the method that sets it in code, its field
- * in a policy's {@link Values} (which holds the defaults), and its rule. The policy's {@code withX}
- * methods set a value through its rule ({@link Values#with}); its {@code equals}, {@code hashCode},
- * {@code toString}, {@link BackoffPolicy#fromConfig(com.typesafe.config.Config, String) fromConfig}
- * and the key table of the configuration documentation (a test checks it) derive from this table.
- * What a setting means is written once, in the javadoc of its method.
- *
- * <p>The table refers to no policy, only to its {@link Values}, so that the policy's file and this
- * one do not import each other. Package-private: not API.
- *
- * @param name the Java name
- * @param key the HOCON key, or {@code null} for a setting that only code can set
- * @param allowed what the key allows, in HOCON terms (messages about a null or missing value say
- *     it); or {@code null}
- * @param method the method of the policy that sets it, for the documentation
- * @param get the value of the setting in a policy's settings
- * @param set sets the value, once its rule has passed
- * @param rule throws, naming the method's parameter and the value, if a value breaks the setting's
- *     rule (a {@code null} where none is allowed, for example), and returns the value to store; or
- *     {@code null} for a setting every value of its type suits
- * @param reader reads the value of the key ({@code null} leaves the default); or {@code null} for a
- *     setting that only code sets, or that {@link #exponential} sets
- * @param <T> the type of the value
+ * One setting of a {@link BackoffPolicy} (its Java name, HOCON key or null, what the key allows,
+ * the method that sets it, its field's getter and setter in {@link Values}, its rule, which throws
+ * or returns the value to store, and its reader), and the table of all of them. The policy's {@code
+ * equals}, {@code hashCode}, {@code toString}, {@code fromConfig} and docs/configuration.md's key
+ * table (a test checks it) derive from the table, which refers only to {@link Values}, never to the
+ * policy, so the two files do not import each other. Package-private: not API.
  */
 record PolicySetting<T>(
     String name,
@@ -57,7 +39,6 @@ record PolicySetting<T>(
     UnaryOperator<T> rule,
     Reader<T> reader) {
 
-  /** How a setting's value is read from its key: a method of {@link PolicyConfig}. */
   @FunctionalInterface
   interface Reader<T> {
     T read(PolicyConfig config, String key, String allowed);
@@ -72,10 +53,9 @@ record PolicySetting<T>(
   private static final Reader<List<Class<? extends Throwable>>> CLASS_READER =
       (c, k, a) -> Arrays.asList(c.throwables(k));
 
-  /** The built-in jitters; configuration accepts their names (their {@code toString}). */
+  // configuration accepts the built-in jitters' names (their toString)
   private static final List<Jitter> JITTERS =
       List.of(Jitter.full(), Jitter.equal(), Jitter.decorrelated(), Jitter.none());
-
   private static final List<String> JITTER_NAMES = JITTERS.stream().map(Jitter::toString).toList();
 
   static final PolicySetting<Duration> MIN_BACKOFF =
@@ -360,11 +340,8 @@ record PolicySetting<T>(
           BUDGET,
           LISTENERS);
 
-  /** The keys of a policy block, in order. */
   static final List<String> KEYS;
-
-  /** What each key allows, for the messages about a null or missing value. */
-  static final Map<String, String> ALLOWED;
+  static final Map<String, String> ALLOWED; // what each key allows, in order
 
   static {
     Map<String, String> allowed = new LinkedHashMap<>();
@@ -373,7 +350,7 @@ record PolicySetting<T>(
     ALLOWED = Collections.unmodifiableMap(allowed);
   }
 
-  /** A setting that only code can set. */
+  // a setting that only code can set
   private static <T> PolicySetting<T> code(
       String name,
       String method,
@@ -383,7 +360,7 @@ record PolicySetting<T>(
     return new PolicySetting<>(name, null, null, method, get, set, rule, null);
   }
 
-  /** A boolean setting, which every value suits. */
+  // a boolean setting, which every value suits
   private static PolicySetting<Boolean> flag(
       String name,
       String key,
@@ -393,7 +370,7 @@ record PolicySetting<T>(
     return new PolicySetting<>(name, key, BOOLEAN, method, get, set, null, (c, k, a) -> c.bool(k));
   }
 
-  /** Failure types without duplicates, in the order given; the rule of stop-on and restart-on. */
+  // the rule of stop-on and restart-on: no nulls, no duplicates, in the order given
   private static List<Class<? extends Throwable>> distinct(List<Class<? extends Throwable>> types) {
     Check.nonNull(types, "types");
     for (int i = 0; i < types.size(); i++) {
@@ -403,10 +380,8 @@ record PolicySetting<T>(
   }
 
   /**
-   * The settings of a policy, one typed field each, with the defaults of {@link
-   * BackoffPolicy#exponential}; the table above names each field. A policy copies them to change
-   * one ({@link #with}) and never changes them after it is made (its final field publishes them
-   * safely).
+   * A policy's settings with their defaults; copied to change one ({@link #with}), never changed
+   * once the policy is made (its final field publishes them safely).
    */
   static final class Values implements Cloneable {
     Duration minBackoff;
@@ -435,34 +410,28 @@ record PolicySetting<T>(
     RestartBudget budget;
     List<BackoffListener> listeners = List.of();
 
-    /** A copy with {@code setting} set to {@code value}, after the setting's rule. */
+    // a copy with setting set to value, after the setting's rule
     <T> Values with(PolicySetting<T> setting, T value) {
-      T checked = setting.rule == null ? value : setting.rule.apply(value);
-      Values copy = copy();
-      setting.set.accept(copy, checked);
-      return copy;
+      return set(setting, setting.rule == null ? value : setting.rule.apply(value));
     }
 
-    /** A copy with {@code setting} unset: unlimited, none or auto, as the setting allows. */
+    // a copy with setting unset: unlimited, none or auto
     Values without(PolicySetting<?> setting) {
-      Values copy = copy();
-      setting.set.accept(copy, null);
-      return copy;
+      return set(setting, null);
     }
 
-    private Values copy() {
+    private <T> Values set(PolicySetting<T> setting, T value) {
       try {
-        return (Values) clone();
+        Values copy = (Values) clone();
+        setting.set.accept(copy, value);
+        return copy;
       } catch (CloneNotSupportedException e) {
         throw new AssertionError(e);
       }
     }
   }
 
-  /**
-   * The settings of {@code exponential(minBackoff, maxBackoff)}: the defaults, with the reset
-   * window between the two.
-   */
+  // the defaults, with the reset window between the two
   static Values exponential(Duration minBackoff, Duration maxBackoff) {
     MIN_BACKOFF.rule.apply(minBackoff);
     MAX_BACKOFF.rule.apply(maxBackoff);
@@ -478,26 +447,21 @@ record PolicySetting<T>(
     return values;
   }
 
-  // ---------------------------------------------------------------- the policy's value methods
-
-  /** Whether every setting of {@code a} equals that of {@code b}. */
   static boolean equal(Values a, Values b) {
     return ALL.stream().allMatch(s -> Objects.equals(s.get.apply(a), s.get.apply(b)));
   }
 
-  /** A hash of every setting. */
   static int hash(Values values) {
     return Arrays.hashCode(ALL.stream().map(s -> s.get.apply(values)).toArray());
   }
 
-  /** Every setting by its name: {@code {minBackoff=PT0.1S, ...}}. */
+  // {minBackoff=PT0.1S, ...}
   static String show(Values values) {
     StringJoiner joiner = new StringJoiner(", ", "{", "}");
     ALL.forEach(s -> joiner.add(s.name + "=" + s.show(s.get.apply(values))));
     return joiner.toString();
   }
 
-  /** How a value of this setting appears in the policy's {@code toString}. */
   private String show(Object value) {
     if (value == null) {
       return this == MAX_RESTARTS
@@ -513,16 +477,8 @@ record PolicySetting<T>(
     return value.toString();
   }
 
-  // ---------------------------------------------------------------- reading HOCON
-
-  /**
-   * Reads the settings of a policy from the block that {@code block} opens: {@code min-backoff} and
-   * {@code max-backoff} as {@link #exponential} takes them, then every other key through its rule,
-   * in table order. A value a rule rejects is reported under its key; for {@code exponential},
-   * which checks two values, under the key of the parameter its exception names.
-   *
-   * @param where what a message about unresolved substitutions names
-   */
+  // min- and max-backoff through exponential (a rejection under the key its parameter names), then
+  // every key in table order; where names the block in messages
   static Values read(Supplier<PolicyConfig> block, String where) {
     try {
       PolicyConfig config = block.get();
@@ -551,7 +507,7 @@ record PolicySetting<T>(
 
   private Values readInto(PolicyConfig config, Values values) {
     if (reader == null) {
-      return values; // code only, or read by exponential
+      return values;
     }
     T value = reader.read(config, key, allowed);
     return value == null ? values : config.apply(values, key, v -> v.with(this, value));

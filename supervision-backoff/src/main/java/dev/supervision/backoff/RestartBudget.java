@@ -6,33 +6,25 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A limit on how fast a whole group of actors may restart, shared by every supervised actor whose
- * policy names it (see {@link BackoffPolicy#withBudget(RestartBudget)}). An immutable, validated
- * value of one of two kinds:
+ * A limit on how fast a group of actors may restart, shared by every supervised actor whose policy
+ * names it ({@link BackoffPolicy#withBudget(RestartBudget)}). An immutable value of one of two
+ * kinds:
  *
  * <ul>
  *   <li>a {@linkplain Fixed fixed} budget, {@link #of(String, int, Duration)}: at most
  *       {@code permits} restarts per {@code period}, plus a burst;
- *   <li>an {@linkplain Adaptive adaptive} budget, {@link #adaptive(String)}: no fixed
- *       rate; it learns the rate the shared resource can take from the outcomes of the restarts it
- *       grants.
+ *   <li>an {@linkplain Adaptive adaptive} budget, {@link #adaptive(String)}: it learns the rate
+ *       the shared resource can take.
  * </ul>
  *
- * <p>Jitter spreads restarts, but their peak still grows with the number of actors. A budget limits
- * the group: when an actor's backoff delay has passed, it asks the budget for a permit and restarts
- * only when it gets one. Waiting actors are served first come, first served; an actor stopped while
- * it waits gives up its place.
+ * <p>An actor whose backoff delay has passed restarts only once it gets a permit (jitter spreads
+ * restarts, but their peak still grows with the number of actors); first come, first served. Within
+ * one actor system, the actors whose policies name the same budget ({@link #getName()}) share one
+ * gate actor (see {@link RestartBudgets}); two budgets with the same name and different limits are
+ * an error, reported when the second actor starts.
  *
- * <p>Budgets are identified by {@link #getName()} within one {@code ActorSystem}: all actors of a
- * system whose policies name the same budget share one gate actor (owned by the {@link
- * RestartBudgets} extension), with no wiring by the user. Two budgets with the same name and
- * different limits ({@link #sameLimitsAs(RestartBudget)}) in one system are an error, reported when
- * the second actor starts.
- *
- * <p>The interface is sealed: its two kinds, nested here as {@link Fixed RestartBudget.Fixed} and
- * {@link Adaptive RestartBudget.Adaptive}, are the only implementations. Settings that belong to one
- * kind exist only on its class ({@code withBurst} on a fixed budget, {@code withProbation} on an
- * adaptive one), so a setting of the wrong kind does not compile:
+ * <p>The interface is sealed; settings that belong to one kind exist only on its class, so a
+ * setting of the wrong kind does not compile:
  *
  * <pre>{@code
  * RestartBudget.Fixed db = RestartBudget.of("db", 50, Duration.ofSeconds(1)).withBurst(10);
@@ -60,8 +52,7 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
   }
 
   /**
-   * An adaptive budget: no fixed rate; it learns the rate from the outcomes of the restarts it
-   * grants (see {@link Adaptive}). Defaults: probation 100 ms, no ceiling, ramping
+   * An adaptive budget (see {@link Adaptive}). Defaults: probation 100 ms, no ceiling, ramping
    * starts at 100 restarts per second, holding starts after 10 failures within one second.
    *
    * @param name the budget's name, shared by all actors of a system that use it; not blank
@@ -71,70 +62,48 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
    */
   static Adaptive adaptive(String name) {
     Check.nonBlank(name, "name");
-    return new Adaptive(
-        name,
-        Adaptive.DEFAULT_PROBATION,
-        Adaptive.DEFAULT_INITIAL_RATE,
-        Adaptive.DEFAULT_HOLD_AFTER,
-        null,
-        false);
+    return new Adaptive(name, Duration.ofMillis(100), 100, 10, null, false);
   }
 
-  /** Checks {@code permits} per {@code period}, a rate's rule, naming {@code permits} or {@code period}. */
   private static void checkRate(int permits, Duration period) {
     Check.atLeast(permits, 1, "permits");
     Check.delay(period, "period");
     Check.argument(period.toMillis() >= 10, "period", ">= PT0.01S", period);
   }
 
-  /**
-   * The name that identifies the budget within an actor system.
-   *
-   * @return the name
-   */
+  /** {@return the name that identifies the budget within an actor system} */
   String getName();
 
-  /**
-   * Whether the limit holds across a cluster rather than per actor system.
-   *
-   * @return {@code true} for a cluster-wide budget
-   */
+  /** {@return whether the limit holds across a cluster rather than per actor system} */
   boolean isClusterWide();
 
   /**
-   * Makes the budget hold for the sum of restarts on all nodes of a Pekko Cluster, instead of per
-   * actor system (see each kind for what a node enforces). Needs the {@code
-   * supervision-backoff-cluster} module on the classpath (found with {@link
-   * java.util.ServiceLoader}); without it, an actor using the budget fails to start with a message
-   * saying so.
+   * Makes the budget hold for the sum of restarts on all nodes of a Pekko Cluster. Needs the {@code
+   * supervision-backoff-cluster} module on the classpath; without it, an actor using the budget
+   * fails to start.
    *
    * @return a new, cluster-wide budget of the same kind and settings
    */
   RestartBudget clusterWide();
 
   /**
-   * Whether two budgets have the same kind and the same limits (every setting but the name), so that
-   * they may share one gate.
+   * Whether two budgets may share one gate: the same kind and every setting but the name equal.
    *
    * @param other another budget
-   * @return {@code true} if the kind and every setting but the name are equal
+   * @return {@code true} if they may
    * @throws NullPointerException if {@code other} is null
    */
   boolean sameLimitsAs(RestartBudget other);
 
   /**
    * A fixed {@link RestartBudget}: at most {@link #getPermits()} restarts per {@link #getPeriod()},
-   * across every supervised actor whose policy names it. Made with {@link RestartBudget#of(String,
-   * int, Duration)}; an immutable, validated value, safe to share between threads.
+   * made with {@link RestartBudget#of(String, int, Duration)}; immutable and thread-safe.
    *
-   * <p>The budget is a token bucket. It starts full with {@link #getBurst()} permits and is refilled
-   * at {@code permits / period}, continuously, up to {@code burst}: its permits are paced, one every
-   * {@code period / permits}, so in any interval {@code d} at most {@code burst + rate * (d + tick)}
-   * restarts are granted, where {@code tick} is the scheduler's resolution ({@code
-   * pekko.scheduler.tick-duration}, 10 ms by default; set it to 1 ms behind a rate limiter that allows
-   * no burst). The gate's clock is a fixed-rate timer, so the rate holds against the scheduler's
-   * clock; after a stall of the scheduler or the gate, the missed ticks are caught up at once. The
-   * default burst is {@code max(1, permits / 10)}.
+   * <p>A token bucket: it starts full with {@link #getBurst()} permits and is refilled, one every
+   * {@code period / permits}, so in any interval {@code d} at most {@code burst + rate * (d +
+   * tick)} restarts are granted, where {@code tick} is {@code pekko.scheduler.tick-duration} (10 ms
+   * by default; set it to 1 ms behind a rate limiter that allows no burst). The gate's clock is a
+   * fixed-rate timer: after a stall, the missed ticks are caught up at once.
    */
   final class Fixed implements RestartBudget {
 
@@ -153,8 +122,7 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
     }
 
     /**
-     * Sets how many permits the budget holds when it is full, that is how many restarts may happen at
-     * once after a quiet period.
+     * Sets how many restarts may happen at once after a quiet period.
      *
      * @param burst {@code >= 1}; default {@code max(1, permits / 10)}
      * @return a new budget
@@ -166,12 +134,9 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
     }
 
     /**
-     * Makes the limit hold for the sum of restarts on all nodes of a Pekko Cluster, instead of per
-     * actor system. Each node enforces its share, {@code 1/N} of the permits and of the burst (at least
-     * one permit of capacity), where {@code N} is the number of cluster members that may be running
-     * supervised actors (every member from joining until it is removed, reachable or not, and at least
-     * this node), and adjusts it as members come and go. Needs the {@code supervision-backoff-cluster}
-     * module on the classpath.
+     * {@inheritDoc} Each node enforces {@code 1/N} of the permits and of the burst (at least one
+     * permit of capacity), where {@code N} counts every member from joining until it is removed,
+     * reachable or not, and at least this node.
      *
      * @return a new, cluster-wide budget
      */
@@ -190,40 +155,23 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
       return name;
     }
 
-    /**
-     * Restarts granted per period.
-     *
-     * @return the permits
-     */
+    /** {@return restarts granted per period} */
     public int getPermits() {
       return permits;
     }
 
-    /**
-     * The period over which {@link #getPermits()} are granted.
-     *
-     * @return the period
-     */
+    /** {@return the period over which {@link #getPermits()} are granted} */
     public Duration getPeriod() {
       return period;
     }
 
-    /**
-     * The size of the bucket: how many restarts may go at once after a quiet period.
-     *
-     * @return the burst
-     */
+    /** {@return how many restarts may go at once after a quiet period} */
     public int getBurst() {
       return burst;
     }
 
     /**
-     * Whether {@code other} is a fixed budget with the same permits, period, burst and scope, whatever
-     * its name.
-     *
-     * @param other another budget
-     * @return {@code true} if the limits are equal
-     * @throws NullPointerException if {@code other} is null
+     * {@inheritDoc} For a fixed budget: permits, period, burst and scope.
      */
     @Override
     public boolean sameLimitsAs(RestartBudget other) {
@@ -246,37 +194,24 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
 
     @Override
     public String toString() {
-      return "RestartBudget{name="
-          + name
-          + ", permits="
-          + permits
-          + ", period="
-          + period
-          + ", burst="
-          + burst
-          + (clusterWide ? ", cluster-wide" : "")
-          + "}";
+      return "RestartBudget{name=%s, permits=%s, period=%s, burst=%s%s}"
+          .formatted(name, permits, period, burst, clusterWide ? ", cluster-wide" : "");
     }
   }
 
   /**
-   * An adaptive {@link RestartBudget}: no fixed rate; it learns the rate the shared resource can take
-   * from the outcomes of the restarts it grants. Made with {@link RestartBudget#adaptive(String)}; an
-   * immutable, validated value, safe to share between threads.
+   * An adaptive {@link RestartBudget}: it learns the rate the shared resource can take from the
+   * outcomes of the restarts it grants. Made with {@link RestartBudget#adaptive(String)}; immutable
+   * and thread-safe.
    *
-   * <p>A restart whose actor fails again within the probation ({@link #withProbation(Duration)},
-   * default 100 ms, counted from the moment the restarted actor has started) is a failure, one that
-   * survives it a success; a restart whose actor has not started yet is neither. Failures that the
-   * policy calls permanent are not counted. While the group keeps failing it holds restarts back, letting one probe through now and then; when a probe
-   * survives it opens with slow start, cuts its rate to the measured goodput when restarts fail again,
-   * and grows carefully after. {@link #withMaxRate(int, Duration)} sets an optional ceiling. See
-   * {@link dev.supervision.backoff.rate.AdaptiveRateController} for the state machine.
+   * <p>A restart whose actor fails again within the {@linkplain #withProbation(Duration) probation}
+   * is a failure, one that survives it a success (permanent failures are not counted). While the
+   * group keeps failing it holds restarts back, letting a probe through now and then; when a probe
+   * survives it opens with slow start, cuts its rate to the measured goodput when restarts fail
+   * again, and grows carefully after. See {@link
+   * dev.supervision.backoff.rate.AdaptiveRateController} for the state machine.
    */
   final class Adaptive implements RestartBudget {
-
-    private static final Duration DEFAULT_PROBATION = Duration.ofMillis(100);
-    private static final double DEFAULT_INITIAL_RATE = 100;
-    private static final int DEFAULT_HOLD_AFTER = 10;
 
     /**
      * An adaptive budget's ceiling: at most {@code permits} restarts per {@code period}.
@@ -327,9 +262,9 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
     }
 
     /**
-     * Sets how long a restarted actor must run without failing for its restart to count as a success.
-     * It is counted from the moment the restarted actor has started (its behavior is set up and has
-     * handled the messages stashed during its backoff), in slices of 100 ms, rounded up.
+     * Sets how long a restarted actor must run without failing for its restart to count as a
+     * success, from the moment it has started (set up and handled its stash), in slices of 100 ms,
+     * rounded up.
      *
      * @param probation {@code >= 1 ms} and {@code <= 1 min}; default 100 ms
      * @return a new budget
@@ -348,8 +283,7 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
     }
 
     /**
-     * Sets a ceiling: whatever it learns, the budget grants at most {@code permits} per {@code
-     * period}, paced at that rate (at most one scheduler tick of it ahead).
+     * Sets a ceiling: the budget grants at most {@code permits} per {@code period}, paced.
      *
      * @param permits restarts per period, {@code >= 1}
      * @param period the period, {@code >= 10 ms} and {@code <= 180 days}
@@ -363,8 +297,8 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
     }
 
     /**
-     * Sets the rate the budget starts ramping at when a probe has survived; each time every restart of
-     * a slice fails and the budget holds again, the next start is halved (not below 5 per second).
+     * Sets the rate the budget starts ramping at when a probe has survived; halved (not below 5 per
+     * second) each time the budget holds again.
      *
      * @param permits restarts per period, {@code >= 1}
      * @param period the period, {@code >= 10 ms} and {@code <= 180 days}
@@ -380,8 +314,7 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
     }
 
     /**
-     * Sets how many failures of the group within one second make the budget hold restarts back (while
-     * nothing is wrong, restarts pass at once).
+     * Sets how many failures of the group within one second make the budget hold restarts back.
      *
      * @param failures {@code >= 1}; default 10
      * @return a new budget
@@ -393,11 +326,10 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
     }
 
     /**
-     * Makes the budget act as one across a Pekko Cluster: each node runs its own controller on the
-     * outcomes of its own restarts, and the nodes coordinate (one prober while the resource is down,
-     * the news that it is back for every node, shares of the initial rate and of the ceiling that
-     * follow each node's waiting actors). A node that loses the coordination falls back to {@code 1/N}
-     * of the budget. Needs the {@code supervision-backoff-cluster} module on the classpath.
+     * {@inheritDoc} Each node runs its own controller on its own restarts, and the nodes coordinate
+     * (one prober while the resource is down, shares of the initial rate and of the ceiling that
+     * follow each node's waiting actors); a node that loses the coordination falls back to {@code
+     * 1/N} of the budget.
      *
      * @return a new, cluster-wide budget
      */
@@ -416,49 +348,29 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
       return name;
     }
 
-    /**
-     * How long a restarted actor must run without failing for its restart to count as a success.
-     *
-     * @return the probation; default 100 ms
-     */
+    /** {@return how long a restarted actor must run to count as a success; default 100 ms} */
     public Duration getProbation() {
       return probation;
     }
 
-    /**
-     * The rate the budget starts ramping at, restarts per second.
-     *
-     * @return the initial rate; default 100
-     */
+    /** {@return the rate the budget starts ramping at, restarts per second; default 100} */
     public double getInitialRate() {
       return initialRate;
     }
 
-    /**
-     * The failures within one second that make the budget hold.
-     *
-     * @return the threshold; default 10
-     */
+    /** {@return the failures within one second that make the budget hold; default 10} */
     public int getHoldAfter() {
       return holdAfter;
     }
 
-    /**
-     * The ceiling, if one was set with {@link #withMaxRate(int, Duration)}.
-     *
-     * @return the ceiling; empty by default
-     */
+    /** {@return the ceiling set with {@link #withMaxRate(int, Duration)}; empty by default} */
     public Optional<MaxRate> getMaxRate() {
       return Optional.ofNullable(maxRate);
     }
 
     /**
-     * Whether {@code other} is an adaptive budget with the same probation, initial rate, hold
-     * threshold, ceiling and scope, whatever its name.
-     *
-     * @param other another budget
-     * @return {@code true} if the settings are equal
-     * @throws NullPointerException if {@code other} is null
+     * {@inheritDoc} For an adaptive budget: probation, initial rate, hold threshold, ceiling and
+     * scope.
      */
     @Override
     public boolean sameLimitsAs(RestartBudget other) {
@@ -482,17 +394,14 @@ public sealed interface RestartBudget permits RestartBudget.Fixed, RestartBudget
 
     @Override
     public String toString() {
-      return "RestartBudget{name="
-          + name
-          + ", adaptive, probation="
-          + probation
-          + ", initialRate="
-          + initialRate
-          + "/s, holdAfter="
-          + holdAfter
-          + (maxRate != null ? ", maxRate=" + maxRate : "")
-          + (clusterWide ? ", cluster-wide" : "")
-          + "}";
+      return "RestartBudget{name=%s, adaptive, probation=%s, initialRate=%s/s, holdAfter=%s%s%s}"
+          .formatted(
+              name,
+              probation,
+              initialRate,
+              holdAfter,
+              maxRate != null ? ", maxRate=" + maxRate : "",
+              clusterWide ? ", cluster-wide" : "");
     }
   }
 }

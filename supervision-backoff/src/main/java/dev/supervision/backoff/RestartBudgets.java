@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Extension;
@@ -15,16 +16,11 @@ import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
 /**
- * The Pekko extension that owns one gate actor per {@link RestartBudget} name in an actor system.
- * Supervised actors find their budget's gate here by themselves; users need it only to observe a
- * budget, or to {@link #release(String) release} one they no longer use. Thread-safe.
- *
- * <pre>{@code
- * RestartBudgets.get(system).status("orders-db").thenAccept(s -> log.info("{}", s));
- * }</pre>
- *
- * <p>A gate that stops for any reason is forgotten at once: the next actor that needs the budget
- * starts a new gate, and the actors that waited in the old one are passed, in order, to the new one.
+ * The Pekko extension that owns one gate actor per {@link RestartBudget} name in an actor system;
+ * users need it only to observe a budget ({@code RestartBudgets.get(system).status("orders-db")})
+ * or to {@link #release(String) release} one. Thread-safe. A gate that stops for any reason is
+ * forgotten at once: the next actor that needs the budget starts a new gate, and the actors that
+ * waited in the old one are passed, in order, to the new one.
  */
 public final class RestartBudgets implements Extension {
 
@@ -59,9 +55,8 @@ public final class RestartBudgets implements Extension {
   }
 
   /**
-   * The gate actor of a budget, started on first use, for tools that speak its protocol ({@link
-   * GateProtocol}: asking for permits directly, as the benchmarks do). Supervised actors do not
-   * need it; they find their gate by themselves.
+   * The gate actor of a budget, started on first use, for tools that speak its {@link GateProtocol}
+   * (asking for permits directly, as the benchmarks do).
    *
    * @param budget the budget
    * @return the gate actor
@@ -82,33 +77,29 @@ public final class RestartBudgets implements Extension {
    * @throws NullPointerException if {@code budgetName} is null
    */
   public CompletionStage<Integer> waiting(String budgetName) {
-    Check.nonNull(budgetName, "budgetName");
-    Optional<ActorRef<GateProtocol.Command>> gate = registry.current(budgetName);
-    if (gate.isEmpty()) {
-      return CompletableFuture.completedFuture(0);
-    }
-    return AskPattern.ask(gate.get(), GateProtocol.Waiting::new, ASK_TIMEOUT, system.scheduler());
+    return ask(budgetName, GateProtocol.Waiting::new).orElse(CompletableFuture.completedFuture(0));
   }
 
   /**
-   * The named budget's state: for an adaptive budget whether it is steady, holding or ramping, the
-   * rate it allows and the goodput it measured; for any budget how many actors wait; for an
-   * adaptive cluster-wide budget where this node stands in the cluster's coordination ({@link
-   * GateProtocol.Status#coordination()}).
+   * The named budget's state (see {@link GateProtocol.Status}).
    *
    * @param budgetName the budget's name
    * @return its status; empty if no actor uses the budget
    * @throws NullPointerException if {@code budgetName} is null
    */
   public CompletionStage<Optional<GateProtocol.Status>> status(String budgetName) {
+    return ask(budgetName, GateProtocol.Query::new)
+        .map(reply -> reply.thenApply(Optional::of))
+        .orElse(CompletableFuture.completedFuture(Optional.empty()));
+  }
+
+  // the named budget's gate's reply to message, or empty if no actor uses the budget
+  private <R> Optional<CompletionStage<R>> ask(
+      String budgetName, Function<ActorRef<R>, GateProtocol.Command> message) {
     Check.nonNull(budgetName, "budgetName");
-    Optional<ActorRef<GateProtocol.Command>> gate = registry.current(budgetName);
-    if (gate.isEmpty()) {
-      return CompletableFuture.completedFuture(Optional.empty());
-    }
-    CompletionStage<GateProtocol.Status> reply =
-        AskPattern.ask(gate.get(), GateProtocol.Query::new, ASK_TIMEOUT, system.scheduler());
-    return reply.thenApply(Optional::of);
+    return registry
+        .current(budgetName)
+        .map(gate -> AskPattern.ask(gate, message::apply, ASK_TIMEOUT, system.scheduler()));
   }
 
   /**
@@ -122,9 +113,8 @@ public final class RestartBudgets implements Extension {
 
   /**
    * Releases a budget name, so that budgets made per tenant or per request do not each keep a gate
-   * actor for ever: its gate stops as soon as no actor waits for it and no permit is in flight. An
-   * actor that needs the budget again later starts a new gate (with a fresh bucket, or, for an
-   * adaptive budget, a controller that has to learn again). Does nothing if the name is not in use.
+   * actor for ever: its gate stops once no actor waits and no permit is in flight. An actor that
+   * needs the budget again starts a new gate, which starts afresh. Does nothing if not in use.
    *
    * @param budgetName the budget's name
    * @throws NullPointerException if {@code budgetName} is null

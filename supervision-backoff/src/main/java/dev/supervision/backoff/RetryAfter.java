@@ -7,13 +7,11 @@ import java.time.Duration;
  * for example an exception built from an HTTP {@code 429} or {@code 503} response with a
  * {@code Retry-After} header.
  *
- * <p>When a supervised actor fails with a throwable that implements this interface, or whose
- * cause chain contains one, the restart waits <em>at least</em> {@link #retryAfter()}: the delay is
- * {@code max(policyDelay, min(retryAfter, policy.getMaxRetryAfter()))}. A hint is allowed to exceed
- * {@link BackoffPolicy#getMaxBackoff()} (the server asked for it explicitly); it is never allowed to
- * exceed {@link BackoffPolicy#getMaxRetryAfter()}, so a misbehaving server cannot park an actor for
- * a year. A {@code null}, zero or negative hint is ignored. The first hint found walking the cause
- * chain from the outermost throwable wins.
+ * <p>When a failure, or a throwable of its cause chain (the outermost wins), implements this
+ * interface, the restart delay is {@code max(policyDelay, min(retryAfter,
+ * policy.getMaxRetryAfter()))}: a hint may exceed {@link BackoffPolicy#getMaxBackoff()} (the server
+ * asked for it), never {@link BackoffPolicy#getMaxRetryAfter()} (so a misbehaving server cannot
+ * park an actor for a year).
  *
  * <pre>{@code
  * final class TooManyRequests extends RuntimeException implements RetryAfter {

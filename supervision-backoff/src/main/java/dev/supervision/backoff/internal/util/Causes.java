@@ -9,28 +9,14 @@ import java.util.function.Predicate;
 import scala.util.control.NonFatal;
 
 /**
- * INTERNAL API: the one walk over a failure's cause chain, used to classify failures ({@code
- * BackoffPolicy.isPermanent}) and to find a {@code RetryAfter} hint, and the one safe way to print a
- * failure. Depends on nothing of this library, so that both the policy and the supervisor can use
- * it.
+ * INTERNAL API: the one walk over a failure's cause chain (to classify failures and find a {@code
+ * RetryAfter} hint) and the one safe way to print a failure. Depends on nothing of this library.
  */
 public final class Causes {
 
   private Causes() {}
 
-  /**
-   * Whether a failure is permanent under a policy's stop rules and restart list, as {@code
-   * BackoffPolicy.isPermanent} documents: a stop rule matching a throwable of the chain wins; else a
-   * non-empty restart list must match one. A stop predicate that throws (non-fatally) matches, and
-   * its exception is added to the failure as suppressed; a fatal error passes through.
-   *
-   * @param failure the failure
-   * @param stopOn the permanent failure types
-   * @param stopOnPredicate the permanent-failure rule, or {@code null}
-   * @param restartOn the transient failure types; empty for all
-   * @return whether the actor should stop without a restart
-   * @throws NullPointerException if {@code failure} is {@code null}
-   */
+  // as BackoffPolicy.isPermanent documents; a throwing predicate matches (its exception suppressed)
   public static boolean isPermanent(
       Throwable failure,
       List<Class<? extends Throwable>> stopOn,
@@ -69,19 +55,9 @@ public final class Causes {
     return types.stream().anyMatch(type -> type.isInstance(t));
   }
 
-  /**
-   * The failure and its causes ({@link Throwable#getCause()}), outermost first, each throwable
-   * once: a cycle in the chain ends the list instead of looping forever, and so does a {@code
-   * getCause()} that throws (non-fatally).
-   *
-   * @param failure the outermost throwable
-   * @return an unmodifiable list that starts with {@code failure}
-   * @throws NullPointerException if {@code failure} is {@code null}
-   */
+  // the failure and its causes, outermost first, each once: a cycle or a throwing getCause ends it
   public static List<Throwable> chain(Throwable failure) {
-    if (failure == null) {
-      throw new NullPointerException("failure must not be null");
-    }
+    Check.nonNull(failure, "failure");
     Throwable cause = causeOf(failure);
     if (cause == null || cause == failure) {
       return List.of(failure); // the common case, without a set
@@ -94,7 +70,7 @@ public final class Causes {
     return Collections.unmodifiableList(chain);
   }
 
-  /** {@code t.getCause()}, or null if that throws (non-fatally): a broken getCause ends the chain. */
+  // t.getCause(), or null if that throws (non-fatally)
   private static Throwable causeOf(Throwable t) {
     try {
       return t.getCause();
@@ -104,45 +80,25 @@ public final class Causes {
     }
   }
 
-  /**
-   * The failure's {@code toString()}, or, if that throws (non-fatally), its class name and what
-   * its {@code toString()} threw: a log line about a failure never fails itself.
-   *
-   * @param failure the throwable
-   * @return its description
-   */
+  // toString(), or, if that throws, the class and what it threw: a log line never fails
   public static String describe(Throwable failure) {
     try {
       return failure.toString();
     } catch (Throwable broken) {
       rethrowIfFatal(broken);
-      return failure.getClass().getName()
-          + " (whose toString threw "
-          + broken.getClass().getName()
-          + ")";
+      String threw = broken.getClass().getName();
+      return failure.getClass().getName() + " (whose toString threw " + threw + ")";
     }
   }
 
-  /**
-   * Rethrows {@code t} if it is fatal (what Scala's {@code NonFatal}, and so Pekko, does not catch:
-   * a {@code VirtualMachineError}, a {@code LinkageError}, an {@code InterruptedException}, a
-   * {@code ControlThrowable}); returns if it is not, for the caller to handle.
-   *
-   * @param t the throwable that was caught
-   */
+  // rethrows what Scala's NonFatal (and so Pekko) does not catch: VirtualMachineError, ...
   public static void rethrowIfFatal(Throwable t) {
     if (!NonFatal.apply(t)) {
       throw sneaky(t);
     }
   }
 
-  /**
-   * Throws {@code t} as it is, checked or not, without wrapping it. Declared to return an
-   * exception so that a caller can write {@code throw sneaky(t)} where the compiler needs a throw.
-   *
-   * @param t the throwable to throw
-   * @return never returns
-   */
+  // throws t unwrapped, checked or not; returns a type so callers can write throw sneaky(t)
   public static RuntimeException sneaky(Throwable t) {
     throw Causes.<RuntimeException>rethrow(t);
   }
@@ -152,25 +108,15 @@ public final class Causes {
     throw (E) t;
   }
 
-  /** What Pekko's event sourced behaviors fail with when their journal or snapshot store fails. */
+  // what event sourced behaviors fail with when their journal or snapshot store fails
   static final String JOURNAL_FAILURE =
       "org.apache.pekko.persistence.typed.internal.JournalFailureException";
 
-  /** The base class of what Pekko's durable state behaviors fail with when their store fails. */
+  // the base of what durable state behaviors fail with when their store fails
   static final String DURABLE_STATE_FAILURE =
       "org.apache.pekko.persistence.state.exception.DurableStateException";
 
-  /**
-   * Whether {@code failure} is what a Pekko persistent behavior fails with when its journal or
-   * store fails: an instance of {@code JournalFailureException} (an {@code EventSourcedBehavior}:
-   * a failed write, a failed replay, a failed snapshot load) or of a {@code DurableStateException}
-   * (a {@code DurableStateBehavior}: a failed load or save). These are the only failures that
-   * Pekko's persistence catches with its own, internal stop supervisor. Classes are compared by
-   * name, so that the core needs no persistence on its class path.
-   *
-   * @param failure the failure
-   * @return whether it is a persistence failure
-   */
+  // the only failures Pekko's persistence stops itself; by name, so the core needs no persistence
   public static boolean isPersistenceFailure(Throwable failure) {
     for (Class<?> c = failure.getClass(); c != null; c = c.getSuperclass()) {
       String name = c.getName();

@@ -1,10 +1,6 @@
 package dev.supervision.backoff.internal.util;
 
-/**
- * INTERNAL API: the arithmetic of the four standard jitters of {@code Jitter}, in nanoseconds.
- * Users obtain the jitters through {@code Jitter.full()} and friends; this enum only computes, and
- * depends on nothing of this library.
- */
+/** INTERNAL API: the arithmetic of {@code Jitter}'s four standard kinds, in nanoseconds. */
 public enum StandardJitter {
   // Above 2^53 ns (about 104 days) a long does not survive a trip through double: it rounds to an
   // even neighbour. So only the random part is computed in double, and the ends of each range are
@@ -45,16 +41,7 @@ public enum StandardJitter {
 
   abstract long unclamped(long min, long max, long bound, long previous, double draw);
 
-  /**
-   * The delay in nanoseconds, clamped to {@code [0, max]}.
-   *
-   * @param min the policy's minimum backoff in nanoseconds
-   * @param max the policy's maximum backoff in nanoseconds
-   * @param bound this attempt's exponential bound in nanoseconds
-   * @param previous the previous delay in nanoseconds
-   * @param draw a uniform draw in {@code [0, 1)}
-   * @return the delay in nanoseconds, within {@code [0, max]}
-   */
+  // the delay, clamped to [0, max]
   public long delayNanos(long min, long max, long bound, long previous, double draw) {
     return Math.max(0, Math.min(unclamped(min, max, bound, previous, draw), max));
   }
