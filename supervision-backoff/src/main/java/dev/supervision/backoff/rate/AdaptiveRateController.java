@@ -6,9 +6,9 @@ import java.util.Objects;
 
 /**
  * Learns how many restarts per second a shared resource can take, from the outcomes of the restarts
- * it lets through: the controller of an adaptive {@link dev.supervision.backoff.RestartBudget}. A
- * pure class: no actor, no clock, no randomness; time is the {@code nowNanos} the caller passes in
- * (any origin, never decreasing), so the gate actor and a simulation drive the same code.
+ * it lets through: the controller of an adaptive {@link dev.supervision.backoff.RestartBudget}.
+ * Pure, no randomness; time is the {@code nowNanos} the caller passes in (any origin, never
+ * decreasing).
  *
  * <pre>{@code
  * AdaptiveRateController c = new AdaptiveRateController(AdaptiveRateController.Parameters.defaults());
@@ -69,7 +69,7 @@ public final class AdaptiveRateController {
   private static final double SLICE_SECONDS = SLICE_NANOS / (double) SECOND;
 
   // Why each number (the budget's documentation gives the same ones):
-  // one second of slices: holdAfter counts per second, and so do calm and "sustained"
+  // one second of slices: holdAfter, calm and sustained() count per second
   private static final int SECOND_SLICES = FailureWindow.SLICES;
   // up to 10 % of a slice may fail without a cut: below that, timing noise, not capacity
   private static final double TOLERANCE = 0.1;
@@ -149,8 +149,7 @@ public final class AdaptiveRateController {
      *
      * @param from the old rate, permits per second
      * @param to the new rate, permits per second
-     * @param goodput the goodput measured (successes per second) for a {@link Reason#LOSS}, {@code NaN}
-     *     otherwise
+     * @param goodput successes per second measured for a {@link Reason#LOSS}, else {@code NaN}
      * @param reason why
      * @param nowNanos when
      */
@@ -217,31 +216,25 @@ public final class AdaptiveRateController {
       }
     }
 
-    /**
-     * The defaults (see the record's parameters).
-     *
-     * @return the defaults
-     */
+    /** {@return the defaults (see the record's parameters)} */
     public static Parameters defaults() {
       return new Parameters(
           Duration.ofMillis(100), 100, Double.POSITIVE_INFINITY, 10, 5, Duration.ofMillis(100));
     }
 
     /**
-     * A copy with another probation.
+     * {@return a copy with another probation}
      *
      * @param probation the probation
-     * @return a new value
      */
     public Parameters withProbation(Duration probation) {
       return new Parameters(probation, initialRate, maxRate, holdAfter, minRate, firstProbe);
     }
 
     /**
-     * A copy with another ceiling; the initial and least rates are lowered to it if above.
+     * {@return a copy with another ceiling; the initial and least rates are lowered to it if above}
      *
      * @param maxRate permits per second, {@code > 0}
-     * @return a new value
      * @throws IllegalArgumentException if {@code maxRate} is not {@code > 0} (the message names
      *     {@code maxRate}, not the rates lowered to it)
      */
@@ -257,20 +250,18 @@ public final class AdaptiveRateController {
     }
 
     /**
-     * A copy with another initial rate.
+     * {@return a copy with another initial rate}
      *
      * @param initialRate permits per second
-     * @return a new value
      */
     public Parameters withInitialRate(double initialRate) {
       return new Parameters(probation, initialRate, maxRate, holdAfter, minRate, firstProbe);
     }
 
     /**
-     * A copy with another hold threshold.
+     * {@return a copy with another hold threshold}
      *
      * @param holdAfter failures within one second
-     * @return a new value
      */
     public Parameters withHoldAfter(int holdAfter) {
       return new Parameters(probation, initialRate, maxRate, holdAfter, minRate, firstProbe);
@@ -298,8 +289,8 @@ public final class AdaptiveRateController {
   private double startRate;
   private boolean slowStart;
   private long slowStartEnded = NONE; // the slice whose cut ended slow start
-  private long
-      holdUntil; // the slice of the last cut or ramp start: older ones neither cut nor grow
+  // the slice of the last cut or ramp start: older slices neither cut nor grow
+  private long holdUntil;
   private long probeAt = NONE; // the slice the next probe may go in
   private long probeSlice = NONE; // the slice the probe out started in
   private long probeGranted = NONE; // the slice of a probe granted but not started
@@ -346,8 +337,6 @@ public final class AdaptiveRateController {
     this.bucket = TokenBucket.perSlice(SLICE, ceiling, tokens, tokens);
   }
 
-  // ---------------------------------------------------------------- the loop, a slice at a time
-
   /** The start of slice {@link #slice}: the state's rule for it. */
   private void onNewSlice(long nowNanos) {
     if (waiting > 0) {
@@ -373,8 +362,7 @@ public final class AdaptiveRateController {
     if (probeSlice == NONE) {
       return;
     }
-    boolean probeFailed = failed[slot(probeSlice)] > 0;
-    if (probeFailed) {
+    if (failed[slot(probeSlice)] > 0) {
       probeSlice = NONE;
       nextProbe();
     } else if (resolved() >= probeSlice) {
@@ -402,8 +390,11 @@ public final class AdaptiveRateController {
     }
     int lastGranted = granted[slot(slice - 1)];
     int lastFailed = failed[slot(slice - 1)];
-    // a cut or a ramp start sets holdUntil to its own slice, so slice - 1 is never before it
-    if (lossy(lastGranted, lastFailed) && lastGranted > lastFailed) {
+    // a cut early on the last slice's loss (more than TOLERANCE of its grants, and MIN_LOSS); a cut
+    // or a ramp start sets holdUntil to its own slice, so slice - 1 is never before it
+    if (lastFailed > TOLERANCE * lastGranted
+        && lastFailed >= MIN_LOSS
+        && lastGranted > lastFailed) {
       cut(lastGranted - lastFailed, lastFailed, nowNanos);
     }
     if (restoreSlice == slice && restoreTo > rate) {
@@ -461,11 +452,6 @@ public final class AdaptiveRateController {
     restoreTo = clean > 0 ? Math.min(p.maxRate(), DECREASE * clean / SLICE_SECONDS) : Double.NaN;
     restoreSlice = slice + 1;
     clean = 0;
-  }
-
-  /** More than the tolerance of a slice's grants failed, and at least {@link #MIN_LOSS}. */
-  private static boolean lossy(int grants, int failures) {
-    return failures > TOLERANCE * grants && failures >= MIN_LOSS;
   }
 
   /** The most successes of a resolved clean slice of the last second, 0 if none. */
@@ -541,13 +527,11 @@ public final class AdaptiveRateController {
     }
   }
 
-  /** A slice's tokens, what is left over capped at the bucket's capacity. */
+  /** A slice's tokens, what is left over capped at the capacity. */
   private void refill() {
     bucket.refill();
     bucket.settle();
   }
-
-  // ---------------------------------------------------------------- time
 
   /** Steps slice by slice to {@code nowNanos}, running each slice's rule. */
   private void advance(long nowNanos) {
@@ -589,8 +573,6 @@ public final class AdaptiveRateController {
     return Double.isInfinite(p.maxRate()) ? 0 : p.maxRate() * SLICE_SECONDS;
   }
 
-  // ---------------------------------------------------------------- the driver's calls
-
   /**
    * The start of a slice: resolves outcomes, changes state and rate, refills the bucket. Call it
    * every {@link #SLICE}; a late call catches up with every slice passed.
@@ -613,11 +595,11 @@ public final class AdaptiveRateController {
    * @return whether the restart may go
    */
   public boolean tryAcquire(long nowNanos) {
-    if (!tryGrant(nowNanos)) {
-      return false;
+    boolean granted = tryGrant(nowNanos);
+    if (granted) {
+      onStarted(nowNanos, nowNanos);
     }
-    onStarted(nowNanos, nowNanos);
-    return true;
+    return granted;
   }
 
   /**
@@ -736,22 +718,26 @@ public final class AdaptiveRateController {
    * @param tickNanos how often the driver calls, {@code >= 0}
    */
   public static void pace(Pacer pacer, AdaptiveRateController controller, long tickNanos) {
-    double rate = controller.rate();
+    pace(pacer, controller.rate(), tickNanos, false);
+  }
+
+  /**
+   * Paces at {@code rate} (no limit for 0 or infinity) with a burst of one tick of it: on a clock
+   * its whole permits ({@code ceil}, at least 1), counting ticks the permits of a tick and one.
+   */
+  static void pace(Pacer pacer, double rate, long tickNanos, boolean clock) {
     if (rate > 0 && !Double.isInfinite(rate)) {
-      pacer.setBurst(1 + rate * tickNanos / (double) SECOND); // a tick of permits, and one
+      double perTick = rate * tickNanos / SECOND;
+      pacer.setBurst(clock ? Math.max(1, Math.ceil(perTick - 1e-9)) : 1 + perTick);
       pacer.setRate(rate);
     } else {
       pacer.setRate(Double.POSITIVE_INFINITY);
     }
   }
 
-  // ---------------------------------------------------------------- what it reports
-
   /**
-   * How many permits {@link #tryAcquire} would grant now ({@link Integer#MAX_VALUE} when steady with
-   * no ceiling).
-   *
-   * @return the permits
+   * {@return how many permits {@link #tryAcquire} would grant now ({@link Integer#MAX_VALUE} when
+   * steady with no ceiling)}
    */
   public int available() {
     return switch (state) {
@@ -761,20 +747,14 @@ public final class AdaptiveRateController {
     };
   }
 
-  /**
-   * The state.
-   *
-   * @return the state
-   */
+  /** {@return the state} */
   public State state() {
     return state;
   }
 
   /**
-   * The rate the controller allows, permits per second: the ceiling when steady ({@code +Infinity}
-   * if none), 0 when holding, the learnt rate when ramping.
-   *
-   * @return the rate
+   * {@return the rate it allows, permits per second: the ceiling when steady ({@code +Infinity} if
+   * none), 0 when holding, the learnt rate when ramping}
    */
   public double rate() {
     return switch (state) {
@@ -784,29 +764,19 @@ public final class AdaptiveRateController {
     };
   }
 
-  /**
-   * The goodput measured at the last loss, successes per second; {@code NaN} before the first loss.
-   *
-   * @return the goodput
-   */
+  /** {@return the goodput measured at the last loss, successes per second; NaN before any} */
   public double goodput() {
     return goodput;
   }
 
-  /**
-   * The parameters.
-   *
-   * @return the parameters
-   */
+  /** {@return the parameters} */
   public Parameters parameters() {
     return p;
   }
 
   /**
-   * Whether nothing is left to resolve: steady, no recent failure, no grant in probation. An owner
-   * may stop calling {@link #onSlice} while idle, and go on later with a time no earlier.
-   *
-   * @return {@code true} if idle
+   * {@return whether nothing is left to resolve: steady, no recent failure, no grant in probation}
+   * An owner may stop calling {@link #onSlice} while idle, and go on later with a time no earlier.
    */
   public boolean isIdle() {
     if (state != State.STEADY || failures.count() > 0) {
@@ -822,12 +792,7 @@ public final class AdaptiveRateController {
 
   @Override
   public String toString() {
-    return "AdaptiveRateController{state="
-        + state
-        + ", rate="
-        + rate()
-        + ", goodput="
-        + goodput
-        + "}";
+    return "AdaptiveRateController{state=%s, rate=%s, goodput=%s}"
+        .formatted(state, rate(), goodput);
   }
 }

@@ -15,8 +15,8 @@ import java.util.Objects;
 /**
  * One node's side of a cluster-wide adaptive budget: it grants restarts within the {@link Lease}
  * the budget's learner last sent, counts what the learner must hear ({@link #report}), and falls
- * back on a controller of its own when no lease stands. A pure class: no actor, no clock; time is
- * the {@code nowNanos} the caller passes in (the node's gate, or a simulation), never decreasing.
+ * back on a controller of its own when no lease stands. Pure: time is the {@code nowNanos} the
+ * caller passes in (the node's gate, or a simulation), never decreasing.
  *
  * <h2>With a lease</h2>
  *
@@ -62,18 +62,10 @@ public final class LeaseHolder {
   private int permitsLeft;
   private boolean probeLeft;
   private long probeGrantedAt = NONE;
-
-  /** The probes this node granted since its lease last turned to holding. */
-  private int probes;
-
-  /** The controller of the fallback, or null while a lease stands. */
-  private AdaptiveRateController fallback;
-
+  private int probes; // granted since the lease last turned to holding
+  private AdaptiveRateController fallback; // null while a lease stands
   private long fallbackSlice = NONE;
-
-  /** The report number the steady fuse tripped in, or NONE while it is armed. */
-  private long fuseTrippedIn = NONE;
-
+  private long fuseTrippedIn = NONE; // the report number the steady fuse tripped in, NONE if armed
   private final FailureWindow fuseFailures = new FailureWindow();
 
   private long nextSequence;
@@ -81,10 +73,8 @@ public final class LeaseHolder {
   private boolean probeStarted;
   private int failedNotGranted;
   private final List<Long> failedStartedIn = new ArrayList<>();
-
-  /** Recent starts by time: the report that carried each (the first at a time, if several). */
+  // recent starts by time: the report that carried each (the first at a time, if several)
   private final Map<Long, Long> reportOfStart = new HashMap<>();
-
   private final ArrayDeque<long[]> starts = new ArrayDeque<>();
 
   private static final long NONE = Long.MIN_VALUE;
@@ -207,10 +197,7 @@ public final class LeaseHolder {
         && (newLease.state() != State.STEADY || newLease.acknowledged() >= fuseTrippedIn)) {
       fuseTrippedIn = NONE; // the learner has heard of the failures
     }
-    pace(
-        newLease.unlimited() || newLease.state() == State.HOLDING
-            ? 0
-            : newLease.permits() * (double) SECOND / newLease.round().toNanos());
+    pace(rate());
     if (state() != before) {
       probes = 0;
       listener.stateChanged(before, state(), Reason.LEASE, nowNanos);
@@ -256,9 +243,7 @@ public final class LeaseHolder {
     fuseTrippedIn = NONE;
     fallback = new AdaptiveRateController(share(parameters, members), listener);
     double rate =
-        last.permits() > 0 && !last.unlimited()
-            ? last.permits() * (double) SECOND / last.round().toNanos()
-            : last.learnerRate() / members;
+        last.permits() > 0 && !last.unlimited() ? perSecond(last) : last.learnerRate() / members;
     if (last.state() == State.RAMPING && !(rate > 0 && Double.isFinite(rate))) {
       rate = fallback.parameters().initialRate();
     }
@@ -295,18 +280,8 @@ public final class LeaseHolder {
     return true;
   }
 
-  /**
-   * Paces at {@code rate} (without a limit for 0 or infinity): a burst of one tick of it (see the
-   * constructors).
-   */
   private void pace(double rate) {
-    if (rate > 0 && !Double.isInfinite(rate)) {
-      double perTick = rate * tickNanos / SECOND;
-      pacer.setBurst(clock ? Math.max(1, Math.ceil(perTick - 1e-9)) : 1 + perTick);
-      pacer.setRate(rate);
-    } else {
-      pacer.setRate(Double.POSITIVE_INFINITY);
-    }
+    AdaptiveRateController.pace(pacer, rate, tickNanos, clock);
   }
 
   /**
@@ -364,11 +339,11 @@ public final class LeaseHolder {
   }
 
   /**
-   * The report for the learner, with everything since the last one; the counts start again.
+   * {@return the report for the learner, with everything since the last one} The counts start
+   * again.
    *
    * @param nowNanos the time now
    * @param waiting how many actors wait on this node
-   * @return the report
    */
   public NodeReport report(long nowNanos, int waiting) {
     long keep =
@@ -398,67 +373,52 @@ public final class LeaseHolder {
     return r;
   }
 
-  /**
-   * The state: the lease's, or the fallback controller's.
-   *
-   * @return the state
-   */
+  /** {@return the state: the lease's, or the fallback controller's} */
   public State state() {
     return fallback != null ? fallback.state() : lease.state();
   }
 
   /**
-   * The permits per second allowed now: the lease's permits over its round ({@code +Infinity}
-   * for no limit, 0 while holding), or the fallback controller's rate.
-   *
-   * @return the rate
+   * {@return the permits per second allowed now: the lease's permits over its round ({@code
+   * +Infinity} for no limit, 0 while holding), or the fallback controller's rate}
    */
   public double rate() {
     if (fallback != null) {
       return fallback.rate();
     }
-    if (lease.unlimited()) {
-      return Double.POSITIVE_INFINITY;
-    }
-    return lease.state() == State.HOLDING
-        ? 0
-        : lease.permits() * (double) SECOND / lease.round().toNanos();
+    return lease.unlimited()
+        ? Double.POSITIVE_INFINITY
+        : lease.state() == State.HOLDING ? 0 : perSecond(lease);
+  }
+
+  private static double perSecond(Lease lease) {
+    return lease.permits() * (double) SECOND / lease.round().toNanos();
   }
 
   /**
-   * The goodput the fallback controller measured at its last loss; {@code NaN} under a lease (the
-   * learner measures it) or before any loss.
-   *
-   * @return successes per second, or NaN
+   * {@return the goodput the fallback controller measured at its last loss, successes per second;
+   * NaN under a lease (the learner measures it) or before any loss}
    */
   public double goodput() {
     return fallback != null ? fallback.goodput() : Double.NaN;
   }
 
-  /**
-   * The lease that stands, or null on the fallback.
-   *
-   * @return the lease, or null
-   */
+  /** {@return the lease that stands, or null on the fallback} */
   public Lease lease() {
     return lease;
   }
 
-  /**
-   * How many nodes share the budget, as last set.
-   *
-   * @return the count
-   */
+  /** {@return how many nodes share the budget, as last set} */
   public int members() {
     return members;
   }
 
   /**
-   * Whether time passing changes nothing while no actor waits: on a steady lease without a limit
-   * and an armed fuse, or on an idle fallback. An owner may stop calling {@link #onTick} then.
+   * {@return whether time passing changes nothing while no actor waits: on a steady lease without
+   * a limit and an armed fuse, or on an idle fallback} An owner may stop calling {@link #onTick}
+   * then.
    *
    * @param nowNanos the time now
-   * @return {@code true} if idle
    */
   public boolean isIdle(long nowNanos) {
     if (fallback != null) {
@@ -467,20 +427,12 @@ public final class LeaseHolder {
     return lease.unlimited() && lease.state() == State.STEADY && fuseTrippedIn == NONE;
   }
 
-  /**
-   * The pacer that spreads this node's permits (for a driver's stall protection).
-   *
-   * @return the pacer
-   */
+  /** {@return the pacer that spreads this node's permits (for a driver's stall protection)} */
   public Pacer pacer() {
     return pacer;
   }
 
-  /**
-   * How long the node must remember a grant for its outcome to count: the probation and two slices.
-   *
-   * @return the duration
-   */
+  /** {@return how long a grant is remembered for its outcome to count: probation + two slices} */
   public Duration memory() {
     return parameters.probation().plus(AdaptiveRateController.SLICE.multipliedBy(2));
   }
