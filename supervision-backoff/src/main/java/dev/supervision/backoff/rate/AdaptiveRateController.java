@@ -337,7 +337,6 @@ public final class AdaptiveRateController {
     this.bucket = TokenBucket.perSlice(SLICE, ceiling, tokens, tokens);
   }
 
-  /** The start of slice {@link #slice}: the state's rule for it. */
   private void onNewSlice(long nowNanos) {
     if (waiting > 0) {
       limited[slot(slice - 1)] = true;
@@ -411,11 +410,8 @@ public final class AdaptiveRateController {
       }
     } else if (g > 0 && waited && resolved >= holdUntil) {
       double factor = slowStart ? slowStartFactor : 1 + GROWTH * SLICE_SECONDS;
-      setRate(
-          Math.min(p.maxRate(), rate * factor),
-          Double.NaN,
-          slowStart ? Reason.SLOW_START : Reason.GROWTH,
-          nowNanos);
+      Reason why = slowStart ? Reason.SLOW_START : Reason.GROWTH;
+      setRate(Math.min(p.maxRate(), rate * factor), Double.NaN, why, nowNanos);
     }
     calm = waiting == 0 && f == 0 ? calm + 1 : 0;
     if (calm >= SECOND_SLICES) {
@@ -466,7 +462,6 @@ public final class AdaptiveRateController {
     return best;
   }
 
-  /** Forgets the clean slices before {@code before}. */
   private void forgetSustained(long before) {
     for (int i = 0; i < SECOND_SLICES; i++) {
       if (cleanSlice[i] < before) {
@@ -490,8 +485,7 @@ public final class AdaptiveRateController {
     forgetSustained(Long.MAX_VALUE);
     probes = 0;
     probeAt = slice + slices(p.firstProbe().toNanos());
-    probeSlice = NONE;
-    probeGranted = NONE;
+    probeSlice = probeGranted = NONE;
   }
 
   private void startRamping(Reason reason, long nowNanos) {
@@ -533,7 +527,6 @@ public final class AdaptiveRateController {
     bucket.settle();
   }
 
-  /** Steps slice by slice to {@code nowNanos}, running each slice's rule. */
   private void advance(long nowNanos) {
     long k = Math.floorDiv(nowNanos, SLICE_NANOS);
     if (slice == NONE) {
@@ -564,7 +557,6 @@ public final class AdaptiveRateController {
     return (int) Math.floorMod(k, (long) ring);
   }
 
-  /** A wait in whole slices, rounded, at least one. */
   private static long slices(long nanos) {
     return Math.max(1, Math.round(nanos / (double) SLICE_NANOS));
   }
@@ -579,7 +571,7 @@ public final class AdaptiveRateController {
    *
    * @param nowNanos the time now
    * @param waitingNow how many actors wait for a permit now
-   * @return how many permits {@link #tryAcquire} would grant now
+   * @return {@link #available()}
    */
   public int onSlice(long nowNanos, int waitingNow) {
     this.waiting = Math.max(0, waitingNow);
@@ -588,11 +580,10 @@ public final class AdaptiveRateController {
   }
 
   /**
-   * {@link #tryGrant} and, if it granted, {@link #onStarted onStarted(nowNanos, nowNanos)}: for a
-   * driver whose restarts start when granted.
+   * {@return whether the restart may go} {@link #tryGrant}, then {@link #onStarted
+   * onStarted(nowNanos, nowNanos)}: for a driver whose restarts start when granted.
    *
    * @param nowNanos the time now
-   * @return whether the restart may go
    */
   public boolean tryAcquire(long nowNanos) {
     boolean granted = tryGrant(nowNanos);
@@ -603,13 +594,11 @@ public final class AdaptiveRateController {
   }
 
   /**
-   * Takes a permit for one restart now, if the controller allows one. Its outcome counts from its
-   * start ({@link #onStarted}): a restart slow to start is never taken for one that survived. A
-   * probe that neither starts nor fails within {@link #PROBE_START_TIMEOUT} is given up, and the
-   * next probe follows as after a failed one.
+   * {@return whether a restart may go now, taking its permit} Its outcome counts from its start
+   * ({@link #onStarted}), so a restart slow to start is never taken for one that survived. A probe
+   * that neither starts nor fails within {@link #PROBE_START_TIMEOUT} is given up, as if failed.
    *
    * @param nowNanos the time now
-   * @return whether the restart may go
    */
   public boolean tryGrant(long nowNanos) {
     advance(nowNanos);
@@ -628,9 +617,9 @@ public final class AdaptiveRateController {
   }
 
   /**
-   * The actor of a restart granted by {@link #tryGrant} at {@code grantedAtNanos} has started: its
-   * probation starts now. Report it once per grant (an actor that failed while starting: started,
-   * then failed). The start of a probe given up counts as an ordinary grant.
+   * The actor of a restart granted at {@code grantedAtNanos} has started: its probation starts now.
+   * Report it once per grant (an actor that failed while starting: started, then failed). The start
+   * of a probe given up counts as an ordinary grant.
    *
    * @param nowNanos the time now
    * @param grantedAtNanos when {@link #tryGrant} granted the restart
@@ -693,9 +682,7 @@ public final class AdaptiveRateController {
       case HOLDING -> hold(Reason.TAKEN_OVER, nowNanos);
       case RAMPING -> {
         Check.argument(rate > 0 && Double.isFinite(rate), "rate", "finite and > 0", rate);
-        probeSlice = NONE;
-        probeGranted = NONE;
-        probeAt = NONE;
+        probeSlice = probeGranted = probeAt = NONE;
         startRate = Math.min(p.maxRate(), Math.max(p.minRate(), rate));
         startRamping(Reason.TAKEN_OVER, nowNanos);
         slowStart = false;

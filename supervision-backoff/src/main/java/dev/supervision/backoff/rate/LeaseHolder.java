@@ -80,7 +80,7 @@ public final class LeaseHolder {
   private static final long NONE = Long.MIN_VALUE;
 
   /**
-   * A holder with no lease yet, on its fallback.
+   * A holder whose owner counts ticks ({@code clock} false below).
    *
    * @param parameters the budget's controller parameters (the whole cluster's)
    * @param members how many nodes share the budget, {@code >= 1}
@@ -197,7 +197,7 @@ public final class LeaseHolder {
         && (newLease.state() != State.STEADY || newLease.acknowledged() >= fuseTrippedIn)) {
       fuseTrippedIn = NONE; // the learner has heard of the failures
     }
-    pace(rate());
+    AdaptiveRateController.pace(pacer, rate(), tickNanos, clock);
     if (state() != before) {
       probes = 0;
       listener.stateChanged(before, state(), Reason.LEASE, nowNanos);
@@ -251,14 +251,14 @@ public final class LeaseHolder {
   }
 
   /**
-   * Takes a permit for one restart now, if the lease (or the fallback) allows one.
+   * {@return whether a restart may go now, if the lease (or the fallback) allows it, taking its
+   * permit}
    *
    * @param nowNanos the time now
-   * @return whether the restart may go
    */
   public boolean tryGrant(long nowNanos) {
     if (fallback != null) {
-      pace(fallback.rate());
+      AdaptiveRateController.pace(pacer, fallback.rate(), tickNanos, clock);
       if (!pacer.available(nowNanos) || !fallback.tryGrant(nowNanos)) {
         return false;
       }
@@ -278,10 +278,6 @@ public final class LeaseHolder {
       listener.probe(++probes, nowNanos);
     }
     return true;
-  }
-
-  private void pace(double rate) {
-    AdaptiveRateController.pace(pacer, rate, tickNanos, clock);
   }
 
   /**
@@ -324,11 +320,7 @@ public final class LeaseHolder {
     } else {
       failedStartedIn.add(in);
     }
-    countForFuse(nowNanos);
-  }
-
-  /** Counts a failure against the steady fuse: {@code holdAfter} within one second trip it. */
-  private void countForFuse(long nowNanos) {
+    // the steady fuse: holdAfter failures within one second trip it
     fuseFailures.add(Math.floorDiv(nowNanos, AdaptiveRateController.SLICE.toNanos()));
     if (lease != null
         && lease.unlimited()

@@ -34,10 +34,9 @@ public final class Pacer {
 
   private static final double SECOND = 1e9;
 
-  /** One nanosecond of slack for the rounding of a schedule kept in floating point. */
+  // one nanosecond of slack for the rounding of a schedule kept in floating point
   private static final double SLACK = 1;
-
-  /** The longest interval, the time line's length: a smaller rate's would overflow to infinity. */
+  // the longest interval, the time line's length: a smaller rate's would overflow to infinity
   private static final double MAX_INTERVAL_NANOS = Long.MAX_VALUE;
 
   private double rate;
@@ -118,11 +117,9 @@ public final class Pacer {
   }
 
   /**
-   * Drops the permits available now, if any: the schedule goes on as if the pacer had just been
-   * drained, so that its next permit is due one interval ({@code 1 / rate}) after {@code nowNanos}
-   * and the burst builds up again only while permits are not taken. For a driver that finds it
-   * cannot pass on permits the pacer offers (its own timer ran late and its ticks came back to back):
-   * the permits of the lost time are dropped instead of going out together later.
+   * Drops the permits available now, if any, instead of letting them go out together later: the
+   * next permit is due one interval ({@code 1 / rate}) after {@code nowNanos}, and the burst builds
+   * up again only while permits are not taken.
    *
    * @param nowNanos the time now
    */
