@@ -1,6 +1,7 @@
 package dev.supervision.backoff.rate;
 
 import dev.supervision.backoff.internal.util.Check;
+import dev.supervision.backoff.rate.AdaptiveRateController.Listener;
 import dev.supervision.backoff.rate.AdaptiveRateController.Parameters;
 import dev.supervision.backoff.rate.AdaptiveRateController.Reason;
 import dev.supervision.backoff.rate.AdaptiveRateController.State;
@@ -51,7 +52,7 @@ public final class LeaseHolder {
   private static final long SECOND = 1_000_000_000L;
 
   private final Parameters parameters;
-  private final AdaptiveRateController.Listener listener;
+  private final Listener listener;
   private final long tickNanos;
   private final boolean clock;
   private final Pacer pacer;
@@ -90,11 +91,7 @@ public final class LeaseHolder {
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code members < 1} or {@code tickNanos <= 0}
    */
-  public LeaseHolder(
-      Parameters parameters,
-      int members,
-      long tickNanos,
-      AdaptiveRateController.Listener listener) {
+  public LeaseHolder(Parameters parameters, int members, long tickNanos, Listener listener) {
     this(parameters, members, tickNanos, false, listener);
   }
 
@@ -109,17 +106,12 @@ public final class LeaseHolder {
    * @param members how many nodes share the budget, {@code >= 1}
    * @param tickNanos how often the owner calls {@link #onTick}, {@code > 0}
    * @param clock whether the owner's time is a real clock
-   * @param listener as for {@link #LeaseHolder(Parameters, int, long,
-   *     AdaptiveRateController.Listener)}
+   * @param listener as for {@link #LeaseHolder(Parameters, int, long, Listener)}
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code members < 1} or {@code tickNanos <= 0}
    */
   public LeaseHolder(
-      Parameters parameters,
-      int members,
-      long tickNanos,
-      boolean clock,
-      AdaptiveRateController.Listener listener) {
+      Parameters parameters, int members, long tickNanos, boolean clock, Listener listener) {
     this.clock = clock;
     this.parameters = Objects.requireNonNull(parameters, "parameters must not be null");
     this.listener = Objects.requireNonNull(listener, "listener must not be null");
