@@ -167,8 +167,7 @@ public final class AdaptiveRateController {
 
   /**
    * The controller's parameters, an immutable value. The first four are an adaptive budget's
-   * settings; the least rate and the first probe are scaled by {@link LeaseHolder#share} for a
-   * controller that has a part of the resource.
+   * settings (see also {@link LeaseHolder#share}).
    *
    * @param probation how long a granted restart must survive to count as a success; default 100 ms
    * @param initialRate where ramping starts, permits per second; default 100
@@ -708,10 +707,7 @@ public final class AdaptiveRateController {
     pace(pacer, controller.rate(), tickNanos, false);
   }
 
-  /**
-   * Paces at {@code rate} (no limit for 0 or infinity) with a burst of one tick of it: on a clock
-   * its whole permits ({@code ceil}, at least 1), counting ticks the permits of a tick and one.
-   */
+  /** As {@link #pace(Pacer, AdaptiveRateController, long)}; on a clock see {@link LeaseHolder}. */
   static void pace(Pacer pacer, double rate, long tickNanos, boolean clock) {
     if (rate > 0 && !Double.isInfinite(rate)) {
       double perTick = rate * tickNanos / SECOND;

@@ -38,9 +38,8 @@ import java.util.Objects;
  *
  * <p>Before the first lease, and when the last one has expired ({@link Lease#validFor()} after it
  * arrived, with no newer one: the learner's node is gone, a partition, a handover), the node runs
- * its own {@link AdaptiveRateController} with {@code 1/N} of the budget ({@code N} the nodes that
- * share it): the ceiling, the initial and the least rate divided by {@code N}, the probe intervals
- * multiplied by {@code N}, so that the nodes on their fallback together probe and ramp no faster
+ * its own {@link AdaptiveRateController} with {@code 1/N} of the budget ({@link #share}, {@code N}
+ * the nodes that share it), so that the nodes on their fallback together probe and ramp no faster
  * than one node would. It continues from the last lease ({@link AdaptiveRateController#takeOver}):
  * holding if the learner held, ramping at the last lease's rate (or {@code 1/N} of the learner's
  * rate if the lease had no permits) if it ramped. The next lease ends the fallback.
@@ -217,9 +216,8 @@ public final class LeaseHolder {
   }
 
   /**
-   * The last lease expired: the owner's timer for its validity fired with no newer lease. The same
-   * as {@link #onTick} at or after the lease's end, for an owner that does not tick while idle. Does
-   * nothing on the fallback.
+   * The last lease expired (the owner's timer fired with no newer lease): {@link #onTick} at its
+   * end, for an owner that does not tick while idle. Does nothing on the fallback.
    *
    * @param nowNanos the time now
    */

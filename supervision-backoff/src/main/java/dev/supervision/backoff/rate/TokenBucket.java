@@ -16,14 +16,6 @@ import java.util.Objects;
  * wait get the full rate; {@link #settle()} caps what is left over at the capacity. A bucket starts
  * full.
  *
- * <pre>{@code
- * TokenBucket bucket = TokenBucket.forRate(10, Duration.ofMillis(350), 1, 1);
- * // every bucket.slice():
- * bucket.refill();
- * while (!waiting.isEmpty() && bucket.tryTake()) grant(waiting.poll());
- * bucket.settle();
- * }</pre>
- *
  * <p>Not thread-safe: one owner.
  */
 public final class TokenBucket {
