@@ -357,13 +357,10 @@ public final class AdaptiveRateController {
       probeGranted = NONE; // its actor never started: neither success nor failure
       nextProbe();
     }
-    if (probeSlice == NONE) {
-      return;
-    }
-    if (failed[slot(probeSlice)] > 0) {
+    if (probeSlice != NONE && failed[slot(probeSlice)] > 0) {
       probeSlice = NONE;
       nextProbe();
-    } else if (resolved() >= probeSlice) {
+    } else if (probeSlice != NONE && resolved() >= probeSlice) {
       probeSlice = NONE;
       startRamping(Reason.PROBE_SURVIVED, nowNanos);
       ramping(nowNanos); // the probe's slice is the first the ramp judges

@@ -249,11 +249,8 @@ public final class LeaseHolder {
   public boolean tryGrant(long nowNanos) {
     if (fallback != null) {
       AdaptiveRateController.pace(pacer, fallback.rate(), tickNanos, clock);
-      if (!pacer.available(nowNanos) || !fallback.tryGrant(nowNanos)) {
-        return false;
-      }
-      pacer.tryAcquire(nowNanos);
-      return true;
+      // the pacer is asked first: the controller takes its permit only if the restart goes
+      return pacer.available(nowNanos) && fallback.tryGrant(nowNanos) && pacer.tryAcquire(nowNanos);
     }
     if (lease.unlimited()) {
       return fuseTrippedIn == NONE;
@@ -403,10 +400,9 @@ public final class LeaseHolder {
    * @param nowNanos the time now
    */
   public boolean isIdle(long nowNanos) {
-    if (fallback != null) {
-      return fallback.isIdle() && pacer.isFull(nowNanos);
-    }
-    return lease.unlimited() && lease.state() == State.STEADY && fuseTrippedIn == NONE;
+    return fallback != null
+        ? fallback.isIdle() && pacer.isFull(nowNanos)
+        : lease.unlimited() && lease.state() == State.STEADY && fuseTrippedIn == NONE;
   }
 
   /** {@return the pacer that spreads this node's permits (for a driver's stall protection)} */
