@@ -6,9 +6,9 @@ import java.util.Objects;
 
 /**
  * Learns how many restarts per second a shared resource can take, from the outcomes of the restarts
- * it lets through: the controller of an adaptive {@link dev.supervision.backoff.RestartBudget}. A
- * pure class: no actor, no clock, no randomness; time is the {@code nowNanos} the caller passes in
- * (any origin, never decreasing), so the gate actor and a simulation drive the same code.
+ * it lets through: the controller of an adaptive {@link dev.supervision.backoff.RestartBudget}.
+ * Pure, no randomness; time is the {@code nowNanos} the caller passes in (any origin, never
+ * decreasing).
  *
  * <pre>{@code
  * AdaptiveRateController c = new AdaptiveRateController(AdaptiveRateController.Parameters.defaults());
@@ -69,7 +69,7 @@ public final class AdaptiveRateController {
   private static final double SLICE_SECONDS = SLICE_NANOS / (double) SECOND;
 
   // Why each number (the budget's documentation gives the same ones):
-  // one second of slices: holdAfter counts per second, and so do calm and "sustained"
+  // one second of slices: holdAfter, calm and sustained() count per second
   private static final int SECOND_SLICES = FailureWindow.SLICES;
   // up to 10 % of a slice may fail without a cut: below that, timing noise, not capacity
   private static final double TOLERANCE = 0.1;
@@ -149,8 +149,7 @@ public final class AdaptiveRateController {
      *
      * @param from the old rate, permits per second
      * @param to the new rate, permits per second
-     * @param goodput the goodput measured (successes per second) for a {@link Reason#LOSS}, {@code NaN}
-     *     otherwise
+     * @param goodput successes per second measured for a {@link Reason#LOSS}, else {@code NaN}
      * @param reason why
      * @param nowNanos when
      */
@@ -168,8 +167,7 @@ public final class AdaptiveRateController {
 
   /**
    * The controller's parameters, an immutable value. The first four are an adaptive budget's
-   * settings; the least rate and the first probe are scaled by {@link LeaseHolder#share} for a
-   * controller that has a part of the resource.
+   * settings (see also {@link LeaseHolder#share}).
    *
    * @param probation how long a granted restart must survive to count as a success; default 100 ms
    * @param initialRate where ramping starts, permits per second; default 100
@@ -217,31 +215,25 @@ public final class AdaptiveRateController {
       }
     }
 
-    /**
-     * The defaults (see the record's parameters).
-     *
-     * @return the defaults
-     */
+    /** {@return the defaults (see the record's parameters)} */
     public static Parameters defaults() {
       return new Parameters(
           Duration.ofMillis(100), 100, Double.POSITIVE_INFINITY, 10, 5, Duration.ofMillis(100));
     }
 
     /**
-     * A copy with another probation.
+     * {@return a copy with another probation}
      *
      * @param probation the probation
-     * @return a new value
      */
     public Parameters withProbation(Duration probation) {
       return new Parameters(probation, initialRate, maxRate, holdAfter, minRate, firstProbe);
     }
 
     /**
-     * A copy with another ceiling; the initial and least rates are lowered to it if above.
+     * {@return a copy with another ceiling; the initial and least rates are lowered to it if above}
      *
      * @param maxRate permits per second, {@code > 0}
-     * @return a new value
      * @throws IllegalArgumentException if {@code maxRate} is not {@code > 0} (the message names
      *     {@code maxRate}, not the rates lowered to it)
      */
@@ -257,20 +249,18 @@ public final class AdaptiveRateController {
     }
 
     /**
-     * A copy with another initial rate.
+     * {@return a copy with another initial rate}
      *
      * @param initialRate permits per second
-     * @return a new value
      */
     public Parameters withInitialRate(double initialRate) {
       return new Parameters(probation, initialRate, maxRate, holdAfter, minRate, firstProbe);
     }
 
     /**
-     * A copy with another hold threshold.
+     * {@return a copy with another hold threshold}
      *
      * @param holdAfter failures within one second
-     * @return a new value
      */
     public Parameters withHoldAfter(int holdAfter) {
       return new Parameters(probation, initialRate, maxRate, holdAfter, minRate, firstProbe);
@@ -298,8 +288,8 @@ public final class AdaptiveRateController {
   private double startRate;
   private boolean slowStart;
   private long slowStartEnded = NONE; // the slice whose cut ended slow start
-  private long
-      holdUntil; // the slice of the last cut or ramp start: older ones neither cut nor grow
+  // the slice of the last cut or ramp start: older slices neither cut nor grow
+  private long holdUntil;
   private long probeAt = NONE; // the slice the next probe may go in
   private long probeSlice = NONE; // the slice the probe out started in
   private long probeGranted = NONE; // the slice of a probe granted but not started
@@ -346,9 +336,6 @@ public final class AdaptiveRateController {
     this.bucket = TokenBucket.perSlice(SLICE, ceiling, tokens, tokens);
   }
 
-  // ---------------------------------------------------------------- the loop, a slice at a time
-
-  /** The start of slice {@link #slice}: the state's rule for it. */
   private void onNewSlice(long nowNanos) {
     if (waiting > 0) {
       limited[slot(slice - 1)] = true;
@@ -370,14 +357,10 @@ public final class AdaptiveRateController {
       probeGranted = NONE; // its actor never started: neither success nor failure
       nextProbe();
     }
-    if (probeSlice == NONE) {
-      return;
-    }
-    boolean probeFailed = failed[slot(probeSlice)] > 0;
-    if (probeFailed) {
+    if (probeSlice != NONE && failed[slot(probeSlice)] > 0) {
       probeSlice = NONE;
       nextProbe();
-    } else if (resolved() >= probeSlice) {
+    } else if (probeSlice != NONE && resolved() >= probeSlice) {
       probeSlice = NONE;
       startRamping(Reason.PROBE_SURVIVED, nowNanos);
       ramping(nowNanos); // the probe's slice is the first the ramp judges
@@ -402,8 +385,11 @@ public final class AdaptiveRateController {
     }
     int lastGranted = granted[slot(slice - 1)];
     int lastFailed = failed[slot(slice - 1)];
-    // a cut or a ramp start sets holdUntil to its own slice, so slice - 1 is never before it
-    if (lossy(lastGranted, lastFailed) && lastGranted > lastFailed) {
+    // a cut early on the last slice's loss (more than TOLERANCE of its grants, and MIN_LOSS); a cut
+    // or a ramp start sets holdUntil to its own slice, so slice - 1 is never before it
+    if (lastFailed > TOLERANCE * lastGranted
+        && lastFailed >= MIN_LOSS
+        && lastGranted > lastFailed) {
       cut(lastGranted - lastFailed, lastFailed, nowNanos);
     }
     if (restoreSlice == slice && restoreTo > rate) {
@@ -420,11 +406,8 @@ public final class AdaptiveRateController {
       }
     } else if (g > 0 && waited && resolved >= holdUntil) {
       double factor = slowStart ? slowStartFactor : 1 + GROWTH * SLICE_SECONDS;
-      setRate(
-          Math.min(p.maxRate(), rate * factor),
-          Double.NaN,
-          slowStart ? Reason.SLOW_START : Reason.GROWTH,
-          nowNanos);
+      Reason why = slowStart ? Reason.SLOW_START : Reason.GROWTH;
+      setRate(Math.min(p.maxRate(), rate * factor), Double.NaN, why, nowNanos);
     }
     calm = waiting == 0 && f == 0 ? calm + 1 : 0;
     if (calm >= SECOND_SLICES) {
@@ -463,11 +446,6 @@ public final class AdaptiveRateController {
     clean = 0;
   }
 
-  /** More than the tolerance of a slice's grants failed, and at least {@link #MIN_LOSS}. */
-  private static boolean lossy(int grants, int failures) {
-    return failures > TOLERANCE * grants && failures >= MIN_LOSS;
-  }
-
   /** The most successes of a resolved clean slice of the last second, 0 if none. */
   private int sustained() {
     long from = resolved() - SECOND_SLICES;
@@ -480,7 +458,6 @@ public final class AdaptiveRateController {
     return best;
   }
 
-  /** Forgets the clean slices before {@code before}. */
   private void forgetSustained(long before) {
     for (int i = 0; i < SECOND_SLICES; i++) {
       if (cleanSlice[i] < before) {
@@ -504,8 +481,7 @@ public final class AdaptiveRateController {
     forgetSustained(Long.MAX_VALUE);
     probes = 0;
     probeAt = slice + slices(p.firstProbe().toNanos());
-    probeSlice = NONE;
-    probeGranted = NONE;
+    probeSlice = probeGranted = NONE;
   }
 
   private void startRamping(Reason reason, long nowNanos) {
@@ -541,15 +517,12 @@ public final class AdaptiveRateController {
     }
   }
 
-  /** A slice's tokens, what is left over capped at the bucket's capacity. */
+  /** A slice's tokens, what is left over capped at the capacity. */
   private void refill() {
     bucket.refill();
     bucket.settle();
   }
 
-  // ---------------------------------------------------------------- time
-
-  /** Steps slice by slice to {@code nowNanos}, running each slice's rule. */
   private void advance(long nowNanos) {
     long k = Math.floorDiv(nowNanos, SLICE_NANOS);
     if (slice == NONE) {
@@ -580,7 +553,6 @@ public final class AdaptiveRateController {
     return (int) Math.floorMod(k, (long) ring);
   }
 
-  /** A wait in whole slices, rounded, at least one. */
   private static long slices(long nanos) {
     return Math.max(1, Math.round(nanos / (double) SLICE_NANOS));
   }
@@ -589,15 +561,13 @@ public final class AdaptiveRateController {
     return Double.isInfinite(p.maxRate()) ? 0 : p.maxRate() * SLICE_SECONDS;
   }
 
-  // ---------------------------------------------------------------- the driver's calls
-
   /**
    * The start of a slice: resolves outcomes, changes state and rate, refills the bucket. Call it
    * every {@link #SLICE}; a late call catches up with every slice passed.
    *
    * @param nowNanos the time now
    * @param waitingNow how many actors wait for a permit now
-   * @return how many permits {@link #tryAcquire} would grant now
+   * @return {@link #available()}
    */
   public int onSlice(long nowNanos, int waitingNow) {
     this.waiting = Math.max(0, waitingNow);
@@ -606,28 +576,25 @@ public final class AdaptiveRateController {
   }
 
   /**
-   * {@link #tryGrant} and, if it granted, {@link #onStarted onStarted(nowNanos, nowNanos)}: for a
-   * driver whose restarts start when granted.
+   * {@return whether the restart may go} {@link #tryGrant}, then {@link #onStarted
+   * onStarted(nowNanos, nowNanos)}: for a driver whose restarts start when granted.
    *
    * @param nowNanos the time now
-   * @return whether the restart may go
    */
   public boolean tryAcquire(long nowNanos) {
-    if (!tryGrant(nowNanos)) {
-      return false;
+    boolean granted = tryGrant(nowNanos);
+    if (granted) {
+      onStarted(nowNanos, nowNanos);
     }
-    onStarted(nowNanos, nowNanos);
-    return true;
+    return granted;
   }
 
   /**
-   * Takes a permit for one restart now, if the controller allows one. Its outcome counts from its
-   * start ({@link #onStarted}): a restart slow to start is never taken for one that survived. A
-   * probe that neither starts nor fails within {@link #PROBE_START_TIMEOUT} is given up, and the
-   * next probe follows as after a failed one.
+   * {@return whether a restart may go now, taking its permit} Its outcome counts from its start
+   * ({@link #onStarted}), so a restart slow to start is never taken for one that survived. A probe
+   * that neither starts nor fails within {@link #PROBE_START_TIMEOUT} is given up, as if failed.
    *
    * @param nowNanos the time now
-   * @return whether the restart may go
    */
   public boolean tryGrant(long nowNanos) {
     advance(nowNanos);
@@ -646,9 +613,9 @@ public final class AdaptiveRateController {
   }
 
   /**
-   * The actor of a restart granted by {@link #tryGrant} at {@code grantedAtNanos} has started: its
-   * probation starts now. Report it once per grant (an actor that failed while starting: started,
-   * then failed). The start of a probe given up counts as an ordinary grant.
+   * The actor of a restart granted at {@code grantedAtNanos} has started: its probation starts now.
+   * Report it once per grant (an actor that failed while starting: started, then failed). The start
+   * of a probe given up counts as an ordinary grant.
    *
    * @param nowNanos the time now
    * @param grantedAtNanos when {@link #tryGrant} granted the restart
@@ -711,9 +678,7 @@ public final class AdaptiveRateController {
       case HOLDING -> hold(Reason.TAKEN_OVER, nowNanos);
       case RAMPING -> {
         Check.argument(rate > 0 && Double.isFinite(rate), "rate", "finite and > 0", rate);
-        probeSlice = NONE;
-        probeGranted = NONE;
-        probeAt = NONE;
+        probeSlice = probeGranted = probeAt = NONE;
         startRate = Math.min(p.maxRate(), Math.max(p.minRate(), rate));
         startRamping(Reason.TAKEN_OVER, nowNanos);
         slowStart = false;
@@ -736,22 +701,23 @@ public final class AdaptiveRateController {
    * @param tickNanos how often the driver calls, {@code >= 0}
    */
   public static void pace(Pacer pacer, AdaptiveRateController controller, long tickNanos) {
-    double rate = controller.rate();
+    pace(pacer, controller.rate(), tickNanos, false);
+  }
+
+  /** As {@link #pace(Pacer, AdaptiveRateController, long)}; on a clock see {@link LeaseHolder}. */
+  static void pace(Pacer pacer, double rate, long tickNanos, boolean clock) {
     if (rate > 0 && !Double.isInfinite(rate)) {
-      pacer.setBurst(1 + rate * tickNanos / (double) SECOND); // a tick of permits, and one
+      double perTick = rate * tickNanos / SECOND;
+      pacer.setBurst(clock ? Math.max(1, Math.ceil(perTick - 1e-9)) : 1 + perTick);
       pacer.setRate(rate);
     } else {
       pacer.setRate(Double.POSITIVE_INFINITY);
     }
   }
 
-  // ---------------------------------------------------------------- what it reports
-
   /**
-   * How many permits {@link #tryAcquire} would grant now ({@link Integer#MAX_VALUE} when steady with
-   * no ceiling).
-   *
-   * @return the permits
+   * {@return how many permits {@link #tryAcquire} would grant now ({@link Integer#MAX_VALUE} when
+   * steady with no ceiling)}
    */
   public int available() {
     return switch (state) {
@@ -761,20 +727,14 @@ public final class AdaptiveRateController {
     };
   }
 
-  /**
-   * The state.
-   *
-   * @return the state
-   */
+  /** {@return the state} */
   public State state() {
     return state;
   }
 
   /**
-   * The rate the controller allows, permits per second: the ceiling when steady ({@code +Infinity}
-   * if none), 0 when holding, the learnt rate when ramping.
-   *
-   * @return the rate
+   * {@return the rate it allows, permits per second: the ceiling when steady ({@code +Infinity} if
+   * none), 0 when holding, the learnt rate when ramping}
    */
   public double rate() {
     return switch (state) {
@@ -784,29 +744,19 @@ public final class AdaptiveRateController {
     };
   }
 
-  /**
-   * The goodput measured at the last loss, successes per second; {@code NaN} before the first loss.
-   *
-   * @return the goodput
-   */
+  /** {@return the goodput measured at the last loss, successes per second; NaN before any} */
   public double goodput() {
     return goodput;
   }
 
-  /**
-   * The parameters.
-   *
-   * @return the parameters
-   */
+  /** {@return the parameters} */
   public Parameters parameters() {
     return p;
   }
 
   /**
-   * Whether nothing is left to resolve: steady, no recent failure, no grant in probation. An owner
-   * may stop calling {@link #onSlice} while idle, and go on later with a time no earlier.
-   *
-   * @return {@code true} if idle
+   * {@return whether nothing is left to resolve: steady, no recent failure, no grant in probation}
+   * An owner may stop calling {@link #onSlice} while idle, and go on later with a time no earlier.
    */
   public boolean isIdle() {
     if (state != State.STEADY || failures.count() > 0) {
@@ -822,12 +772,7 @@ public final class AdaptiveRateController {
 
   @Override
   public String toString() {
-    return "AdaptiveRateController{state="
-        + state
-        + ", rate="
-        + rate()
-        + ", goodput="
-        + goodput
-        + "}";
+    return "AdaptiveRateController{state=%s, rate=%s, goodput=%s}"
+        .formatted(state, rate(), goodput);
   }
 }

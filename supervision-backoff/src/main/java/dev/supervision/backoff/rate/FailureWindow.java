@@ -18,11 +18,7 @@ final class FailureWindow {
   private long last = NONE;
   private int total;
 
-  /**
-   * Moves to slice {@code k}, forgetting the failures of the slices a second or more before it.
-   *
-   * @param k the slice now
-   */
+  /** Moves to slice {@code k}, forgetting the failures of the slices a second or more before. */
   void advanceTo(long k) {
     if (last == NONE || k - last >= SLICES) {
       Arrays.fill(counts, 0);
@@ -37,11 +33,7 @@ final class FailureWindow {
     last = last == NONE ? k : Math.max(last, k);
   }
 
-  /**
-   * Counts a failure in slice {@code k}.
-   *
-   * @param k the slice now
-   */
+  /** Counts a failure in slice {@code k}, the slice now. */
   void add(long k) {
     advanceTo(k);
     counts[(int) Math.floorMod(k, (long) SLICES)]++;

@@ -64,11 +64,7 @@ public record Lease(
     Check.argument(validFor.compareTo(round) >= 0, "validFor", ">= round", validFor);
   }
 
-  /**
-   * Whether the lease sets no limit.
-   *
-   * @return {@code permits == UNLIMITED}
-   */
+  /** {@return whether the lease sets no limit: {@code permits == UNLIMITED}} */
   public boolean unlimited() {
     return permits == UNLIMITED;
   }

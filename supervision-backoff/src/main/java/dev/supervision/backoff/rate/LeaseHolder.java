@@ -1,6 +1,7 @@
 package dev.supervision.backoff.rate;
 
 import dev.supervision.backoff.internal.util.Check;
+import dev.supervision.backoff.rate.AdaptiveRateController.Listener;
 import dev.supervision.backoff.rate.AdaptiveRateController.Parameters;
 import dev.supervision.backoff.rate.AdaptiveRateController.Reason;
 import dev.supervision.backoff.rate.AdaptiveRateController.State;
@@ -15,8 +16,8 @@ import java.util.Objects;
 /**
  * One node's side of a cluster-wide adaptive budget: it grants restarts within the {@link Lease}
  * the budget's learner last sent, counts what the learner must hear ({@link #report}), and falls
- * back on a controller of its own when no lease stands. A pure class: no actor, no clock; time is
- * the {@code nowNanos} the caller passes in (the node's gate, or a simulation), never decreasing.
+ * back on a controller of its own when no lease stands. Pure: time is the {@code nowNanos} the
+ * caller passes in (the node's gate, or a simulation), never decreasing.
  *
  * <h2>With a lease</h2>
  *
@@ -37,9 +38,8 @@ import java.util.Objects;
  *
  * <p>Before the first lease, and when the last one has expired ({@link Lease#validFor()} after it
  * arrived, with no newer one: the learner's node is gone, a partition, a handover), the node runs
- * its own {@link AdaptiveRateController} with {@code 1/N} of the budget ({@code N} the nodes that
- * share it): the ceiling, the initial and the least rate divided by {@code N}, the probe intervals
- * multiplied by {@code N}, so that the nodes on their fallback together probe and ramp no faster
+ * its own {@link AdaptiveRateController} with {@code 1/N} of the budget ({@link #share}, {@code N}
+ * the nodes that share it), so that the nodes on their fallback together probe and ramp no faster
  * than one node would. It continues from the last lease ({@link AdaptiveRateController#takeOver}):
  * holding if the learner held, ramping at the last lease's rate (or {@code 1/N} of the learner's
  * rate if the lease had no permits) if it ramped. The next lease ends the fallback.
@@ -51,7 +51,7 @@ public final class LeaseHolder {
   private static final long SECOND = 1_000_000_000L;
 
   private final Parameters parameters;
-  private final AdaptiveRateController.Listener listener;
+  private final Listener listener;
   private final long tickNanos;
   private final boolean clock;
   private final Pacer pacer;
@@ -62,18 +62,10 @@ public final class LeaseHolder {
   private int permitsLeft;
   private boolean probeLeft;
   private long probeGrantedAt = NONE;
-
-  /** The probes this node granted since its lease last turned to holding. */
-  private int probes;
-
-  /** The controller of the fallback, or null while a lease stands. */
-  private AdaptiveRateController fallback;
-
+  private int probes; // granted since the lease last turned to holding
+  private AdaptiveRateController fallback; // null while a lease stands
   private long fallbackSlice = NONE;
-
-  /** The report number the steady fuse tripped in, or NONE while it is armed. */
-  private long fuseTrippedIn = NONE;
-
+  private long fuseTrippedIn = NONE; // the report number the steady fuse tripped in, NONE if armed
   private final FailureWindow fuseFailures = new FailureWindow();
 
   private long nextSequence;
@@ -81,16 +73,14 @@ public final class LeaseHolder {
   private boolean probeStarted;
   private int failedNotGranted;
   private final List<Long> failedStartedIn = new ArrayList<>();
-
-  /** Recent starts by time: the report that carried each (the first at a time, if several). */
+  // recent starts by time: the report that carried each (the first at a time, if several)
   private final Map<Long, Long> reportOfStart = new HashMap<>();
-
   private final ArrayDeque<long[]> starts = new ArrayDeque<>();
 
   private static final long NONE = Long.MIN_VALUE;
 
   /**
-   * A holder with no lease yet, on its fallback.
+   * A holder whose owner counts ticks ({@code clock} false below).
    *
    * @param parameters the budget's controller parameters (the whole cluster's)
    * @param members how many nodes share the budget, {@code >= 1}
@@ -100,11 +90,7 @@ public final class LeaseHolder {
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code members < 1} or {@code tickNanos <= 0}
    */
-  public LeaseHolder(
-      Parameters parameters,
-      int members,
-      long tickNanos,
-      AdaptiveRateController.Listener listener) {
+  public LeaseHolder(Parameters parameters, int members, long tickNanos, Listener listener) {
     this(parameters, members, tickNanos, false, listener);
   }
 
@@ -119,17 +105,12 @@ public final class LeaseHolder {
    * @param members how many nodes share the budget, {@code >= 1}
    * @param tickNanos how often the owner calls {@link #onTick}, {@code > 0}
    * @param clock whether the owner's time is a real clock
-   * @param listener as for {@link #LeaseHolder(Parameters, int, long,
-   *     AdaptiveRateController.Listener)}
+   * @param listener as for {@link #LeaseHolder(Parameters, int, long, Listener)}
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code members < 1} or {@code tickNanos <= 0}
    */
   public LeaseHolder(
-      Parameters parameters,
-      int members,
-      long tickNanos,
-      boolean clock,
-      AdaptiveRateController.Listener listener) {
+      Parameters parameters, int members, long tickNanos, boolean clock, Listener listener) {
     this.clock = clock;
     this.parameters = Objects.requireNonNull(parameters, "parameters must not be null");
     this.listener = Objects.requireNonNull(listener, "listener must not be null");
@@ -207,10 +188,7 @@ public final class LeaseHolder {
         && (newLease.state() != State.STEADY || newLease.acknowledged() >= fuseTrippedIn)) {
       fuseTrippedIn = NONE; // the learner has heard of the failures
     }
-    pace(
-        newLease.unlimited() || newLease.state() == State.HOLDING
-            ? 0
-            : newLease.permits() * (double) SECOND / newLease.round().toNanos());
+    AdaptiveRateController.pace(pacer, rate(), tickNanos, clock);
     if (state() != before) {
       probes = 0;
       listener.stateChanged(before, state(), Reason.LEASE, nowNanos);
@@ -238,9 +216,8 @@ public final class LeaseHolder {
   }
 
   /**
-   * The last lease expired: the owner's timer for its validity fired with no newer lease. The same
-   * as {@link #onTick} at or after the lease's end, for an owner that does not tick while idle. Does
-   * nothing on the fallback.
+   * The last lease expired (the owner's timer fired with no newer lease): {@link #onTick} at its
+   * end, for an owner that does not tick while idle. Does nothing on the fallback.
    *
    * @param nowNanos the time now
    */
@@ -256,9 +233,7 @@ public final class LeaseHolder {
     fuseTrippedIn = NONE;
     fallback = new AdaptiveRateController(share(parameters, members), listener);
     double rate =
-        last.permits() > 0 && !last.unlimited()
-            ? last.permits() * (double) SECOND / last.round().toNanos()
-            : last.learnerRate() / members;
+        last.permits() > 0 && !last.unlimited() ? perSecond(last) : last.learnerRate() / members;
     if (last.state() == State.RAMPING && !(rate > 0 && Double.isFinite(rate))) {
       rate = fallback.parameters().initialRate();
     }
@@ -266,19 +241,16 @@ public final class LeaseHolder {
   }
 
   /**
-   * Takes a permit for one restart now, if the lease (or the fallback) allows one.
+   * {@return whether a restart may go now, if the lease (or the fallback) allows it, taking its
+   * permit}
    *
    * @param nowNanos the time now
-   * @return whether the restart may go
    */
   public boolean tryGrant(long nowNanos) {
     if (fallback != null) {
-      pace(fallback.rate());
-      if (!pacer.available(nowNanos) || !fallback.tryGrant(nowNanos)) {
-        return false;
-      }
-      pacer.tryAcquire(nowNanos);
-      return true;
+      AdaptiveRateController.pace(pacer, fallback.rate(), tickNanos, clock);
+      // the pacer is asked first: the controller takes its permit only if the restart goes
+      return pacer.available(nowNanos) && fallback.tryGrant(nowNanos) && pacer.tryAcquire(nowNanos);
     }
     if (lease.unlimited()) {
       return fuseTrippedIn == NONE;
@@ -293,20 +265,6 @@ public final class LeaseHolder {
       listener.probe(++probes, nowNanos);
     }
     return true;
-  }
-
-  /**
-   * Paces at {@code rate} (without a limit for 0 or infinity): a burst of one tick of it (see the
-   * constructors).
-   */
-  private void pace(double rate) {
-    if (rate > 0 && !Double.isInfinite(rate)) {
-      double perTick = rate * tickNanos / SECOND;
-      pacer.setBurst(clock ? Math.max(1, Math.ceil(perTick - 1e-9)) : 1 + perTick);
-      pacer.setRate(rate);
-    } else {
-      pacer.setRate(Double.POSITIVE_INFINITY);
-    }
   }
 
   /**
@@ -349,11 +307,7 @@ public final class LeaseHolder {
     } else {
       failedStartedIn.add(in);
     }
-    countForFuse(nowNanos);
-  }
-
-  /** Counts a failure against the steady fuse: {@code holdAfter} within one second trip it. */
-  private void countForFuse(long nowNanos) {
+    // the steady fuse: holdAfter failures within one second trip it
     fuseFailures.add(Math.floorDiv(nowNanos, AdaptiveRateController.SLICE.toNanos()));
     if (lease != null
         && lease.unlimited()
@@ -364,11 +318,11 @@ public final class LeaseHolder {
   }
 
   /**
-   * The report for the learner, with everything since the last one; the counts start again.
+   * {@return the report for the learner, with everything since the last one} The counts start
+   * again.
    *
    * @param nowNanos the time now
    * @param waiting how many actors wait on this node
-   * @return the report
    */
   public NodeReport report(long nowNanos, int waiting) {
     long keep =
@@ -398,89 +352,65 @@ public final class LeaseHolder {
     return r;
   }
 
-  /**
-   * The state: the lease's, or the fallback controller's.
-   *
-   * @return the state
-   */
+  /** {@return the state: the lease's, or the fallback controller's} */
   public State state() {
     return fallback != null ? fallback.state() : lease.state();
   }
 
   /**
-   * The permits per second allowed now: the lease's permits over its round ({@code +Infinity}
-   * for no limit, 0 while holding), or the fallback controller's rate.
-   *
-   * @return the rate
+   * {@return the permits per second allowed now: the lease's permits over its round ({@code
+   * +Infinity} for no limit, 0 while holding), or the fallback controller's rate}
    */
   public double rate() {
     if (fallback != null) {
       return fallback.rate();
     }
-    if (lease.unlimited()) {
-      return Double.POSITIVE_INFINITY;
-    }
-    return lease.state() == State.HOLDING
-        ? 0
-        : lease.permits() * (double) SECOND / lease.round().toNanos();
+    return lease.unlimited()
+        ? Double.POSITIVE_INFINITY
+        : lease.state() == State.HOLDING ? 0 : perSecond(lease);
+  }
+
+  private static double perSecond(Lease lease) {
+    return lease.permits() * (double) SECOND / lease.round().toNanos();
   }
 
   /**
-   * The goodput the fallback controller measured at its last loss; {@code NaN} under a lease (the
-   * learner measures it) or before any loss.
-   *
-   * @return successes per second, or NaN
+   * {@return the goodput the fallback controller measured at its last loss, successes per second;
+   * NaN under a lease (the learner measures it) or before any loss}
    */
   public double goodput() {
     return fallback != null ? fallback.goodput() : Double.NaN;
   }
 
-  /**
-   * The lease that stands, or null on the fallback.
-   *
-   * @return the lease, or null
-   */
+  /** {@return the lease that stands, or null on the fallback} */
   public Lease lease() {
     return lease;
   }
 
-  /**
-   * How many nodes share the budget, as last set.
-   *
-   * @return the count
-   */
+  /** {@return how many nodes share the budget, as last set} */
   public int members() {
     return members;
   }
 
   /**
-   * Whether time passing changes nothing while no actor waits: on a steady lease without a limit
-   * and an armed fuse, or on an idle fallback. An owner may stop calling {@link #onTick} then.
+   * {@return whether time passing changes nothing while no actor waits: on a steady lease without
+   * a limit and an armed fuse, or on an idle fallback} An owner may stop calling {@link #onTick}
+   * then.
    *
    * @param nowNanos the time now
-   * @return {@code true} if idle
    */
   public boolean isIdle(long nowNanos) {
-    if (fallback != null) {
-      return fallback.isIdle() && pacer.isFull(nowNanos);
-    }
-    return lease.unlimited() && lease.state() == State.STEADY && fuseTrippedIn == NONE;
+    return fallback != null
+        ? fallback.isIdle() && pacer.isFull(nowNanos)
+        : lease.unlimited() && lease.state() == State.STEADY && fuseTrippedIn == NONE;
   }
 
-  /**
-   * The pacer that spreads this node's permits (for a driver's stall protection).
-   *
-   * @return the pacer
-   */
+  /** {@return the pacer that spreads this node's permits (for a driver's stall protection)} */
   public Pacer pacer() {
     return pacer;
   }
 
-  /**
-   * How long the node must remember a grant for its outcome to count: the probation and two slices.
-   *
-   * @return the duration
-   */
+  /** {@return how long a grant is remembered for its outcome to count: probation + two slices} */
   public Duration memory() {
     return parameters.probation().plus(AdaptiveRateController.SLICE.multipliedBy(2));
   }

@@ -3,10 +3,9 @@ package dev.supervision.backoff.rate;
 import dev.supervision.backoff.internal.util.Check;
 
 /**
- * Spreads permits evenly in time: at most {@code rate} per second, with a small, bounded burst. The
- * pacing of a {@link dev.supervision.backoff.RestartBudget}'s gate, kept apart from the actor that
- * drives it so that a simulation can run exactly the same code. A pure class: no actor, no clock;
- * time is the {@code nowNanos} the caller passes in (any origin, never decreasing).
+ * Spreads permits evenly in time: at most {@code rate} per second, with a small, bounded burst; the
+ * pacing of a {@link dev.supervision.backoff.RestartBudget}'s gate. Pure: time is the {@code
+ * nowNanos} the caller passes in (any origin, never decreasing).
  *
  * <p>It is the generic cell rate algorithm (a token bucket in the form of a schedule): each permit
  * has a due time, {@code 1 / rate} after the previous one's; a permit may go {@code (burst - 1) /
@@ -35,10 +34,9 @@ public final class Pacer {
 
   private static final double SECOND = 1e9;
 
-  /** One nanosecond of slack for the rounding of a schedule kept in floating point. */
+  // one nanosecond of slack for the rounding of a schedule kept in floating point
   private static final double SLACK = 1;
-
-  /** The longest interval, the time line's length: a smaller rate's would overflow to infinity. */
+  // the longest interval, the time line's length: a smaller rate's would overflow to infinity
   private static final double MAX_INTERVAL_NANOS = Long.MAX_VALUE;
 
   private double rate;
@@ -46,9 +44,7 @@ public final class Pacer {
   private final long quantumNanos;
   private double intervalNanos;
   private double aheadNanos;
-
-  /** When the next permit is due on the schedule. */
-  private double due = Double.NEGATIVE_INFINITY;
+  private double due = Double.NEGATIVE_INFINITY; // when the next permit is due on the schedule
 
   private Pacer(double rate, double burst, long quantumNanos) {
     this.quantumNanos = quantumNanos;
@@ -70,7 +66,7 @@ public final class Pacer {
    */
   public static Pacer of(double ratePerSecond, double burst, long quantumNanos) {
     checkRate(ratePerSecond);
-    checkBurst(burst);
+    Check.finiteAtLeast(burst, 1, "burst");
     Check.argument(quantumNanos >= 0, "quantumNanos", ">= 0", quantumNanos);
     return new Pacer(ratePerSecond, burst, quantumNanos);
   }
@@ -79,15 +75,10 @@ public final class Pacer {
     Check.argument(rate > 0, "ratePerSecond", "> 0", rate);
   }
 
-  private static void checkBurst(double burst) {
-    Check.finiteAtLeast(burst, 1, "burst");
-  }
-
   /**
-   * Takes a permit now if the schedule allows one.
+   * {@return whether the schedule allowed a permit now, which is taken}
    *
    * @param nowNanos the time now
-   * @return whether a permit was taken
    */
   public boolean tryAcquire(long nowNanos) {
     if (intervalNanos == 0) {
@@ -103,20 +94,19 @@ public final class Pacer {
   }
 
   /**
-   * Whether {@link #tryAcquire} would take a permit now, without taking it.
+   * {@return whether {@link #tryAcquire} would take a permit now} Takes none.
    *
    * @param nowNanos the time now
-   * @return whether a permit is available
    */
   public boolean available(long nowNanos) {
     return intervalNanos == 0 || due <= nowNanos + aheadNanos + SLACK;
   }
 
   /**
-   * The earliest time, at or after {@code nowNanos}, at which {@link #tryAcquire} takes a permit.
+   * {@return the earliest time in nanoseconds, at or after {@code nowNanos}, at which {@link
+   * #tryAcquire} takes a permit}
    *
    * @param nowNanos the time now
-   * @return a time in nanoseconds, {@code >= nowNanos}
    */
   public long nextAt(long nowNanos) {
     if (available(nowNanos)) {
@@ -127,11 +117,9 @@ public final class Pacer {
   }
 
   /**
-   * Drops the permits available now, if any: the schedule goes on as if the pacer had just been
-   * drained, so that its next permit is due one interval ({@code 1 / rate}) after {@code nowNanos}
-   * and the burst builds up again only while permits are not taken. For a driver that finds it
-   * cannot pass on permits the pacer offers (its own timer ran late and its ticks came back to back):
-   * the permits of the lost time are dropped instead of going out together later.
+   * Drops the permits available now, if any, instead of letting them go out together later: the
+   * next permit is due one interval ({@code 1 / rate}) after {@code nowNanos}, and the burst builds
+   * up again only while permits are not taken.
    *
    * @param nowNanos the time now
    */
@@ -154,11 +142,10 @@ public final class Pacer {
   }
 
   /**
-   * Whether the pacer holds its whole burst and keeps no schedule, so that time passing changes
-   * nothing.
+   * {@return whether the pacer holds its whole burst and keeps no schedule, so that time passing
+   * changes nothing}
    *
    * @param nowNanos the time now
-   * @return {@code true} if full
    */
   public boolean isFull(long nowNanos) {
     return due < nowNanos - quantumNanos;
@@ -186,44 +173,31 @@ public final class Pacer {
    * @throws IllegalArgumentException if {@code burst < 1}
    */
   public void setBurst(double burst) {
-    checkBurst(burst);
+    Check.finiteAtLeast(burst, 1, "burst");
     this.burst = burst;
     setRate(rate);
   }
 
-  /**
-   * The rate.
-   *
-   * @return permits per second ({@code +Infinity} for no limit)
-   */
+  /** {@return the rate, permits per second ({@code +Infinity} for no limit)} */
   public double rate() {
     return rate;
   }
 
-  /**
-   * The burst.
-   *
-   * @return permits that may go at once after a quiet period
-   */
+  /** {@return the burst: permits that may go at once after a quiet period} */
   public double burst() {
     return burst;
   }
 
-  /**
-   * The quantum.
-   *
-   * @return the resolution of the driver's timer, in nanoseconds
-   */
+  /** {@return the quantum: the resolution of the driver's timer, in nanoseconds} */
   public long quantumNanos() {
     return quantumNanos;
   }
 
   /**
-   * The most permits any interval of {@code d} nanoseconds can hold: {@code 1 + floor(((d +
-   * quantum) * rate + burst - 1)}, at most {@code burst + rate * (d + quantum)}.
+   * {@return the most permits any interval of {@code d} nanoseconds can hold ({@code
+   * Long.MAX_VALUE} for no limit)} See the class description.
    *
    * @param dNanos the interval's length, {@code >= 0}
-   * @return the bound ({@code Long.MAX_VALUE} for no limit)
    */
   public long maxIn(long dNanos) {
     if (intervalNanos == 0) {

@@ -5,25 +5,16 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * A token bucket refilled in equal slices of time, kept apart from the actor that drives it so that
- * a simulation can run exactly the same code: the per-slice permits of an {@link
+ * A token bucket refilled in equal slices of time: the per-slice permits of an {@link
  * AdaptiveRateController}, and ({@link #forRate}) the slices of a fixed {@link
- * dev.supervision.backoff.RestartBudget} within which a granted permit may come back. A fixed
- * budget's gate grants through a {@link Pacer}, which spreads the permits within a slice.
+ * dev.supervision.backoff.RestartBudget} within which a granted permit may come back (its gate
+ * grants through a {@link Pacer}).
  *
  * <p>How to drive it: every {@link #slice()} call {@link #refill()}, then take a token with {@link
  * #tryTake()} for each restart you grant, then call {@link #settle()} once no more can be granted
  * now. {@link #refill()} may lift the tokens above the capacity for a moment, so that actors that
  * wait get the full rate; {@link #settle()} caps what is left over at the capacity. A bucket starts
  * full.
- *
- * <pre>{@code
- * TokenBucket bucket = TokenBucket.forRate(10, Duration.ofMillis(350), 1, 1);
- * // every bucket.slice():
- * bucket.refill();
- * while (!waiting.isEmpty() && bucket.tryTake()) grant(waiting.poll());
- * bucket.settle();
- * }</pre>
  *
  * <p>Not thread-safe: one owner.
  */
@@ -101,47 +92,27 @@ public final class TokenBucket {
     return new TokenBucket(Check.saturatedNanos(slice), tokensPerSlice, capacity, initialTokens);
   }
 
-  /**
-   * How often the owner must call {@link #refill()}.
-   *
-   * @return the slice
-   */
+  /** {@return how often the owner must call {@link #refill()}} */
   public Duration slice() {
     return Duration.ofNanos(sliceNanos);
   }
 
-  /**
-   * The slice in nanoseconds.
-   *
-   * @return the slice
-   */
+  /** {@return the slice in nanoseconds} */
   public long sliceNanos() {
     return sliceNanos;
   }
 
-  /**
-   * Tokens added by each {@link #refill()}.
-   *
-   * @return tokens per slice
-   */
+  /** {@return the tokens added by each {@link #refill()}} */
   public double tokensPerSlice() {
     return tokensPerSlice;
   }
 
-  /**
-   * The most tokens left over after {@link #settle()}.
-   *
-   * @return the capacity
-   */
+  /** {@return the capacity: the most tokens left over after {@link #settle()}} */
   public double capacity() {
     return capacity;
   }
 
-  /**
-   * The tokens in the bucket now (fractions included).
-   *
-   * @return the tokens
-   */
+  /** {@return the tokens in the bucket now (fractions included)} */
   public double tokens() {
     return tokens;
   }
@@ -151,11 +122,7 @@ public final class TokenBucket {
     tokens += tokensPerSlice;
   }
 
-  /**
-   * Takes one token if there is a whole one.
-   *
-   * @return whether a token was taken
-   */
+  /** {@return whether a whole token was there and was taken} */
   public boolean tryTake() {
     if (tokens >= 1.0) {
       tokens -= 1.0;
@@ -169,11 +136,7 @@ public final class TokenBucket {
     tokens = Math.min(tokens, capacity);
   }
 
-  /**
-   * Whether the bucket holds its capacity, so that refilling it would change nothing.
-   *
-   * @return {@code true} if full
-   */
+  /** {@return whether the bucket holds its capacity, so that refilling it changes nothing} */
   public boolean isFull() {
     return tokens >= capacity;
   }
@@ -206,15 +169,8 @@ public final class TokenBucket {
 
   @Override
   public String toString() {
-    return "TokenBucket{slice="
-        + slice()
-        + ", tokensPerSlice="
-        + tokensPerSlice
-        + ", capacity="
-        + capacity
-        + ", tokens="
-        + tokens
-        + "}";
+    return "TokenBucket{slice=%s, tokensPerSlice=%s, capacity=%s, tokens=%s}"
+        .formatted(slice(), tokensPerSlice, capacity, tokens);
   }
 
   private static long ceilDiv(long a, long b) {

@@ -12,19 +12,15 @@ import org.apache.pekko.actor.typed.Signal;
 /**
  * The messages of a restart budget's gate: the actor, one per budget name and actor system, that
  * hands out restart permits in arrival order. Supervised actors speak it through the core; other
- * modules speak it directly: the cluster module turns membership changes into {@link SetShare},
- * and tools such as benchmarks ask for permits with {@link Acquire}. A gate's reference comes from
- * {@code RestartBudgets.gate(budget)}. The messages are immutable records, safe to send from any
- * thread.
+ * modules directly (the cluster module sends {@link SetShare}, benchmarks {@link Acquire}). A
+ * gate's reference comes from {@code RestartBudgets.gate(budget)}. The messages are immutable
+ * records, safe to send from any thread.
  */
 public final class GateProtocol {
 
   private GateProtocol() {}
 
-  /**
-   * A message a gate understands. Only the core's gate interprets these messages; other modules
-   * send them (or, like the cluster module, turn their own events into {@link SetShare}).
-   */
+  /** A message a gate understands; only the core's gate interprets them. */
   public interface Command {}
 
   /**
