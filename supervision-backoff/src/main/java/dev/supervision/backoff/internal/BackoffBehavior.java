@@ -46,7 +46,6 @@ public class BackoffBehavior<T> extends BackoffEpisode<T> {
   static final class Wrap<T> extends BehaviorImpl.DeferredBehavior<T> {
     final Behavior<T> initial;
     final BackoffPolicy policy;
-
     final Predicate<Object> finalStop; // null unless it restarts on stop
 
     Wrap(Behavior<T> initial, BackoffPolicy policy) {

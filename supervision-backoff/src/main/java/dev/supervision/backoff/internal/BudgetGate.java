@@ -125,17 +125,13 @@ public final class BudgetGate {
     private final ArrayDeque<Granted> unstarted = new ArrayDeque<>();
 
     private final ArrayDeque<Granted> started = new ArrayDeque<>();
-
     private final Map<ActorRef<Object>, Granted> grantedTo = new HashMap<>();
     private final long tickNanos;
     private final Limiter limiter;
     private final GateClock clock;
-
     private final long origin; // the clock's reading at the start (0 counting ticks)
     private long now; // the clock's since origin, or the ticks counted
-
     private long released; // since the last release
-
     private ActorRef<Orphans> keeper;
     private boolean retiring;
     private double lastPublishedRate = Double.NaN;

@@ -15,17 +15,12 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 final class Countdown extends AtomicInteger implements Runnable {
 
   private static final long serialVersionUID = 1L;
-
   static final long MIN_TICK_NANOS = Duration.ofMillis(10).toNanos();
-
   static final int TICKS = 16;
-
   private static final long MILLI = Duration.ofMillis(1).toNanos();
-
   private final long delayNanos;
   final long tickNanos;
   private final int total;
-
   private Cancellable task;
 
   Countdown(long delayNanos) {

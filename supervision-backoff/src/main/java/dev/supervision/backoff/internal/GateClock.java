@@ -12,9 +12,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
 public final class GateClock {
 
   public static final String KEY = "supervision-backoff.gate.clock";
-
   public static final GateClock TICKS = new GateClock(false);
-
   static final GateClock NANO_TIME = new GateClock(true);
 
   private static final String DEFAULT_SCHEDULER =

@@ -59,7 +59,6 @@ public final class GateRegistry implements Extension {
   private final ActorSystem<?> system;
   private final ConcurrentMap<String, Handle> gates = new ConcurrentHashMap<>();
   private final AtomicLong incarnations = new AtomicLong();
-
   private final ActorRef<GateKeeper.Command> keeper;
 
   private GateRegistry(ActorSystem<?> system) {

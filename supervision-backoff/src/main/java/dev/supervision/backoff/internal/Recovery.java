@@ -55,9 +55,7 @@ final class Recovery {
   record StashedSignal(Signal signal) {}
 
   int restarts; // since the last reset
-
   private long generation; // moves on with every timer scheduled or cancelled
-
   boolean inBackoff; // the child is down: messages and signals are stashed
   boolean restartDue; // the delay has passed: the restart waits for stopped children or a permit
   boolean permitRequested; // the actor waits in its budget's queue

@@ -15,7 +15,6 @@ import org.slf4j.event.Level;
 final class SupervisorLog {
 
   static final Logger LOG = LoggerFactory.getLogger("dev.supervision.backoff.BackoffSupervisor");
-
   static final Logger BUDGET = LoggerFactory.getLogger("dev.supervision.backoff.RestartBudget");
 
   private SupervisorLog() {}
