@@ -156,27 +156,20 @@ public final class BudgetGate {
       this.tickNanos = tickNanos(ctx.getSystem().settings().config());
       this.clock = GateClock.of(ctx.getSystem());
       this.origin = clock.reads() ? clock.nanoTime() : 0;
-      this.limiter = limiter(budget, members, tickNanos, clock.reads(), this);
+      boolean onClock = clock.reads();
+      if (!(budget instanceof RestartBudget.Adaptive adaptive)) {
+        limiter = new FixedLimiter((RestartBudget.Fixed) budget, members, tickNanos, onClock);
+      } else if (adaptive.isClusterWide()) {
+        limiter = new LeasedLimiter(adaptive, members, tickNanos, onClock, this);
+      } else {
+        limiter = new AdaptiveLimiter(adaptive, tickNanos, onClock, this);
+      }
     }
 
     private void readClock() {
       if (clock.reads()) {
         now = Math.max(now, clock.nanoTime() - origin);
       }
-    }
-
-    private static Limiter limiter(
-        RestartBudget budget,
-        int members,
-        long tickNanos,
-        boolean onClock,
-        AdaptiveRateController.Listener listener) {
-      if (budget instanceof RestartBudget.Adaptive adaptive) {
-        return adaptive.isClusterWide()
-            ? new LeasedLimiter(adaptive, members, tickNanos, onClock, listener)
-            : new AdaptiveLimiter(adaptive, tickNanos, onClock, listener);
-      }
-      return new FixedLimiter((RestartBudget.Fixed) budget, members, tickNanos, onClock);
     }
 
     Behavior<Command> behavior() {

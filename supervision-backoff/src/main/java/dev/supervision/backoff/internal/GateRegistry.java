@@ -28,14 +28,13 @@ import org.apache.pekko.actor.typed.eventstream.EventStream;
  */
 public final class GateRegistry implements Extension {
 
-  private static final ExtensionId<GateRegistry> ID = new Id();
-
-  private static final class Id extends ExtensionId<GateRegistry> {
-    @Override
-    public GateRegistry createExtension(ActorSystem<?> system) {
-      return new GateRegistry(system);
-    }
-  }
+  private static final ExtensionId<GateRegistry> ID =
+      new ExtensionId<>() {
+        @Override
+        public GateRegistry createExtension(ActorSystem<?> system) {
+          return new GateRegistry(system);
+        }
+      };
 
   public static final class Handle {
     private final RestartBudget budget;
