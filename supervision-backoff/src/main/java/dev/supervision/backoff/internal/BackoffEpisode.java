@@ -30,13 +30,9 @@ import scala.util.control.NonFatal;
 
 /**
  * INTERNAL API: the restart episode, superclass of {@link BackoffBehavior}: failure, backoff,
- * restart with stash replay, reset. It holds three of the supervisor's four fields. A superclass
- * rather than a helper, so that the two form no circle and an actor holds no extra object.
- *
- * <p>A failure cancels the actor's timers, signals {@code PreRestart}, stops the children (unless
- * the policy keeps them) and schedules the restart with {@code scheduleOnce} (so {@code ManualTime}
- * times it). Once the tick fired, the children terminated and the budget granted, the initial
- * behavior starts again, the stash is replayed in order and a reset scheduled.
+ * restart with stash replay, reset. A superclass rather than a helper, so that the two form no
+ * circle and an actor holds no extra object. Its ticks use {@code scheduleOnce}: ManualTime times
+ * them.
  */
 abstract class BackoffEpisode<T> extends ExtensibleBehavior<T> implements ReWrap.Layer {
 

@@ -39,14 +39,10 @@ import org.slf4j.event.Level;
 
 /**
  * INTERNAL API: the gate actor of one {@link RestartBudget}: a FIFO queue of waiting actors, paced
- * by the {@link Limiter} of the budget's kind.
- *
- * <p>Clock: while it has work the gate ticks at the scheduler's resolution. Its time is its {@link
- * GateClock}'s: the default scheduler's clock (so a late tick is seen as late), else its count of
- * ticks (so a test that steps {@code ManualTime} steps the gate exactly). The ticks come from two
- * fixed-rate timers of two ticks, one tick apart, because Pekko's timer wheel cannot reschedule for
- * the next tick from within a tick (a one-tick timer fires in pairs); fixed rate so that rates do
- * not drift slow.
+ * by the {@link Limiter} of the budget's kind. While it has work it ticks at the scheduler's
+ * resolution, on its {@link GateClock}'s time (so a late tick is seen as late), else counting its
+ * ticks (so a test that steps {@code ManualTime} steps the gate exactly). Fixed-rate ticks, so that
+ * rates do not drift slow.
  *
  * <p>Stalls: counting ticks, a fixed-rate timer catches up missed ticks back to back and their
  * permits would leave in a clump. So a fixed-delay release timer ({@link Release}), which does not
