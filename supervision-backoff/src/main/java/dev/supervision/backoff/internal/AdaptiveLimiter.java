@@ -7,12 +7,8 @@ import dev.supervision.backoff.rate.AdaptiveRateController.State;
 import dev.supervision.backoff.rate.Pacer;
 
 /**
- * INTERNAL API: an adaptive budget's limiter: its {@link AdaptiveRateController}, started at the
- * first tick of each slice, and a {@link Pacer} that follows the controller's rate one tick of it
- * ahead ({@link AdaptiveRateController#pace}), so that a slice's permits are spread over the slice.
- * On a clock ({@link GateClock}) the pacer's quantum is 0 and it lets go at once only the permits
- * that one tick must carry ({@code ceil(rate * tick)}, at least 1): below one permit per tick, no
- * two permits go closer than {@code 1 / rate} in real time, however late the ticks come.
+ * INTERNAL API: an adaptive budget's limiter: its controller, and a pacer at the controller's rate
+ * with a burst of one tick of it, so that a slice's permits spread over the slice.
  */
 final class AdaptiveLimiter implements Limiter {
 
@@ -41,7 +37,6 @@ final class AdaptiveLimiter implements Limiter {
     pace();
   }
 
-  /** The controller's parameters for an adaptive budget. */
   static Parameters parameters(RestartBudget.Adaptive budget) {
     Parameters parameters =
         Parameters.defaults()
@@ -55,10 +50,9 @@ final class AdaptiveLimiter implements Limiter {
   }
 
   /**
-   * Sets the pacer to the controller's rate (unlimited while holding: the controller lets one probe
-   * through), with a burst of one tick of it: each tick grants the permits due before the next one,
-   * so that a slice's permits all fit in the slice. On a clock, the burst is the whole permits of a
-   * tick ({@code ceil(rate * tick)}, at least 1), the quantum 0.
+   * Unlimited while holding (the controller lets one probe through). On a clock the burst is {@code
+   * ceil(rate * tick)}, at least 1: below one permit per tick, no two go closer than {@code 1 /
+   * rate}, however late the ticks.
    */
   private void pace() {
     if (!onClock) {
@@ -92,7 +86,7 @@ final class AdaptiveLimiter implements Limiter {
   @Override
   public void onTick(long now, int waiting) {
     long current = Math.floorDiv(now, sliceNanos);
-    if (current != slice) { // the first tick of a slice starts it
+    if (current != slice) {
       slice = current;
       controller.onSlice(now, waiting);
     }
@@ -127,9 +121,7 @@ final class AdaptiveLimiter implements Limiter {
   }
 
   @Override
-  public void setShare(int members) {
-    // a local budget is not shared; a cluster-wide adaptive one has a LeasedLimiter
-  }
+  public void setShare(int members) {} // not shared: a cluster-wide one has a LeasedLimiter
 
   @Override
   public boolean isIdle(long now) {

@@ -19,20 +19,12 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
- * INTERNAL API: the behavior behind {@code BackoffSupervisor.wrap}, one instance per actor (made by
- * the deferred behavior that {@link #supervise} returns): the interception of the child's messages
- * and signals. What happens at a failure, during the backoff and at the restart is its superclass's,
- * {@link BackoffEpisode}. Confined to the actor: nothing here is synchronized.
+ * INTERNAL API: the supervisor behind {@code BackoffSupervisor.wrap}, one per actor: it intercepts
+ * the child's messages and signals; the episode is {@link BackoffEpisode}'s.
  *
- * <p>An {@link ExtensibleBehavior}, not a {@code BehaviorInterceptor} as Pekko's own supervisor is:
- * it keeps the child's behavior in {@link #current} and interprets it itself, so that a running
- * actor's message costs a null test, a type test, a {@code try} and an identity test.
- *
- * <p>Memory: an idle actor's supervisor holds four fields, the {@link Wrap} shared by all actors of
- * one {@code wrap} (here), and the child, the {@link Recovery} (null until the first failure and
- * again after the reset) and the flags (in {@link BackoffEpisode}).
- *
- * @param <T> the child's message type
+ * <p>Not a {@code BehaviorInterceptor} as Pekko's supervisor is: it interprets the child itself,
+ * so that a running actor's message costs a null test, a type test, a {@code try} and an identity
+ * test. An idle actor's supervisor holds four fields: {@link #wrap} here, three in the superclass.
  */
 public class BackoffBehavior<T> extends BackoffEpisode<T> {
 
@@ -43,14 +35,6 @@ public class BackoffBehavior<T> extends BackoffEpisode<T> {
     this.wrap = wrap;
   }
 
-  /**
-   * The supervised behavior: each actor spawned from it gets its own supervisor.
-   *
-   * @param initial the behavior started at every (re)start
-   * @param policy the policy
-   * @param <T> the message type
-   * @return the behavior to spawn
-   */
   public static <T> Behavior<T> supervise(Behavior<T> initial, BackoffPolicy policy) {
     if (initial instanceof Wrap && ((Wrap<T>) initial).policy.equals(policy)) {
       return initial; // wrap(wrap(b, p), p) is wrap(b, p)
@@ -58,17 +42,11 @@ public class BackoffBehavior<T> extends BackoffEpisode<T> {
     return new Wrap<>(initial, policy);
   }
 
-  /**
-   * What {@link #supervise} returns, shared by every actor spawned from it: a deferred behavior that
-   * creates the actor's supervisor. Its own class, so that a supervisor can recognize a re-wrap with
-   * an equal policy among its child's results and adopt it instead of nesting it.
-   */
+  /** Its own class, so that a supervisor recognizes a re-wrap among its child's results. */
   static final class Wrap<T> extends BehaviorImpl.DeferredBehavior<T> {
     final Behavior<T> initial;
     final BackoffPolicy policy;
-
-    /** The policy's final stop predicate if it restarts on stop, else null. */
-    final Predicate<Object> finalStop;
+    final Predicate<Object> finalStop; // null unless it restarts on stop
 
     Wrap(Behavior<T> initial, BackoffPolicy policy) {
       this.initial = initial;
@@ -108,17 +86,9 @@ public class BackoffBehavior<T> extends BackoffEpisode<T> {
     INSTANCE
   }
 
-  /**
-   * Asks the supervisors of {@code ctx}'s actor to reset their restart count (see {@code
-   * BackoffSupervisor.resetBackoff}).
-   *
-   * @param ctx the supervised behavior's context
-   */
   public static void requestReset(ActorContext<?> ctx) {
     self(ctx).tell(ResetRequest.INSTANCE);
   }
-
-  // ---------------------------------------------------------------- the layer, for ReWrap
 
   @Override
   public BackoffPolicy policy() {
@@ -140,10 +110,7 @@ public class BackoffBehavior<T> extends BackoffEpisode<T> {
     return interpretMessage(ctx, child, msg);
   }
 
-  /**
-   * A re-wrap with an equal policy returned by the child, {@code wrap(b, policy)}: this layer adopts
-   * {@code b} as its child and as the behavior it restarts instead of nesting a second supervisor.
-   */
+  /** The child returned {@code wrap(b, policy)}: b becomes the child and what is restarted. */
   private Behavior<T> adopt(Behavior<T> result) {
     Behavior<T> next = result;
     while (next instanceof Wrap<T> rewrap && ReWrap.samePolicy(rewrap.policy, wrap.policy)) {
@@ -153,11 +120,8 @@ public class BackoffBehavior<T> extends BackoffEpisode<T> {
     return next;
   }
 
-  // ---------------------------------------------------------------- start and dispatch
-
   private Behavior<T> start(TypedActorContext<T> ctx) {
-    // registers the budget now, so that a conflicting one fails the start with a clear message
-    // instead of failing later, in the middle of a restart
+    // a conflicting budget fails the start, not a restart
     RestartBudget budget = policy().getBudget().orElse(null);
     if (budget != null) {
       GateRegistry.get(ctx.asJava().getSystem()).handle(budget);
@@ -251,12 +215,7 @@ public class BackoffBehavior<T> extends BackoffEpisode<T> {
     return next(ctx, result, child, signal);
   }
 
-  /**
-   * What the actor continues with after the child handled a message or signal: {@code same} with the
-   * child's new behavior in {@link #current}; the child's {@code unhandled} or {@code stopped} as is
-   * (the actor's {@code PostStop} then reaches {@code current}, the behavior that stopped); or what
-   * {@link #onFailure} makes of a failure.
-   */
+  /** A stopped result is returned as is: the actor's PostStop reaches current, which stopped. */
   private Behavior<T> next(
       TypedActorContext<T> ctx, Behavior<T> result, Behavior<T> child, Object trigger) {
     if (result == Behaviors.<T>same() || Behavior.isUnhandled(result)) {
@@ -274,11 +233,7 @@ public class BackoffBehavior<T> extends BackoffEpisode<T> {
     return Behaviors.same();
   }
 
-  /**
-   * {@link Behavior#interpretMessage}, adopting a re-wrap with an equal policy. An {@link
-   * ExtensibleBehavior} (the common kind) gets {@code receive} directly, without {@code
-   * interpretMessage}'s dispatch; small enough for the JIT to inline into {@link #receive}.
-   */
+  /** An ExtensibleBehavior gets receive directly; small enough for the JIT to inline. */
   @SuppressWarnings("unchecked")
   private Behavior<T> interpretMessage(TypedActorContext<T> ctx, Behavior<T> child, T msg)
       throws Exception {

@@ -29,52 +29,26 @@ import org.slf4j.event.Level;
 import scala.util.control.NonFatal;
 
 /**
- * INTERNAL API: the restart episode of a supervisor, the superclass of {@link BackoffBehavior} (which
- * intercepts the messages and signals): what a failure or a stop of the child leads to, the
- * backoff, the restart with its stash replay, and the reset. It holds three of the supervisor's four
- * fields: the child, the {@link Recovery} and the flags. A superclass rather than a class the
- * supervisor calls, so that the two form no circle and an actor holds no more objects.
- *
- * <p>A failure (thrown in {@code setup}, a message or a signal, or a failed behavior that carries a
- * persistence failure) cancels the actor's timers, signals {@code PreRestart}, stops the children
- * (unless the policy keeps them) and schedules a restart tick with {@code scheduleOnce}, so that
- * {@code ManualTime} times it. During the backoff messages and signals are stashed up to the
- * capacity, the rest published as {@code Dropped}. Once the tick has fired, the children have
- * terminated and the budget (if any) granted a permit, the initial behavior starts again, the stash
- * is replayed in order and a reset tick scheduled. A stop of the child stops the actor unless the
- * policy restarts on stop; any other failed behavior (an inner {@code stop()}) is let through. The
- * episode's bookkeeping is {@link Recovery}'s, every log line and event {@link SupervisorReports}'.
- *
- * @param <T> the child's message type
+ * INTERNAL API: the restart episode, superclass of {@link BackoffBehavior}: failure, backoff,
+ * restart with stash replay, reset. A superclass rather than a helper, so that the two form no
+ * circle and an actor holds no extra object. Its ticks use {@code scheduleOnce}: ManualTime times
+ * them.
  */
 abstract class BackoffEpisode<T> extends ExtensibleBehavior<T> implements ReWrap.Layer {
 
-  /** This layer was replaced by a newer one with an equal policy: it handles no failure. */
-  static final int RETIRED = 1;
+  static final int RETIRED = 1; // replaced by a newer layer with an equal policy
+  static final int FINAL_STOP_SEEN = 2; // the child's next stop stops the actor
 
-  /** The child has received a final stop message: its next stop stops the actor. */
-  static final int FINAL_STOP_SEEN = 2;
-
-  /**
-   * The child's started behavior (never {@code same}, {@code unhandled}, deferred or stopped); null
-   * during a backoff, so that {@code receive} tests only this field, and after giving up without a
-   * child.
-   */
+  /** The started child; null in a backoff (so {@code receive} tests only this) or without one. */
   Behavior<T> current;
 
-  /** From the first failure until the reset; else null (see {@link Recovery}). */
-  Recovery recovery;
-
-  /** {@link #RETIRED}, {@link #FINAL_STOP_SEEN}. */
+  Recovery recovery; // from the first failure until the reset
   int flags;
 
-  /** The behavior started at every restart: the latest adopted re-wrap's. */
   abstract Behavior<T> initial();
 
-  /** The policy's final stop predicate if it restarts on stop, else null. */
   abstract Predicate<Object> finalStop();
 
-  /** Gives a replayed message to the restarted child as {@code receive} gives a message. */
   abstract Behavior<T> replayMessage(TypedActorContext<T> ctx, Behavior<T> child, T msg)
       throws Exception;
 
@@ -112,22 +86,17 @@ abstract class BackoffEpisode<T> extends ExtensibleBehavior<T> implements ReWrap
     return recovery != null && recovery.inBackoff;
   }
 
-  /** Whether the child runs (the actor is not in a backoff and has not given up). */
   final boolean isRunning() {
     return current != null;
   }
 
-  /** The restarts since the last reset. */
   private int restarts() {
     return recovery == null ? 0 : recovery.restarts;
   }
 
   /**
-   * Whether {@code result} is a failed behavior whose cause this supervisor handles: a non-fatal
-   * persistence failure, which Pekko's persistent behaviors return when their journal or store
-   * fails. Any other failed behavior comes from a stop the child's author wrote (an inner {@code
-   * SupervisorStrategy.stop()}, a Pekko backoff inside that gave up) and is let through, as under
-   * Pekko's supervisors.
+   * Only a non-fatal persistence failure (a journal or store failed) is handled; any other failed
+   * behavior is a stop the child's author wrote and is let through, as under Pekko's supervisors.
    */
   static boolean isHandledFailure(Behavior<?> result) {
     if (!(result instanceof BehaviorImpl.FailedBehavior)) {
@@ -141,14 +110,7 @@ abstract class BackoffEpisode<T> extends ExtensibleBehavior<T> implements ReWrap
     return ((BehaviorImpl.FailedBehavior) failed).cause();
   }
 
-  // ---------------------------------------------------------------- stops and final stops
-
-  /**
-   * A result that is not alive and not a handled failure: a failed behavior is let through
-   * (reported as {@code INNER_STOP}); a stop is restarted under {@code withRestartOnStop} unless it
-   * is final. {@code live} is the behavior that stopped (null at a start), {@code trigger} the
-   * message or signal it stopped on (null at a start).
-   */
+  /** A dead result, not a handled failure: a failed one is let through, a stop maybe restarted. */
   Behavior<T> stoppedOrFailed(
       TypedActorContext<T> ctx, Behavior<T> result, Behavior<T> live, Object trigger) {
     if (result instanceof BehaviorImpl.FailedBehavior) {
@@ -158,25 +120,19 @@ abstract class BackoffEpisode<T> extends ExtensibleBehavior<T> implements ReWrap
     return restartsOnStop(trigger) ? onStopped(ctx, result, live) : result;
   }
 
-  /**
-   * Whether a stop on {@code trigger} is restarted: the policy restarts on stop, and the stop is not
-   * final (a {@code PoisonPill}, as for passivation or hand-off, or one after a final stop message)
-   * and this layer is not retired.
-   */
+  /** A PoisonPill (passivation, hand-off) or a stop after a final stop message is final. */
   private boolean restartsOnStop(Object trigger) {
     return policy().isRestartOnStop()
         && !(trigger instanceof PoisonPill)
         && (flags & (FINAL_STOP_SEEN | RETIRED)) == 0;
   }
 
-  /** Notes a final stop message, if the policy has one and none was seen yet. */
   final void watchFinalStop(TypedActorContext<T> ctx, Object msg) {
     if ((flags & FINAL_STOP_SEEN) == 0 && matchesFinalStop(ctx, msg)) {
       flags |= FINAL_STOP_SEEN;
     }
   }
 
-  /** The policy's final stop predicate on {@code msg}; one that throws is no match (one WARN line). */
   private boolean matchesFinalStop(TypedActorContext<T> ctx, Object msg) {
     Predicate<Object> predicate = finalStop();
     if (predicate == null) {
@@ -190,7 +146,6 @@ abstract class BackoffEpisode<T> extends ExtensibleBehavior<T> implements ReWrap
     }
   }
 
-  /** A user's callback threw: one WARN line (see {@link SupervisorReports#callbackThrew}). */
   private void threw(
       TypedActorContext<T> ctx,
       Throwable t,
@@ -201,7 +156,6 @@ abstract class BackoffEpisode<T> extends ExtensibleBehavior<T> implements ReWrap
     SupervisorReports.callbackThrew(policy(), ctx.asJava(), t, what, callback, msg, instead);
   }
 
-  /** Reports a failed behavior that the actor lets through (it stops with its cause). */
   private void innerStop(TypedActorContext<T> ctx, Behavior<T> failed) {
     Throwable cause = failureOf(failed);
     if (NonFatal.apply(cause)) { // a fatal error is not ours to report
@@ -209,10 +163,7 @@ abstract class BackoffEpisode<T> extends ExtensibleBehavior<T> implements ReWrap
     }
   }
 
-  /**
-   * The child stopped itself under {@code withRestartOnStop}: {@code PostStop} and the stopped
-   * behavior's callback run (as when an actor stops), then the stop is handled like a failure.
-   */
+  /** {@code PostStop} and the stopped behavior's callback run as when an actor stops. */
   private Behavior<T> onStopped(TypedActorContext<T> ctx, Behavior<T> stopped, Behavior<T> live) {
     current = null;
     try {
@@ -229,9 +180,6 @@ abstract class BackoffEpisode<T> extends ExtensibleBehavior<T> implements ReWrap
     return onFailure(ctx, new ChildStopped(), null, true);
   }
 
-  // ---------------------------------------------------------------- during the backoff
-
-  /** Handles a message that arrived during a backoff: a final stop, the handler, or the stash. */
   Behavior<T> messageDuringBackoff(TypedActorContext<T> ctx, T msg) {
     if (matchesFinalStop(ctx, msg)) {
       SupervisorReports.log(
@@ -249,7 +197,6 @@ abstract class BackoffEpisode<T> extends ExtensibleBehavior<T> implements ReWrap
     return Behaviors.same();
   }
 
-  /** Whether the handler answered {@code msg}; one that throws did not (one WARN line). */
   private boolean answered(TypedActorContext<T> ctx, BackoffHandler handler, T msg) {
     try {
       return handler.handle(msg, recovery.untilRestart(policy()));
@@ -285,19 +232,11 @@ abstract class BackoffEpisode<T> extends ExtensibleBehavior<T> implements ReWrap
     return Behaviors.same();
   }
 
-  // ---------------------------------------------------------------- failure
-
   /**
-   * Handles a failure: gives up (rethrows) or schedules a restart and returns {@code same}.
-   *
-   * @param thrown what the child threw, or the cause of the failed behavior it returned; an {@code
-   *     UnstashException} (thrown by a {@code StashBuffer} while unstashing) stands for its cause,
-   *     thrown by the behavior it carries
-   * @param failed the behavior that threw (gets PreRestart, or PostStop from the actor if we give
-   *     up), or null if the child never started
-   * @param stop for a child that stopped itself under {@code withRestartOnStop} ({@code thrown} is
-   *     a {@link ChildStopped}): no stop rule, hint or adaptive budget applies, and reaching {@code
-   *     maxRestarts} stops the actor cleanly instead of failing it
+   * Gives up (rethrows) or schedules a restart. An {@code UnstashException} stands for its cause,
+   * thrown by the behavior it carries. {@code failed} is null if the child never started. A {@code
+   * stop} (a {@link ChildStopped}) takes no stop rule, hint or adaptive budget, and at {@code
+   * maxRestarts} stops the actor cleanly instead of failing it.
    */
   @SuppressWarnings("unchecked")
   Behavior<T> onFailure(
@@ -344,9 +283,6 @@ abstract class BackoffEpisode<T> extends ExtensibleBehavior<T> implements ReWrap
     return Behaviors.same();
   }
 
-  // ---------------------------------------------------------------- restart and reset
-
-  /** The delay has passed and the children are gone: restart, or ask the budget first. */
   Behavior<T> restartOrAskBudget(TypedActorContext<T> ctx) {
     RestartBudget budget = policy().getBudget().orElse(null);
     if (budget == null) {
@@ -390,10 +326,8 @@ abstract class BackoffEpisode<T> extends ExtensibleBehavior<T> implements ReWrap
   }
 
   /**
-   * Delivers the stash, in order, to the restarted child: {@code same} with the child in {@link
-   * #current}; or the child's stopped behavior (the rest goes to dead letters); or {@code same} in a
-   * new backoff that keeps the rest. The stash is taken out of the recovery while it is replayed, so
-   * that a layer that takes the recovery over never sees it.
+   * Replays the stash in order; a stop sends the rest to dead letters, a failure keeps it for the
+   * next restart. Taken out of the recovery meanwhile, so that a layer taking it over never sees it.
    */
   @SuppressWarnings("unchecked")
   private Behavior<T> replayStash(TypedActorContext<T> ctx, Behavior<T> started) {
@@ -465,23 +399,19 @@ abstract class BackoffEpisode<T> extends ExtensibleBehavior<T> implements ReWrap
     return Behaviors.same();
   }
 
-  /** The child asked for a reset ({@code BackoffSupervisor.resetBackoff}); nothing if count is 0. */
   void resetNow(TypedActorContext<T> ctx) {
     if (restarts() > 0) {
       reset(ctx, true); // cancels the pending reset, if any
     }
   }
 
-  /** The count returns to 0 and the recovery is released (see {@link Recovery#afterReset}). */
   private void reset(TypedActorContext<T> ctx, boolean byChild) {
     int before = restarts();
     recovery = recovery.afterReset(policy());
     SupervisorReports.reset(policy(), ctx.asJava(), before, byChild);
   }
 
-  // ---------------------------------------------------------------- helpers
-
-  /** Cancels the user's timers (as Pekko's RestartSupervisor does, through the same call) and ours. */
+  /** The user's timers too, as Pekko's RestartSupervisor does, through the same call. */
   private void cancelAllTimers(TypedActorContext<T> ctx) {
     ctx.asScala().cancelAllTimers(); // a no-op for actors that never used timers
     cancelOwnTimers();

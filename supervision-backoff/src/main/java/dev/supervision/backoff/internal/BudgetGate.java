@@ -38,95 +38,56 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.slf4j.event.Level;
 
 /**
- * INTERNAL API: the gate actor of one {@link RestartBudget}, with a FIFO queue of waiting actors.
+ * INTERNAL API: the gate actor of one {@link RestartBudget}: a FIFO queue of waiting actors, paced
+ * by the {@link Limiter} of the budget's kind. While it has work it ticks at the scheduler's
+ * resolution, on its {@link GateClock}'s time (so a late tick is seen as late), else counting its
+ * ticks (so a test that steps {@code ManualTime} steps the gate exactly). Fixed-rate ticks, so that
+ * rates do not drift slow.
  *
- * <p><b>Clock.</b> While it has work, the gate wakes at every pacing tick ({@link #tickNanos}, the
- * scheduler's resolution, at least 1 ms). Its time is its {@link GateClock}'s: on Pekko's default
- * scheduler, that scheduler's clock, read at every message, so that a late tick is seen as late;
- * under any other scheduler ({@code ManualTime}) or with {@code supervision-backoff.gate.clock =
- * ticks}, its count of ticks, so that a test that steps the scheduler steps the gate exactly. The
- * ticks come from two fixed-<em>rate</em> timers of two ticks each, one tick apart: Pekko's timer
- * wheel cannot reschedule a task for the next tick from within a tick, so a timer of one tick fires
- * in pairs every two ticks. Fixed rate, not fixed delay: Pekko runs a late tick's successors sooner
- * (under {@code ManualTime} every due tick runs, in order), so rates hold against the clock instead
- * of drifting slow.
+ * <p>Stalls: counting ticks, a fixed-rate timer catches up missed ticks back to back and their
+ * permits would leave in a clump. So a fixed-delay release timer ({@link Release}), which does not
+ * catch up, lets at most {@link Limiter#perRelease} permits go between two firings; beyond that the
+ * limiter {@link Limiter#drop drops} them. On time the limit never binds; on a clock the pacer
+ * bounds every interval itself and there is no release timer.
  *
- * <p><b>Pacing.</b> When a permit may go is the {@link Limiter}'s decision, one per kind of budget:
- * a fixed budget's {@link FixedLimiter} is its pacer, an adaptive budget's {@link AdaptiveLimiter}
- * its controller's rate, paced.
- *
- * <p><b>Stalls.</b> On a clock, the pacer's own rule bounds what goes in any interval of real time,
- * stalls included, and there is no release timer. Counting ticks, when the scheduler stalls (a long GC pause, a process waiting for a CPU), a
- * fixed-rate timer catches up the ticks it missed back to back, so the gate's clock jumps and the
- * permits of the stall would go out together, a clump that a rate limiter without burst rejects.
- * So the gate also runs a fixed-<em>delay</em> release timer ({@link Release}) at the tick, which
- * does not catch up (Pekko schedules its next firing a tick after the last ran), and lets at most
- * {@link Limiter#perRelease} permits go between two of its firings; beyond that the limiter {@link
- * Limiter#drop drops} what it offers. While the timers run on time (always under {@code
- * ManualTime}) the limit never binds. A stall of the gate's own actor (its mailbox filling with
- * ticks and releases alike) is not seen this way.
- *
- * <p>An adaptive budget's supervised actors tell the gate each failure ({@link Failed}) and, after a
- * permit restarted them, that the restarted behavior has started ({@link Started}); the gate knows
- * which of them it granted a restart recently, and counts a restart's probation from its start, so
- * that the outcome of a grant does not depend on how many ticks the gate ran before the actor did.
- *
- * <p>Robustness: a permit granted to an actor that stopped before it arrived comes back with the
- * actor's {@link Cancel} and goes to the next waiter (or back into the pacer). When the gate stops
- * for any reason, it hands its waiting actors, in order, to its keeper ({@link Orphans}), which
- * passes them to a new gate.
+ * <p>An adaptive budget's actors report failures ({@link Failed}) and starts ({@link Started}): a
+ * restart's probation counts from its start, not from how many ticks the gate ran first. A permit
+ * that comes back with a {@link Cancel} goes to the next waiter (or back to the pacer); a stopping
+ * gate hands its waiting actors, in order, to its keeper ({@link Orphans}).
  */
 public final class BudgetGate {
 
   private BudgetGate() {}
 
-  /**
-   * Tells the gate who takes its waiting actors if it stops; sent by the registry right after it
-   * started the gate.
-   */
+  /** Who takes the waiting actors if the gate stops; sent right after the gate started. */
   public record KeptBy(ActorRef<Orphans> keeper) implements Command {}
 
   /** The actors a stopping gate leaves behind, in their order. */
   public record Orphans(RestartBudget budget, ActorRef<Command> gate, List<Acquire> waiting) {}
 
-  /** The gate's clock: a fixed-rate timer at the tick (package-private so that tests may stall it). */
+  /** Package-private so that tests may stall it. */
   enum Tick implements Command {
     INSTANCE
   }
 
-  /** The keys of the clock's two timers. */
   private enum Clock {
     ODD,
     EVEN
   }
 
-  /**
-   * The release timer: fixed-delay at the tick, so never two firings closer than a tick in real
-   * time (package-private so that tests may send it).
-   */
+  /** Fixed-delay at the tick; package-private so that tests may send it. */
   enum Release implements Command {
     INSTANCE
   }
 
-  /**
-   * A lease's validity has passed with no newer lease (a single timer, restarted by each lease), so
-   * that a gate that does not tick (idle) also falls back when its learner is gone.
-   */
+  /** The last lease ran out: an idle gate, which does not tick, falls back too. */
   private enum LeaseExpired implements Command {
     INSTANCE
   }
 
   /**
-   * The gate's behavior, starting with the share of {@code members} nodes: a full bucket of {@code
-   * max(1, burst / members)} permits, refilled at {@code permits / members} per period. A cluster-wide
-   * budget's gate starts with the membership it knows when it is created, so that a node never
-   * starts with more than its share of the burst. A cluster-wide adaptive budget's gate grants
-   * within the leases of the budget's learner ({@link LeasedLimiter}); a local adaptive budget's
-   * controller learns from this node's outcomes.
-   *
-   * @param budget the budget it enforces
-   * @param members how many nodes share the budget at the start; values below 1 count as 1
-   * @return the behavior
+   * The gate, starting with the share of {@code members} nodes (below 1 counts as 1), so that a
+   * node never starts with more than its share of the burst.
    */
   public static Behavior<Command> create(RestartBudget budget, int members) {
     return Behaviors.setup(
@@ -135,13 +96,7 @@ public final class BudgetGate {
                 timers -> new Gate(budget, Math.max(1, members), ctx, timers).behavior()));
   }
 
-  /**
-   * The gate's pacing tick: the scheduler's resolution ({@code pekko.scheduler.tick-duration}),
-   * between 1 ms and 100 ms.
-   *
-   * @param config the actor system's configuration
-   * @return the tick in nanoseconds
-   */
+  /** The scheduler's {@code tick-duration}, between 1 ms and 100 ms, in nanoseconds. */
   static long tickNanos(com.typesafe.config.Config config) {
     String path = "pekko.scheduler.tick-duration";
     long configured =
@@ -157,39 +112,27 @@ public final class BudgetGate {
     private final ActorContext<Command> ctx;
     private final TimerScheduler<Command> timers;
 
-    /** The waiting requests in arrival order, and the latest of each requester: O(1) to add, cancel, poll. */
+    /** The waiting requests in order, and each requester's latest: O(1) to add, cancel, poll. */
     private final LinkedHashMap<Acquire, Acquire> queue = new LinkedHashMap<>();
 
     private final Map<ActorRef<Object>, Acquire> byRequester = new HashMap<>();
 
-    /**
-     * Recent grants whose actors have not reported their start, oldest first, for refunds and
-     * starts; and recent grants whose actors have started, by start, for failures.
-     */
+    /** Recent grants not yet started (for refunds), and started ones by start (for failures). */
     private final ArrayDeque<Granted> unstarted = new ArrayDeque<>();
 
     private final ArrayDeque<Granted> started = new ArrayDeque<>();
-
     private final Map<ActorRef<Object>, Granted> grantedTo = new HashMap<>();
     private final long tickNanos;
     private final Limiter limiter;
     private final GateClock clock;
-
-    /** The clock's reading when the gate started (0 when it reads none). */
-    private final long origin;
-
-    /** The gate's time: the clock's since {@link #origin}, or the ticks counted. */
-    private long now;
-
-    /** Permits let go since the last firing of the release timer. */
-    private long released;
-
+    private final long origin; // the clock's reading at the start (0 counting ticks)
+    private long now; // the clock's since origin, or the ticks counted
+    private long released; // since the last release
     private ActorRef<Orphans> keeper;
     private boolean retiring;
     private double lastPublishedRate = Double.NaN;
     private Coordination lastCoordination;
 
-    /** A grant at {@code at}; its actor started at {@code startedAt}, or not yet ({@link #NOT_STARTED}). */
     private record Granted(ActorRef<Object> requester, long at, long startedAt) {
       boolean hasStarted() {
         return startedAt != NOT_STARTED;
@@ -209,29 +152,20 @@ public final class BudgetGate {
       this.tickNanos = tickNanos(ctx.getSystem().settings().config());
       this.clock = GateClock.of(ctx.getSystem());
       this.origin = clock.reads() ? clock.nanoTime() : 0;
-      this.limiter = limiter(budget, members, tickNanos, clock.reads(), this);
+      boolean onClock = clock.reads();
+      if (!(budget instanceof RestartBudget.Adaptive adaptive)) {
+        limiter = new FixedLimiter((RestartBudget.Fixed) budget, members, tickNanos, onClock);
+      } else if (adaptive.isClusterWide()) {
+        limiter = new LeasedLimiter(adaptive, members, tickNanos, onClock, this);
+      } else {
+        limiter = new AdaptiveLimiter(adaptive, tickNanos, onClock, this);
+      }
     }
 
-    /** On a clock, sets {@link #now} to its reading; counting ticks, only {@link #onTick} moves it. */
     private void readClock() {
       if (clock.reads()) {
         now = Math.max(now, clock.nanoTime() - origin);
       }
-    }
-
-    /** The limiter of the budget's kind. */
-    private static Limiter limiter(
-        RestartBudget budget,
-        int members,
-        long tickNanos,
-        boolean onClock,
-        AdaptiveRateController.Listener listener) {
-      if (budget instanceof RestartBudget.Adaptive adaptive) {
-        return adaptive.isClusterWide()
-            ? new LeasedLimiter(adaptive, members, tickNanos, onClock, listener)
-            : new AdaptiveLimiter(adaptive, tickNanos, onClock, listener);
-      }
-      return new FixedLimiter((RestartBudget.Fixed) budget, members, tickNanos, onClock);
     }
 
     Behavior<Command> behavior() {
@@ -300,7 +234,6 @@ public final class BudgetGate {
       return Behaviors.same();
     }
 
-    /** A lease from the budget's learner; only a cluster-wide adaptive budget's limiter takes it. */
     private Behavior<Command> onLease(GrantLease lease) {
       readClock();
       limiter.onLease(lease.lease(), now);
@@ -311,10 +244,7 @@ public final class BudgetGate {
       return Behaviors.same();
     }
 
-    /**
-     * Publishes a {@link BudgetEvent.CoordinationChanged} when this node took or lost a lease, or
-     * took or lost the probe.
-     */
+    /** When this node took or lost a lease or the probe. */
     private void publishCoordination() {
       Optional<Coordination> c = limiter.coordination();
       if (c.isEmpty()) {
@@ -378,7 +308,6 @@ public final class BudgetGate {
       return Behaviors.same();
     }
 
-    /** The restarted actor of a grant has started: its probation starts now. */
     private Behavior<Command> onStarted(Started started) {
       Granted granted = grantedTo.get(started.requester());
       if (granted != null && !granted.hasStarted()) {
@@ -406,7 +335,6 @@ public final class BudgetGate {
       return stopIfRetired();
     }
 
-    /** Forgets the grants of {@code grants} (oldest first) whose time is before {@code since}. */
     private void forgetBefore(
         ArrayDeque<Granted> grants, long since, ToLongFunction<Granted> time) {
       while (!grants.isEmpty() && time.applyAsLong(grants.peekFirst()) < since) {
@@ -415,7 +343,6 @@ public final class BudgetGate {
       }
     }
 
-    /** The release timer fired: a tick or more of real time since the last firing. */
     private Behavior<Command> onRelease() {
       readClock();
       released = 0;
@@ -488,8 +415,6 @@ public final class BudgetGate {
       return Behaviors.same();
     }
 
-    // ------------------------------------------------------------ controller events
-
     @Override
     public void stateChanged(State from, State to, Reason reason, long nowNanos) {
       debug("Restart budget [{}]: {} -> {} ({})", budget.getName(), from, to, reason);
@@ -499,8 +424,7 @@ public final class BudgetGate {
     @Override
     public void rateChanged(double from, double to, double goodput, Reason reason, long nowNanos) {
       boolean growth = reason == Reason.SLOW_START || reason == Reason.GROWTH;
-      // growth changes the rate every slice: publish it when it has grown by a quarter since
-      // last told
+      // growth changes the rate every slice: told only when up by a quarter
       if (growth && !Double.isNaN(lastPublishedRate) && to < lastPublishedRate * 1.25) {
         return;
       }
@@ -521,7 +445,6 @@ public final class BudgetGate {
       publish(new BudgetEvent.Probe(budget.getName(), probes));
     }
 
-    /** A DEBUG line about the budget, with the gate's path in {@code pekkoSource}. */
     private void debug(String format, Object... args) {
       if (SupervisorLog.BUDGET.isDebugEnabled()) {
         String path = ctx.getSelf().path().toString();
@@ -533,7 +456,6 @@ public final class BudgetGate {
       ctx.getSystem().eventStream().tell(new EventStream.Publish<>(event));
     }
 
-    /** One decimal for the log; infinity (no limit) and NaN (no goodput yet) as they are. */
     private static double round(double v) {
       return Double.isFinite(v) ? Math.round(v * 10) / 10.0 : v;
     }

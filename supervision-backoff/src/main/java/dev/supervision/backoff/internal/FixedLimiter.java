@@ -5,12 +5,8 @@ import dev.supervision.backoff.rate.Pacer;
 import dev.supervision.backoff.rate.TokenBucket;
 
 /**
- * INTERNAL API: a fixed budget's limiter: a {@link Pacer} at {@code permits / period / members}
- * with a burst of {@code max(1, burst / members)}. It learns nothing, so failures, starts and the
- * cluster's coordination leave it as it is (the interface's defaults); only the membership changes
- * its share. The pacer needs no tick: it compares its schedule with the time it is asked at. On a
- * clock ({@link GateClock}) its quantum is 0: a permit taken late moves the schedule, so that
- * beyond the burst no two permits go closer than {@code 1 / rate}; counting ticks, it is the tick.
+ * INTERNAL API: a fixed budget's limiter: a {@link Pacer} at the node's share. On a clock its
+ * quantum is 0, so that beyond the burst no two permits go closer than {@code 1 / rate}.
  */
 final class FixedLimiter implements Limiter {
 

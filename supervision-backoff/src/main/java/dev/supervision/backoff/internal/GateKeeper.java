@@ -13,28 +13,22 @@ import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
- * INTERNAL API: the actor that keeps a system's budget gates honest. It watches every gate; when one
- * stops, it tells the registry to forget it (so that no one gets a dead gate), and passes the
- * actors the gate left waiting, and any request that reached it after it stopped, to the gate that
- * now serves the budget.
+ * INTERNAL API: watches every gate; when one stops, has the registry forget it and passes its
+ * waiting actors, and requests that reached it too late, to the budget's new gate.
  */
 public final class GateKeeper {
 
   private GateKeeper() {}
 
-  /** What the keeper needs from the registry. */
   public interface Registry {
-    /** Forgets {@code gate} if it still serves {@code budgetName}. */
+    /** If it still serves {@code budgetName}. */
     void forget(String budgetName, ActorRef<GateProtocol.Command> gate);
 
-    /** The gate that serves {@code budget} now (started if needed). */
     ActorRef<GateProtocol.Command> gate(RestartBudget budget);
   }
 
-  /** The keeper's protocol. */
   public sealed interface Command {}
 
-  /** Watch a gate. */
   public record Watch(RestartBudget budget, ActorRef<GateProtocol.Command> gate)
       implements Command {}
 
@@ -45,7 +39,6 @@ public final class GateKeeper {
   private record Stopped(RestartBudget budget, ActorRef<GateProtocol.Command> gate)
       implements Command {}
 
-  /** The keeper's behavior. */
   public static Behavior<Command> create(Registry registry) {
     return Behaviors.setup(
         ctx -> {
@@ -53,8 +46,7 @@ public final class GateKeeper {
               ctx.messageAdapter(BudgetGate.Orphans.class, Orphaned::new);
           ActorRef<DeadLetter> dead = ctx.messageAdapter(DeadLetter.class, Dead::new);
           ctx.getSystem().eventStream().tell(new EventStream.Subscribe<>(DeadLetter.class, dead));
-          // the budgets of the gates it watches, and of recently stopped ones, to re-route
-          // requests that reached a gate too late
+          // recently stopped gates too, to re-route requests that reached them too late
           Map<ActorPath, RestartBudget> watched = new HashMap<>();
           Map<ActorPath, RestartBudget> stopped =
               new LinkedHashMap<>(16, 0.75f, false) {

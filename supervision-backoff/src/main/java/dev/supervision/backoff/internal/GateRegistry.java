@@ -21,28 +21,21 @@ import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
 
 /**
- * INTERNAL API: the Pekko extension that owns one gate actor per restart budget name in an actor
- * system. The supervisor ({@link BackoffBehavior}) and the public facade {@code RestartBudgets}
- * both use it, so the engine never imports an entry point. Thread-safe.
- *
- * <p>A supervised actor registers its budget when it starts ({@link #handle}), looks its gate up at
- * the first failure of an episode and keeps the {@link Handle} until its backoff resets; it looks up
- * again only when the handle says its gate was {@link Handle#isForgotten() forgotten} (the gate
- * stopped, for example after {@code release}). Requests that reach a stopped gate before that are
- * passed on by the {@link GateKeeper}.
+ * INTERNAL API: the extension with one gate actor per budget name, used by the supervisor and by
+ * {@code RestartBudgets} (so the engine imports no entry point). Thread-safe. A {@link Handle} is
+ * kept until it says its gate was forgotten (stopped); the {@link GateKeeper} passes on requests
+ * that reach a stopped gate meanwhile.
  */
 public final class GateRegistry implements Extension {
 
-  private static final ExtensionId<GateRegistry> ID = new Id();
+  private static final ExtensionId<GateRegistry> ID =
+      new ExtensionId<>() {
+        @Override
+        public GateRegistry createExtension(ActorSystem<?> system) {
+          return new GateRegistry(system);
+        }
+      };
 
-  private static final class Id extends ExtensionId<GateRegistry> {
-    @Override
-    public GateRegistry createExtension(ActorSystem<?> system) {
-      return new GateRegistry(system);
-    }
-  }
-
-  /** A budget's gate as the registry handed it out; it says when the registry forgot it. */
   public static final class Handle {
     private final RestartBudget budget;
     private final ActorRef<GateProtocol.Command> gate;
@@ -53,12 +46,10 @@ public final class GateRegistry implements Extension {
       this.gate = gate;
     }
 
-    /** The gate actor. */
     public ActorRef<GateProtocol.Command> gate() {
       return gate;
     }
 
-    /** Whether the gate stopped and the registry forgot it: look the budget up again. */
     public boolean isForgotten() {
       return forgotten;
     }
@@ -67,7 +58,6 @@ public final class GateRegistry implements Extension {
   private final ActorSystem<?> system;
   private final ConcurrentMap<String, Handle> gates = new ConcurrentHashMap<>();
   private final AtomicLong incarnations = new AtomicLong();
-
   private final ActorRef<GateKeeper.Command> keeper;
 
   private GateRegistry(ActorSystem<?> system) {
@@ -98,19 +88,11 @@ public final class GateRegistry implements Extension {
             Props.empty());
   }
 
-  /** The registry of an actor system, created on first use. */
   public static GateRegistry get(ActorSystem<?> system) {
     return system.registerExtension(ID);
   }
 
-  /**
-   * The gate of a budget, started on first use.
-   *
-   * @param budget the budget
-   * @return its handle
-   * @throws IllegalStateException if a budget with the same name and other limits is registered,
-   *     or if the budget is cluster-wide and no {@link ClusterBudgetProvider} is on the classpath
-   */
+  /** Started on first use; throws for a name in use with other limits, or no cluster module. */
   public Handle handle(RestartBudget budget) {
     Handle handle = gates.computeIfAbsent(budget.getName(), name -> start(budget));
     if (!handle.budget.sameLimitsAs(budget)) {
@@ -126,18 +108,11 @@ public final class GateRegistry implements Extension {
     return handle;
   }
 
-  /**
-   * The gate that serves the named budget now, if any.
-   *
-   * @param budgetName the budget's name
-   * @return its gate; empty if no actor used the budget yet (or since it was released)
-   */
   public Optional<ActorRef<GateProtocol.Command>> current(String budgetName) {
     Handle handle = gates.get(budgetName);
     return handle == null ? Optional.empty() : Optional.of(handle.gate);
   }
 
-  /** The names of the budgets in use. */
   public Set<String> names() {
     return Set.copyOf(gates.keySet());
   }
@@ -145,8 +120,7 @@ public final class GateRegistry implements Extension {
   private Handle start(RestartBudget budget) {
     long incarnation = incarnations.incrementAndGet();
     if (budget instanceof RestartBudget.Adaptive) {
-      // published before the gate exists, so that it reaches every subscriber before the gate's
-      // own events (the event stream handles its messages in the order they were sent)
+      // before the gate exists, so that every subscriber gets it before the gate's own events
       system
           .eventStream()
           .tell(new EventStream.Publish<>(new BudgetEvent.Started(budget.getName())));

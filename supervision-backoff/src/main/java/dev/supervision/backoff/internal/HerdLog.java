@@ -15,17 +15,12 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.slf4j.event.Level;
 
 /**
- * INTERNAL API: the log of a herd. Supervisors whose policy aggregates its log lines report each
- * restarted failure, each restarted stop of the child and each give-up here instead of writing a
- * line of their own; one actor per actor system collects them for one window (a second) and writes
- * one line per kind, cause (or reason) and level: how many of them of how many actors, the cause,
- * one actor's path, and the stack trace of the first failure if the key was not seen in the window
- * before (then counts only, while the episode lasts: a window without the key ends it). The window is timed by the actor system's
- * scheduler ({@code ManualTime} drives it); no clock is read.
+ * INTERNAL API: the aggregated log lines. One actor per system collects the reports of a window
+ * and writes one line per kind, key and level, with the stack trace only if the key was not in the
+ * window before (a window without the key ends its episode). Timed by the scheduler, no clock.
  */
 public final class HerdLog implements Extension {
 
-  /** How long one window collects failures. */
   static final Duration WINDOW = Duration.ofSeconds(1);
 
   private static final ExtensionId<HerdLog> ID =
@@ -36,20 +31,13 @@ public final class HerdLog implements Extension {
         }
       };
 
-  /** What a reported line was about. */
   enum Kind {
-    /** A failure that is restarted with backoff. */
     FAILED,
-    /** A stop of the child that is restarted (restart on stop). */
     STOPPED,
-    /** An actor that gave up and stops. */
     GAVE_UP
   }
 
-  /**
-   * One line of one actor: {@code key} groups it with the others of its kind and level (the cause's
-   * class, or the reason), {@code trace} is the stack trace its line would carry (or null).
-   */
+  /** {@code key}: the cause's class or the reason; {@code trace}: its line's, or null. */
   record Report(
       Kind kind, String key, Level level, String description, Throwable trace, String actor) {}
 
@@ -62,17 +50,14 @@ public final class HerdLog implements Extension {
         system.systemActorOf(collector(), "supervision-backoff-herd-log", Props.empty());
   }
 
-  /** The herd log of {@code system}. */
   public static HerdLog get(ActorSystem<?> system) {
     return system.registerExtension(ID);
   }
 
-  /** Reports one actor's line, to be counted with the others of its kind, key and level. */
   void report(Report report) {
     collector.tell(report);
   }
 
-  /** What one window holds of one cause and level. */
   private static final class Entry {
     final Report first;
     final Set<String> actors = new HashSet<>();
@@ -110,8 +95,7 @@ public final class HerdLog implements Extension {
                   seenBefore.clear();
                   seenBefore.addAll(seenNow);
                   if (!seenBefore.isEmpty()) {
-                    // the next window is flushed even if nothing comes: an empty one ends the
-                    // episodes, so that a cause that returns later is new again
+                    // flushed even if empty: that ends the episodes, a returning cause is new
                     ctx.scheduleOnce(WINDOW, ctx.getSelf(), new Flush());
                   }
                 }

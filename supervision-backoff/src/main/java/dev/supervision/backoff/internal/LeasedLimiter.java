@@ -9,11 +9,7 @@ import dev.supervision.backoff.rate.NodeReport;
 import dev.supervision.backoff.spi.GateProtocol;
 import java.util.Optional;
 
-/**
- * INTERNAL API: the limiter of a cluster-wide adaptive budget on one node: a {@link LeaseHolder},
- * which grants within the leases of the budget's one learner (run by the cluster module) and falls
- * back on a controller of its own with {@code 1/N} of the budget when no lease stands.
- */
+/** INTERNAL API: a cluster-wide adaptive budget's limiter on one node: its {@link LeaseHolder}. */
 final class LeasedLimiter implements Limiter {
 
   private final LeaseHolder holder;

@@ -27,50 +27,35 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.slf4j.event.Level;
 
 /**
- * INTERNAL API: what one actor's supervisor ({@link BackoffBehavior}) holds from a failure until
- * its backoff resets, and the bookkeeping of that episode: the restart count, the delay schedule
- * and its random, the pending timer, the stash, the children being stopped, the budget's gate and
- * the handler's countdown. It decides nothing about the child (the supervisor does). Created at the
- * first failure and released at the reset, so that an actor that never failed, or has recovered,
- * holds none of it (with a seeded random the recovery is kept with its count at 0, so that the
- * random sequence continues). Confined to the actor: nothing here is synchronized.
+ * INTERNAL API: a supervisor's state from a failure until the reset, and its bookkeeping; it
+ * decides nothing about the child. Released at the reset (kept, count 0, with a seeded random so
+ * that its sequence continues), so an actor that never failed or has recovered holds none of it.
  *
- * <p>Its timers and budget requests send {@link Due} signals that name it and a generation. A
- * {@code Due} whose generation has moved on is stale (its timer was cancelled after it was
- * enqueued), whoever receives it; a live one belongs to the layer that holds this recovery, which
- * after a re-wrap is the layer that took it over, so that the hand-over needs no renaming.
+ * <p>Its timers and permits are {@link Due} signals naming it and a generation: a moved-on
+ * generation makes one stale whoever gets it; a live one belongs to whichever layer holds this
+ * recovery, so that a re-wrap's hand-over needs no renaming.
  */
 final class Recovery {
 
-  /** What a {@link Due} signal is due for: the restart, the reset, or a budget's permit. */
   enum Kind {
     RESTART,
     RESET,
     PERMIT
   }
 
-  /**
-   * The restart and reset ticks and a budget's permit, naming the recovery and the generation they
-   * were sent in. A {@link Signal}, as in Pekko's supervisor, so that a stale one reaching a user
-   * behavior is an unhandled signal.
-   */
+  /** A signal, as in Pekko's supervisor, so that one reaching a user behavior is unhandled. */
   record Due(Recovery recovery, long generation, Kind kind)
       implements Signal, DeadLetterSuppression {
 
-    /** Whether its timer or request was cancelled since it was sent: nobody takes it. */
     boolean isStale() {
       return generation != recovery.generation;
     }
   }
 
-  /** A signal kept in the stash, told apart from messages. */
   record StashedSignal(Signal signal) {}
 
   int restarts; // since the last reset
-
-  /** Moves on with every timer scheduled or cancelled, which makes every older {@link Due} stale. */
-  private long generation;
-
+  private long generation; // moves on with every timer scheduled or cancelled
   boolean inBackoff; // the child is down: messages and signals are stashed
   boolean restartDue; // the delay has passed: the restart waits for stopped children or a permit
   boolean permitRequested; // the actor waits in its budget's queue
@@ -82,15 +67,11 @@ final class Recovery {
   GateRegistry.Handle gate; // the budget's gate, once needed; again if the registry forgot it
   Countdown countdown; // the time left, for a policy with a handler while backing off; else null
 
-  /**
-   * The signal of a timer or request: a restart or reset tick makes every older one stale; a
-   * permit is due in the current generation, so that a cancelled timer makes it stale too.
-   */
+  /** A tick makes every older Due stale; a permit takes the current generation. */
   Due due(Kind kind) {
     return new Due(this, kind == Kind.PERMIT ? generation : ++generation, kind);
   }
 
-  /** Cancels the timer and the countdown; makes every {@link Due} sent so far stale. */
   void cancelTimers() {
     generation++;
     if (timer != null) {
@@ -107,11 +88,7 @@ final class Recovery {
     }
   }
 
-  /**
-   * A backoff starts (the failed child has had its {@code PreRestart}): stops the children if the
-   * policy says so (the restart waits for their {@code Terminated}), counts the restart and
-   * schedules its tick. A stop of the child ({@code stop}) takes no {@link RetryAfter} hint.
-   */
+  /** After the failed child's {@code PreRestart}; a {@code stop} takes no RetryAfter hint. */
   void beginBackoff(ActorContext<?> jctx, BackoffPolicy policy, Throwable failure, boolean stop) {
     if (policy.isStopChildren()) {
       stopChildren(jctx);
@@ -134,7 +111,6 @@ final class Recovery {
     SupervisorReports.restartScheduled(policy, jctx, restarts, failure, stop, delay);
   }
 
-  /** The child has been restarted: the backoff ends, the reset tick is scheduled. */
   void restarted(ActorContext<?> jctx, BackoffPolicy policy) {
     inBackoff = false;
     restartDue = false;
@@ -146,15 +122,11 @@ final class Recovery {
     SupervisorReports.restarted(policy, jctx, restarts);
   }
 
-  /**
-   * The time left until the restart, for the handler; minBackoff once the delay has passed (the
-   * restart then waits for children or a permit, whose arrival nobody knows).
-   */
+  /** minBackoff once the delay passed: the restart then waits for children or a permit. */
   Duration untilRestart(BackoffPolicy policy) {
     return restartDue || countdown == null ? policy.getMinBackoff() : countdown.untilRestart();
   }
 
-  /** The supervisor gives up: the stash goes to dead letters, the actor stops. */
   void gaveUp(
       ActorContext<?> jctx,
       BackoffPolicy policy,
@@ -166,7 +138,6 @@ final class Recovery {
     SupervisorReports.gaveUp(policy, jctx, restarts, failure, reason, stop);
   }
 
-  /** The actor stopped during its backoff: it leaves the budget's queue, the stash is dropped. */
   void stoppedDuringBackoff(ActorContext<?> jctx, BackoffPolicy policy) {
     inBackoff = false;
     cancelTimers();
@@ -175,7 +146,6 @@ final class Recovery {
     SupervisorReports.stoppedDuringBackoff(policy, jctx, restarts, dropped);
   }
 
-  /** The next delay of the schedule; a broken user jitter gets one WARN line (see DelaySchedule). */
   private long nextDelay(ActorContext<?> jctx, BackoffPolicy policy) {
     if (schedule == null) {
       schedule =
@@ -201,11 +171,7 @@ final class Recovery {
     return delayNanos;
   }
 
-  /**
-   * The policy's delay, lengthened to the first usable {@link RetryAfter} hint of the cause chain.
-   * A hint that throws is skipped (one WARN line names it), as are null, zero and negative hints:
-   * a broken hint never costs the restart.
-   */
+  /** Lengthened to the first usable RetryAfter hint of the cause chain; a broken hint is skipped. */
   private static long withRetryAfter(
       ActorContext<?> jctx, BackoffPolicy policy, long delayNanos, Throwable failure) {
     for (Throwable t : Causes.chain(failure)) {
@@ -252,7 +218,7 @@ final class Recovery {
     }
   }
 
-  /** The restart tick fired; returns whether the restart may go on (no child still stopping). */
+  /** Whether the restart may go on: no child still stopping. */
   boolean delayPassed() {
     restartDue = true;
     timer = null;
@@ -260,20 +226,17 @@ final class Recovery {
     return stoppingChildren == null || stoppingChildren.isEmpty();
   }
 
-  /** Asks the budget for a permit: the actor waits in its queue for a {@link Kind#PERMIT}. */
   void askPermit(ActorContext<?> jctx, BackoffPolicy policy, RestartBudget budget) {
     permitRequested = true;
     gate(jctx, policy).tell(new GateProtocol.Acquire(self(jctx), due(Kind.PERMIT)));
     SupervisorReports.waitingForPermit(policy, jctx, restarts, budget.getName());
   }
 
-  /** The budget granted the permit: the restart follows. */
   void permitGranted(ActorContext<?> jctx, BackoffPolicy policy, RestartBudget budget) {
     permitRequested = false;
     SupervisorReports.permitGranted(policy, jctx, restarts, budget.getName());
   }
 
-  /** The budget's gate: the one looked up before, unless the registry forgot it since. */
   ActorRef<GateProtocol.Command> gate(ActorContext<?> jctx, BackoffPolicy policy) {
     if (gate == null || gate.isForgotten()) {
       gate = GateRegistry.get(jctx.getSystem()).handle(policy.getBudget().orElseThrow());
@@ -281,7 +244,6 @@ final class Recovery {
     return gate.gate();
   }
 
-  /** Leaves the budget's queue, if the actor waits in it. */
   void cancelPermitRequest(ActorContext<?> jctx, BackoffPolicy policy) {
     if (permitRequested) {
       permitRequested = false;
@@ -289,9 +251,6 @@ final class Recovery {
     }
   }
 
-  // ---------------------------------------------------------------- the stash
-
-  /** Stashes {@code item}, or publishes it as {@link Dropped} if the stash is full. */
   void stashOrDrop(ActorContext<?> jctx, BackoffPolicy policy, Object item) {
     int capacity = stashCapacity(jctx, policy);
     if (stash.size() < capacity) {
@@ -302,23 +261,18 @@ final class Recovery {
     }
   }
 
-  /**
-   * The policy's stash capacity, else the actor system's {@code
-   * pekko.actor.typed.restart-stash-capacity} (as Pekko's own supervisor does; 1000 by default).
-   */
+  /** Else the system's {@code restart-stash-capacity}, as Pekko's own supervisor does. */
   private static int stashCapacity(ActorContext<?> jctx, BackoffPolicy policy) {
     OptionalInt set = policy.getStashCapacitySetting();
     return set.isPresent() ? set.getAsInt() : jctx.getSystem().settings().RestartStashCapacity();
   }
 
-  /** Takes the stash out, to replay it: an actor that stays healthy keeps none. */
   ArrayDeque<Object> takeStash() {
     ArrayDeque<Object> pending = stash;
     stash = null;
     return pending;
   }
 
-  /** Publishes the stash as {@link Dropped} and releases it; returns how many were dropped. */
   int dropStash(ActorContext<?> jctx, String reason) {
     return drop(jctx, takeStash(), reason);
   }
@@ -343,7 +297,6 @@ final class Recovery {
             Adapter.toClassic(jctx.getSelf())));
   }
 
-  /** Publishes a replayed message the child left unhandled, as the actor does for a message. */
   static void publishUnhandled(ActorContext<?> jctx, Object message) {
     publish(
         jctx,
@@ -357,17 +310,12 @@ final class Recovery {
     jctx.getSystem().eventStream().tell(new EventStream.Publish<>(event));
   }
 
-  /** The actor's own ref, for the ticks and permits (signals, delivered as such by the actor). */
   @SuppressWarnings("unchecked")
   static ActorRef<Object> self(ActorContext<?> jctx) {
     return (ActorRef<Object>) (ActorRef<?>) jctx.getSelf();
   }
 
-  /**
-   * What the actor keeps after its backoff reset: nothing (a million-cell crash storm left 92 MiB
-   * behind when this state was kept), or, with a seeded random, this recovery with its count at 0
-   * and its random, whose sequence continues. Cancels the timers either way.
-   */
+  /** Nothing (kept, a million-actor crash storm left 92 MiB), unless the random is seeded. */
   Recovery afterReset(BackoffPolicy policy) {
     cancelTimers();
     if (policy.getRandomSeed().isEmpty()) {
@@ -379,10 +327,7 @@ final class Recovery {
     return this;
   }
 
-  /**
-   * The random of the delays: the policy's seed mixed with the actor's path (so that actors of one
-   * seeded policy draw different sequences), else a fresh seed.
-   */
+  /** The seed is mixed with the actor's path, so that actors of one policy draw differently. */
   SplittableRandom random(BackoffPolicy policy, ActorContext<?> jctx) {
     if (random == null) {
       random =
@@ -395,7 +340,7 @@ final class Recovery {
     return random;
   }
 
-  /** A 64-bit FNV-1a hash, so that paths differing in one character give unrelated seeds. */
+  /** FNV-1a: paths differing in one character give unrelated seeds. */
   static long pathHash(String path) {
     long hash = 0xcbf29ce484222325L;
     for (int i = 0; i < path.length(); i++) {

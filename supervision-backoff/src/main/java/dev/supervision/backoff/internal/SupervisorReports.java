@@ -10,21 +10,17 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.slf4j.event.Level;
 
 /**
- * INTERNAL API: what a supervisor ({@link BackoffBehavior}) reports, its log lines and its events,
- * each step's line and event in one method. Stateless: every method takes the policy and the
- * actor's context; events are built only if anyone listens (listeners or the event stream). Called
- * only off the per-message path (failures, restarts, resets, stops).
+ * INTERNAL API: a supervisor's log lines and events, each step's in one method; events are built
+ * only if anyone listens. Stateless, and off the per-message path.
  */
 final class SupervisorReports {
 
   private SupervisorReports() {}
 
-  /** Whether anyone wants the policy's events: they are built only then. */
   private static boolean listening(BackoffPolicy policy) {
     return !policy.getListeners().isEmpty() || policy.isEventStreamPublishing();
   }
 
-  /** A restart was scheduled; {@code stopped} for a stop of the child under restart on stop. */
   static void restartScheduled(
       BackoffPolicy policy,
       ActorContext<?> jctx,
@@ -63,10 +59,7 @@ final class SupervisorReports {
     }
   }
 
-  /**
-   * An actor's line at the report's level with its trace; with aggregated logging the herd's log
-   * counts the report (if its level is enabled) and the actor's own line goes to DEBUG.
-   */
+  /** With aggregated logging the herd's log counts the report and the actor's line is DEBUG. */
   private static void herdOrOwnLine(
       BackoffPolicy policy,
       ActorContext<?> jctx,
@@ -83,10 +76,6 @@ final class SupervisorReports {
     log(policy, jctx, level, report.trace(), format, args);
   }
 
-  /**
-   * The actor gave up: it stops after {@code restarts} restarts; {@code stopped} if the child
-   * stopped itself (its line has no stack trace).
-   */
   static void gaveUp(
       BackoffPolicy policy,
       ActorContext<?> jctx,
@@ -120,7 +109,6 @@ final class SupervisorReports {
     }
   }
 
-  /** A supervisor inside the child stopped it; the actor stops with {@code cause}. */
   static void innerStop(BackoffPolicy policy, ActorContext<?> jctx, int restarts, Throwable cause) {
     debugAndEmit(
         policy,
@@ -133,7 +121,6 @@ final class SupervisorReports {
         Causes.describe(cause));
   }
 
-  /** The actor asked its budget for a permit. */
   static void waitingForPermit(
       BackoffPolicy policy, ActorContext<?> jctx, int restarts, String budget) {
     debugAndEmit(
@@ -147,7 +134,7 @@ final class SupervisorReports {
         restarts);
   }
 
-  /** The budget granted the actor's permit (an event only: the restart's line follows). */
+  /** An event only: the restart's line follows. */
   static void permitGranted(
       BackoffPolicy policy, ActorContext<?> jctx, int restarts, String budget) {
     if (listening(policy)) {
@@ -155,7 +142,6 @@ final class SupervisorReports {
     }
   }
 
-  /** The child was restarted. */
   static void restarted(BackoffPolicy policy, ActorContext<?> jctx, int restarts) {
     debugAndEmit(
         policy,
@@ -165,7 +151,6 @@ final class SupervisorReports {
         restarts);
   }
 
-  /** The restart count returned to 0: asked by the child ({@code byChild}) or after resetAfter. */
   static void reset(BackoffPolicy policy, ActorContext<?> jctx, int before, boolean byChild) {
     BackoffEvent event =
         listening(policy) ? new BackoffEvent.BackoffReset(jctx.getSelf(), before) : null;
@@ -183,7 +168,6 @@ final class SupervisorReports {
     }
   }
 
-  /** The actor stopped during its backoff; {@code dropped} stashed messages went to dead letters. */
   static void stoppedDuringBackoff(
       BackoffPolicy policy, ActorContext<?> jctx, int restarts, int dropped) {
     debugAndEmit(
@@ -196,7 +180,6 @@ final class SupervisorReports {
         dropped);
   }
 
-  /** A DEBUG line without a cause, then {@code event} unless it is null (nobody listens). */
   private static void debugAndEmit(
       BackoffPolicy policy,
       ActorContext<?> jctx,
@@ -209,10 +192,6 @@ final class SupervisorReports {
     }
   }
 
-  /**
-   * The child's handler of a signal threw {@code t} in {@code where}: a fatal error is rethrown,
-   * anything else gets one ERROR line, and the restart goes on.
-   */
   static void signalHandlerThrew(
       BackoffPolicy policy, ActorContext<?> jctx, Throwable t, String where) {
     Causes.rethrowIfFatal(t);
@@ -225,10 +204,6 @@ final class SupervisorReports {
         where);
   }
 
-  /**
-   * A user's callback ({@code what}) threw {@code t} on {@code msg}: a fatal error is rethrown,
-   * anything else gets one WARN line that says what happens instead ({@code instead}).
-   */
   static void callbackThrew(
       BackoffPolicy policy,
       ActorContext<?> jctx,
@@ -250,11 +225,7 @@ final class SupervisorReports {
         instead);
   }
 
-  /**
-   * Every line of the supervisor goes through here, so that {@code withLoggingEnabled(false)}
-   * silences all of them (written by {@link SupervisorLog}: a log call that throws is ignored).
-   * The format's first argument is the actor's path, given here: {@code args} are the others.
-   */
+  /** Every line goes through here, so that {@code withLoggingEnabled(false)} silences all. */
   static void log(
       BackoffPolicy policy,
       ActorContext<?> jctx,
@@ -271,10 +242,6 @@ final class SupervisorReports {
     }
   }
 
-  /**
-   * Gives {@code event} to every listener (one that throws gets a WARN line and is otherwise
-   * ignored) and publishes it on the event stream if the policy asks for that.
-   */
   private static void emit(BackoffPolicy policy, ActorContext<?> jctx, BackoffEvent event) {
     for (BackoffListener listener : policy.getListeners()) {
       try {
