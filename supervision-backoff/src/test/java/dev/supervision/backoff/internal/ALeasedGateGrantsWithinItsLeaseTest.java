@@ -18,7 +18,9 @@ import dev.supervision.backoff.spi.GateProtocol.Failed;
 import dev.supervision.backoff.testsupport.Gates.Grant;
 import dev.supervision.backoff.testsupport.StartingRequester;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
@@ -76,7 +78,8 @@ final class ALeasedGateGrantsWithinItsLeaseTest {
     }
     assertEquals(List.of("a0"), granted.receiveSeveralMessages(1));
     time.timePasses(ROUND); // 30 per second: three permits 33 ms apart within the round
-    assertEquals(List.of("a1", "a2"), granted.receiveSeveralMessages(2));
+    // the gate grants in the order asked; two requesters' forwards may cross on their way here
+    assertEquals(Set.of("a1", "a2"), new HashSet<>(granted.receiveSeveralMessages(2)));
     time.timePasses(ROUND);
     granted.expectNoMessage(QUIET); // the lease is used up
     NodeReport r = report(gate);
