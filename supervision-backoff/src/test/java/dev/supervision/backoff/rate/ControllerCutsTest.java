@@ -61,27 +61,9 @@ final class ControllerCutsTest {
    */
   private static List<Integer> run(
       AdaptiveRateController c, IntBinaryOperator accepts, int from, int to) {
-    int waiting = 5_000;
-    if (from == 1) {
-      for (int i = 0; i < waiting; i++) {
-        c.onFailure(0, AdaptiveRateController.NOT_GRANTED);
-      }
-    }
-    List<Integer> successes = new ArrayList<>();
-    for (int k = from; k <= to; k++) {
-      long now = k * S;
-      c.onSlice(now, waiting);
-      int g = 0;
-      while (g < 100_000 && c.tryAcquire(now)) {
-        g++;
-      }
-      int ok = Math.max(0, Math.min(g, accepts.applyAsInt(k, g)));
-      for (int i = ok; i < g; i++) {
-        c.onFailure(now, now);
-      }
-      successes.add(ok);
-    }
-    return successes;
+    return Steps.slices(c, (k, g) -> accepts.applyAsInt((int) k, g), from, to).stream()
+        .map(Steps.Slice::served)
+        .toList();
   }
 
   /** A limiter without burst at 200 per second: 20 a slice, every other one above that. */

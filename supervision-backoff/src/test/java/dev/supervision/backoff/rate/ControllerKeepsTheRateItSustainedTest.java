@@ -20,11 +20,6 @@ final class ControllerKeepsTheRateItSustainedTest {
 
   private static final long S = Drive.SLICE;
 
-  /** What the resource takes of a slice's grants. */
-  private interface Resource {
-    int accepts(long slice, int offered);
-  }
-
   private record Cut(long slice, double from, double to, double goodput) {}
 
   private final List<Cut> cuts = new ArrayList<>();
@@ -43,29 +38,9 @@ final class ControllerKeepsTheRateItSustainedTest {
         });
   }
 
-  /** Slices of grants to 5,000 waiting actors; the rejected ones fail at once and wait again. */
-  private static List<Integer> run(AdaptiveRateController c, Resource r, long from, long to) {
-    int waiting = 5_000;
-    if (from == 1) {
-      for (int i = 0; i < waiting; i++) {
-        c.onFailure(0, AdaptiveRateController.NOT_GRANTED);
-      }
-    }
-    List<Integer> grants = new ArrayList<>();
-    for (long k = from; k <= to; k++) {
-      long now = k * S;
-      c.onSlice(now, waiting);
-      int g = 0;
-      while (g < 100_000 && c.tryAcquire(now)) {
-        g++;
-      }
-      int ok = Math.max(0, Math.min(g, r.accepts(k, g)));
-      for (int i = ok; i < g; i++) {
-        c.onFailure(now, now);
-      }
-      grants.add(g);
-    }
-    return grants;
+  /** Slices of grants to 5,000 waiting actors ({@link Steps#slices}); returns each slice's grants. */
+  private static List<Integer> run(AdaptiveRateController c, Steps.Resource r, long from, long to) {
+    return Steps.slices(c, r, from, to).stream().map(Steps.Slice::granted).toList();
   }
 
   /** A limiter without burst at 50 per second: takes 5 a slice, every other one above that. */
@@ -104,7 +79,7 @@ final class ControllerKeepsTheRateItSustainedTest {
     AdaptiveRateController c = controller();
     // a token bucket: 20 a slice, and a burst of 100 that slow start drains
     double[] tokens = {100};
-    Resource bucket =
+    Steps.Resource bucket =
         (k, g) -> {
           tokens[0] = Math.min(120, tokens[0] + 20);
           int ok = (int) Math.min(g, tokens[0]);

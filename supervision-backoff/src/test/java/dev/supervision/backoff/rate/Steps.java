@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.supervision.backoff.rate.AdaptiveRateController.Parameters;
 import dev.supervision.backoff.rate.AdaptiveRateController.Reason;
 import dev.supervision.backoff.rate.AdaptiveRateController.State;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -52,6 +53,44 @@ final class Steps {
       granted++;
     }
     return granted;
+  }
+
+  /** How many of a slice's {@code offered} calls the resource serves in slice {@code k}. */
+  @FunctionalInterface
+  interface Resource {
+    int accepts(long k, int offered);
+  }
+
+  /** One slice of {@link #slices}: the restarts granted and the calls the resource served. */
+  record Slice(int granted, int served) {}
+
+  /**
+   * Slices {@code from} to {@code to} of grants to 5,000 waiting actors (all failed at slice 0 when
+   * {@code from} is 1): each slice takes every permit, the resource serves what {@code r} accepts
+   * and the other grants fail at once and wait again.
+   */
+  static List<Slice> slices(AdaptiveRateController c, Resource r, long from, long to) {
+    int waiting = 5_000;
+    if (from == 1) {
+      for (int i = 0; i < waiting; i++) {
+        c.onFailure(0, NG);
+      }
+    }
+    List<Slice> slices = new ArrayList<>();
+    for (long k = from; k <= to; k++) {
+      long now = k * S;
+      c.onSlice(now, waiting);
+      int g = 0;
+      while (g < 100_000 && c.tryAcquire(now)) {
+        g++;
+      }
+      int ok = Math.max(0, Math.min(g, r.accepts(k, g)));
+      for (int i = ok; i < g; i++) {
+        c.onFailure(now, now);
+      }
+      slices.add(new Slice(g, ok));
+    }
+    return slices;
   }
 
   /**
