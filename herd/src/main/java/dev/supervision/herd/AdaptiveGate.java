@@ -76,7 +76,7 @@ final class AdaptiveGate implements HerdStrategy.ExactGate {
   }
 
   private boolean tryGrant(long t) {
-    AdaptiveRateController.pace(pacer, controller, tick);
+    pacer.follow(controller.rate(), tick, false);
     if (pacer.available(t) && controller.tryAcquire(t)) {
       pacer.tryAcquire(t);
       return true;

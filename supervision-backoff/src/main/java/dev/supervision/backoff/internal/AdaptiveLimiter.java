@@ -49,23 +49,8 @@ final class AdaptiveLimiter implements Limiter {
         .orElse(parameters);
   }
 
-  /**
-   * Unlimited while holding (the controller lets one probe through). On a clock the burst is {@code
-   * ceil(rate * tick)}, at least 1: below one permit per tick, no two go closer than {@code 1 /
-   * rate}, however late the ticks.
-   */
   private void pace() {
-    if (!onClock) {
-      AdaptiveRateController.pace(pacer, controller, tickNanos);
-      return;
-    }
-    double rate = controller.rate();
-    if (rate > 0 && !Double.isInfinite(rate)) {
-      pacer.setBurst(Math.max(1, Math.ceil(rate * tickNanos / 1e9 - 1e-9)));
-      pacer.setRate(rate);
-    } else {
-      pacer.setRate(Double.POSITIVE_INFINITY);
-    }
+    pacer.follow(controller.rate(), tickNanos, onClock);
   }
 
   @Override

@@ -188,7 +188,7 @@ public final class LeaseHolder {
         && (newLease.state() != State.STEADY || newLease.acknowledged() >= fuseTrippedIn)) {
       fuseTrippedIn = NONE; // the learner has heard of the failures
     }
-    AdaptiveRateController.pace(pacer, rate(), tickNanos, clock);
+    pacer.follow(rate(), tickNanos, clock);
     if (state() != before) {
       probes = 0;
       listener.stateChanged(before, state(), Reason.LEASE, nowNanos);
@@ -248,7 +248,7 @@ public final class LeaseHolder {
    */
   public boolean tryGrant(long nowNanos) {
     if (fallback != null) {
-      AdaptiveRateController.pace(pacer, fallback.rate(), tickNanos, clock);
+      pacer.follow(fallback.rate(), tickNanos, clock);
       // the pacer is asked first: the controller takes its permit only if the restart goes
       return pacer.available(nowNanos) && fallback.tryGrant(nowNanos) && pacer.tryAcquire(nowNanos);
     }

@@ -178,6 +178,29 @@ public final class Pacer {
     setRate(rate);
   }
 
+  /**
+   * Follows a learnt rate, such as an {@link AdaptiveRateController}'s: that rate, with a burst of
+   * the permits due in one tick, so that a driver ticking every {@code tick} grants at each tick
+   * the permits due before the next. Without a clock the burst is {@code 1 + rate * tick}: in any
+   * interval {@code d} at most {@code 1 + rate * (d + 2 * tick)} go. On a clock (quantum 0) it is
+   * {@code ceil(rate * tick)}, at least 1: below one permit per tick, no two go closer than {@code
+   * 1 / rate}, however late the ticks. Unlimited for a rate of 0 (a controller holding lets its
+   * one probe through) or {@code +Infinity}.
+   *
+   * @param rate permits per second, {@code >= 0}
+   * @param tickNanos how often the driver calls, {@code >= 0}
+   * @param clock whether the driver reads a clock
+   */
+  public void follow(double rate, long tickNanos, boolean clock) {
+    if (rate > 0 && !Double.isInfinite(rate)) {
+      double perTick = rate * tickNanos / SECOND;
+      setBurst(clock ? Math.max(1, Math.ceil(perTick - 1e-9)) : 1 + perTick);
+      setRate(rate);
+    } else {
+      setRate(Double.POSITIVE_INFINITY);
+    }
+  }
+
   /** {@return the rate, permits per second ({@code +Infinity} for no limit)} */
   public double rate() {
     return rate;

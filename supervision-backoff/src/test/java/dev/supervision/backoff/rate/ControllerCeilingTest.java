@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A steady controller grants everything, or one slice of its ceiling ({@code maxRate}) at most, and
- * {@link AdaptiveRateController#pace} sets a pacer to the rate. Stepped by hand ({@link Steps}) or
+ * {@link Pacer#follow} sets a pacer to the rate. Stepped by hand ({@link Steps}) or
  * driven ({@link Drive}: 100 ms slices).
  */
 final class ControllerCeilingTest {
@@ -58,16 +58,22 @@ final class ControllerCeilingTest {
   }
 
   @Test
-  void pace_setsThePacerToTheRate_withABurstOfOneTick_andUnlimitedWhenTheRateIsNot() {
+  void
+      aPacerFollowingTheController_takesItsRate_withABurstOfOneTick_andUnlimitedWhenTheRateIsNot() {
     long tick = 10_000_000L;
     Pacer pacer = Pacer.of(1, 1, tick);
     AdaptiveRateController capped =
         new AdaptiveRateController(Parameters.defaults().withMaxRate(500));
-    AdaptiveRateController.pace(pacer, capped, tick);
+    pacer.follow(capped.rate(), tick, false);
     assertEquals(500.0, pacer.rate());
     assertEquals(6.0, pacer.burst(), 1e-12); // 1 + 500/s x 10 ms
+    pacer.follow(capped.rate(), tick, true);
+    assertEquals(5.0, pacer.burst(), 1e-12, "on a clock: ceil(500/s x 10 ms)");
+    pacer.follow(50, tick, true);
+    assertEquals(1.0, pacer.burst(), 1e-12, "on a clock: at least one, however low the rate");
+    assertEquals(50.0, pacer.rate());
     AdaptiveRateController unlimited = new AdaptiveRateController(Parameters.defaults());
-    AdaptiveRateController.pace(pacer, unlimited, tick);
+    pacer.follow(unlimited.rate(), tick, false);
     assertEquals(Double.POSITIVE_INFINITY, pacer.rate());
     AdaptiveRateController holding =
         new AdaptiveRateController(Parameters.defaults().withMaxRate(500).withHoldAfter(1));
@@ -75,7 +81,7 @@ final class ControllerCeilingTest {
     assertEquals(State.HOLDING, holding.state());
     assertEquals(0.0, holding.rate());
     pacer.setRate(7);
-    AdaptiveRateController.pace(pacer, holding, tick);
+    pacer.follow(holding.rate(), tick, false);
     assertEquals(Double.POSITIVE_INFINITY, pacer.rate(), "the controller lets one probe through");
   }
 }
