@@ -73,14 +73,9 @@ public final class BackoffPolicy {
    * <p>{@code docs/configuration.md} lists the keys with their defaults and methods. A key the
    * block leaves out comes from {@code supervision-backoff.default-policy} in {@code root}, else
    * from {@code reference.conf}. Listeners, a stop predicate and custom jitters are code only.
-   * Class names are loaded with the thread's context class loader. {@code budget} names a {@link
-   * RestartBudget} defined at {@code supervision-backoff.budgets.<name>}, so many policies can
-   * share one:
-   *
-   * <pre>{@code
-   * supervision-backoff.budgets.orders-db { permits = 200, period = 1s }
-   * my-service.worker-backoff.budget = orders-db
-   * }</pre>
+   * Class names are loaded with the thread's context class loader. {@code budget = orders-db} names
+   * a {@link RestartBudget} defined at {@code supervision-backoff.budgets.orders-db}, which many
+   * policies can share.
    *
    * @param root the whole config
    * @param path the path of the policy block in {@code root}, for example {@code
@@ -98,11 +93,9 @@ public final class BackoffPolicy {
   }
 
   /**
-   * Reads a policy from a HOCON block whose path is not known, for example one obtained with {@code
-   * config.getConfig("my-service.worker-backoff")}. As {@link #fromConfig(Config, String)}, except
-   * that missing keys come from {@code reference.conf} only, messages name the key and where its
-   * value was written ({@code jitter (application.conf @ file:/app/application.conf: 4): ...}), and
-   * a {@code budget} is rejected (budgets cannot be seen). Prefer the two-argument form.
+   * Reads a policy from a HOCON block whose path is not known. As {@link #fromConfig(Config,
+   * String)}, which is preferred, except that missing keys come from {@code reference.conf} only,
+   * messages name the key and the file and line of its value, and a {@code budget} is rejected.
    *
    * @param config the policy block
    * @return a new policy
@@ -173,9 +166,8 @@ public final class BackoffPolicy {
 
   /**
    * Sets how many messages (and signals) are kept while the actor waits for its restart; they go in
-   * order to the new incarnation, and those that do not fit are published as {@code
-   * org.apache.pekko.actor.Dropped}. Default: unset, each actor takes its actor system's {@code
-   * pekko.actor.typed.restart-stash-capacity} (1000 unless changed), as Pekko's own backoff does.
+   * order to the new incarnation, and those that do not fit are published as {@code Dropped}.
+   * Default: unset, the actor system's {@code pekko.actor.typed.restart-stash-capacity}, as Pekko.
    *
    * @param stashCapacity {@code >= 0}; 0 drops every message that arrives during a backoff
    * @return a new policy
@@ -203,8 +195,7 @@ public final class BackoffPolicy {
    * Declares failures as permanent by a rule: a failure for which {@code stopOn} returns {@code
    * true}, or whose cause chain holds a throwable for which it does, stops the actor at once,
    * without a restart. Replaces the previous predicate; either it or {@link #withStopOn(Class[])}
-   * matching is enough. Default none. See {@link #isPermanent(Throwable)}. Two policies are equal
-   * only if they hold the same predicate instance.
+   * matching is enough. Default none. See {@link #isPermanent(Throwable)}.
    *
    * @param stopOn a thread-safe, side-effect-free predicate; it is called with each throwable of
    *     the chain, from the outermost, on the actor's thread
@@ -217,10 +208,10 @@ public final class BackoffPolicy {
 
   /**
    * Declares which failures are transient: only a failure that is an instance of one of these
-   * types, or has one in its cause chain, is restarted; any other failure stops the actor at once,
-   * as Pekko's {@code Behaviors.supervise(b).onFailure(IOException.class, ...)} lets other failure
-   * types through; a stop rule still wins (see {@link #isPermanent(Throwable)}). Replaces the
-   * previous list; an empty list (the default) restarts every failure that no stop rule matches.
+   * types, or has one in its cause chain, is restarted; any other stops the actor at once (as
+   * Pekko's {@code onFailure(IOException.class, ...)} lets other types through); a stop rule still
+   * wins (see {@link #isPermanent(Throwable)}). Replaces the previous list; empty (the default)
+   * restarts every failure that no stop rule matches.
    *
    * @param types the transient failure types; may be empty to restart on every failure
    * @return a new policy
@@ -233,9 +224,8 @@ public final class BackoffPolicy {
 
   /**
    * Sets whether the children of a failed actor are stopped before it restarts (the default, as
-   * Pekko). With {@code false} the children survive the restart and the restart does not wait for
-   * them, as with Pekko's {@code restartWithBackoff(..).withStopChildren(false)}; the new
-   * incarnation must then not spawn children under names that are still taken.
+   * Pekko). With {@code false} they survive the restart, which does not wait for them (Pekko's
+   * {@code withStopChildren(false)}); the new incarnation must not reuse their names.
    *
    * @param stopChildren whether to stop the children on a restart
    * @return a new policy
@@ -246,19 +236,12 @@ public final class BackoffPolicy {
 
   /**
    * Sets whether a child that stops itself (returns {@code Behaviors.stopped()}) is started again
-   * after a backoff, as with classic {@code BackoffOpts.onStop}. Default {@code false}: the actor
-   * stops with its child, as under Pekko's typed supervisors.
-   *
-   * <p>With {@code true} such a stop is handled like a failure (PostStop, children, count, delay,
-   * {@link #withBudget(RestartBudget) budget} permit, {@link #withMaxRestarts(int)} limit, after
-   * which the actor stops cleanly). Events carry a {@link ChildStopped} as their cause and {@link
-   * BackoffEvent.RestartScheduled#afterStop()} is {@code true}. Stop rules and {@code RetryAfter}
-   * hints do not apply to a stop, and an adaptive budget does not count it as a failure of the
-   * resource. A stop is final, and the actor stops, if
-   *
-   * it comes from outside (the parent, a {@code PoisonPill}, the actor system's shutdown) or the
-   * child has received a message matching {@link #withFinalStopMessage(Predicate)} before (declare
-   * a sharding entity's stop message there).
+   * after a backoff, as classic {@code BackoffOpts.onStop}. Default {@code false}: the actor stops
+   * with its child, as under Pekko's typed supervisors. With {@code true} such a stop is handled as
+   * a failure (count, delay, budget permit, restart limit), whose events carry a {@link
+   * ChildStopped} cause; stop rules, hints and an adaptive budget's judgement do not apply to it. A
+   * stop is final if it comes from outside (the parent, a {@code PoisonPill}, a shutdown) or after
+   * a message matching {@link #withFinalStopMessage(Predicate)} (a sharding entity's stop message).
    *
    * @param restartOnStop whether to restart a child that stops itself
    * @return a new policy
@@ -271,8 +254,7 @@ public final class BackoffPolicy {
    * Declares the messages after which a stop of the child is final under {@link
    * #withRestartOnStop(boolean)}, as classic {@code BackoffOpts.withFinalStopMessage}: once the
    * child has received a message for which {@code finalStopMessage} returns {@code true}, its next
-   * stop stops the actor; during a backoff, at once. Default: none. Two policies are equal only if
-   * they hold the same predicate instance.
+   * stop stops the actor; during a backoff, at once. Default: none.
    *
    * @param finalStopMessage a thread-safe, side-effect-free predicate, called on the actor's thread
    *     for every message until one matches; one that throws counts as no match (one WARN line)
@@ -284,10 +266,9 @@ public final class BackoffPolicy {
   }
 
   /**
-   * Makes the child, not the clock, decide when the restart count starts over, as classic {@code
-   * BackoffOpts.withManualReset}: only {@link
-   * BackoffSupervisor#resetBackoff(org.apache.pekko.actor.typed.javadsl.ActorContext)} resets it,
-   * not {@link #withResetAfter(Duration)}, which counts idle time as healthy. Default: off.
+   * Makes the child, not the clock, decide when the restart count starts over (classic {@code
+   * withManualReset}): only {@code BackoffSupervisor.resetBackoff(context)} resets it, not {@link
+   * #withResetAfter(Duration)}, which counts idle time as healthy. Default: off.
    *
    * @return a new policy
    */
@@ -297,9 +278,8 @@ public final class BackoffPolicy {
 
   /**
    * Lets {@code handler} answer the messages that arrive while the actor waits for its restart,
-   * instead of keeping their senders waiting on the stash (classic {@code withReplyWhileStopped}).
-   * An actor with a handler has one more timer while a backoff is pending, to count the time left.
-   * Default: none. Two policies are equal only if they hold the same handler instance.
+   * instead of keeping their senders waiting on the stash (classic {@code withReplyWhileStopped}),
+   * with one more timer during a backoff to count the time left. Default: none.
    *
    * @param handler a handler that does not block; see {@link BackoffHandler}
    * @return a new policy
@@ -311,8 +291,7 @@ public final class BackoffPolicy {
 
   /**
    * Makes the delays reproducible: each actor seeds its generator with this seed mixed with its
-   * path, so an actor path gets the same schedule, and different actors still different delays.
-   * Default: none, each actor seeds its own.
+   * path, so a path always gets the same delays, and two actors different ones. Default: none.
    *
    * @param seed any value
    * @return a new policy
@@ -336,10 +315,9 @@ public final class BackoffPolicy {
   /**
    * Sets the level at which a failure that is restarted is logged (with its cause), through the
    * SLF4J logger {@code dev.supervision.backoff.BackoffSupervisor}. Default WARN, where Pekko logs
-   * ERROR: a restarted failure has been handled, and an actor failing against a resource that is
-   * down would fill an ERROR channel with one line per attempt. ERROR is kept for an actor that
-   * stops and, if set, the failures after {@link #withCriticalLogLevel(Level, int)}'s count. {@code
-   * withLogLevel(Level.ERROR)} gives Pekko's behaviour back.
+   * ERROR: a restarted failure has been handled, and a resource that is down would fill an ERROR
+   * channel with one line per attempt. ERROR is kept for an actor that stops and the failures after
+   * {@link #withCriticalLogLevel(Level, int)}'s count; {@code Level.ERROR} gives Pekko's behaviour.
    *
    * @param logLevel the level
    * @return a new policy
@@ -378,11 +356,10 @@ public final class BackoffPolicy {
   }
 
   /**
-   * Sets whether failure lines are written for a herd rather than per actor, so that thousands of
-   * actors failing together do not flood the log. Aggregated, each actor's own line is at DEBUG,
-   * and once a second (by the scheduler, so {@code ManualTime} drives it) one line per cause,
-   * reason and level sums up the actors of the system: how many failed how often, the first failure
-   * and actor, and its stack trace when the cause is new. Default: on for a policy with a {@link
+   * Sets whether failure lines are written for a herd rather than per actor. Aggregated, each
+   * actor's own line is at DEBUG, and once a second (on the scheduler) one line per cause, reason
+   * and level sums up the system's actors: how many failed how often, the first failure and actor,
+   * and its stack trace when the cause is new. Default: on for a policy with a {@link
    * #withBudget(RestartBudget) budget} (a group that fails together), off without one.
    *
    * @param aggregated whether to aggregate
@@ -436,13 +413,10 @@ public final class BackoffPolicy {
 
   /**
    * Also publishes every {@link BackoffEvent} of every actor supervised with the new policy on the
-   * actor system's event stream, so that any actor can subscribe to them:
-   *
-   * {@code system.eventStream().tell(new EventStream.Subscribe<>(BackoffEvent.class, monitor))}.
-   * Off by default, and then free: events are built only when a listener or the event stream
-   * wants them. When on, each event is one message, sent only when an actor fails, restarts, resets
-   * or stops. The event stream is local to one actor system. Events hold the failure, so a
-   * subscriber that keeps them keeps the exceptions alive.
+   * actor system's (local) event stream, where any actor can subscribe to {@code
+   * BackoffEvent.class}. Off by default, and then free: events are built only when someone wants
+   * them. When on, each failure, restart, reset or stop is one message; it holds the failure, so a
+   * subscriber that keeps events keeps the exceptions alive.
    *
    * @param enabled whether to publish
    * @return a new policy
@@ -453,8 +427,7 @@ public final class BackoffPolicy {
 
   /**
    * The delays this policy gives to one actor before restart 1, 2, 3, ... (without resets and
-   * {@link RetryAfter} hints): {@link #getMaxRestarts()} of them, or infinitely many. Lazy: it
-   * draws from {@code random} as it is consumed, on one thread at a time.
+   * hints): {@link #getMaxRestarts()} of them, or endless; drawn from {@code random} as consumed.
    *
    * @param random the source of the jitter's draws
    * @return the delays, each within {@code [0, maxBackoff]}
@@ -565,10 +538,7 @@ public final class BackoffPolicy {
     return values.criticalLogLevel;
   }
 
-  /**
-   * {@return how many failures in a row are logged at {@link #getLogLevel()} before {@link
-   * #getCriticalLogLevel()} is used; {@code Integer.MAX_VALUE} means never}
-   */
+  /** {@return the failures in a row logged at the log level; {@code Integer.MAX_VALUE}: all} */
   public int getCriticalLogLevelAfter() {
     return values.criticalLogLevelAfter;
   }
@@ -601,9 +571,8 @@ public final class BackoffPolicy {
    *       of its types.
    * </ol>
    *
-   * <p>If the stop predicate throws (anything but a fatal error), the failure counts as permanent,
-   * so a broken rule stops the actor visibly rather than retrying forever, and the rule's exception
-   * is added to it as suppressed.
+   * <p>If the stop predicate throws (anything but a fatal error), the failure counts as permanent
+   * (a broken rule stops the actor visibly), with the rule's exception added as suppressed.
    *
    * @param failure the failure
    * @return {@code true} if the actor should stop without a restart
@@ -613,10 +582,7 @@ public final class BackoffPolicy {
     return Causes.isPermanent(failure, values.stopOn, values.stopOnPredicate, values.restartOn);
   }
 
-  /**
-   * Two policies are equal if every setting is equal: jitters and budgets by their {@code equals},
-   * predicates, handlers and listeners by identity.
-   */
+  /** Equal if every setting is: jitters and budgets by {@code equals}, the rest by identity. */
   @Override
   public boolean equals(Object o) {
     return this == o
