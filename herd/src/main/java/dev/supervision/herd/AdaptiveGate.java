@@ -13,7 +13,7 @@ import java.util.function.IntConsumer;
  * delay has passed restarts at once if none waits before it and both the pacer and the controller
  * allow it, and waits otherwise; at the first tick of every slice while the controller is not idle
  * it is told the slice has begun and how many wait; waiting cells are released at the ticks at
- * which both allow, in arrival order. The pacer is set by {@link AdaptiveRateController#pace}.
+ * which both allow, in arrival order. The pacer follows the controller ({@link Pacer#follow}).
  */
 final class AdaptiveGate implements HerdStrategy.ExactGate {
   private final AdaptiveRateController controller;
