@@ -5,6 +5,7 @@ import dev.supervision.backoff.BackoffListener;
 import dev.supervision.backoff.BackoffPolicy;
 import dev.supervision.backoff.internal.util.Causes;
 import java.time.Duration;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.slf4j.event.Level;
@@ -16,10 +17,6 @@ import org.slf4j.event.Level;
 final class SupervisorReports {
 
   private SupervisorReports() {}
-
-  private static boolean listening(BackoffPolicy policy) {
-    return !policy.getListeners().isEmpty() || policy.isEventStreamPublishing();
-  }
 
   static void restartScheduled(
       BackoffPolicy policy,
@@ -51,12 +48,10 @@ final class SupervisorReports {
           delay.toMillis(),
           described); // a stop's line has no placeholder for it
     }
-    if (listening(policy)) {
-      emit(
-          policy,
-          jctx,
-          new BackoffEvent.RestartScheduled(jctx.getSelf(), restarts, delay, failure, stopped));
-    }
+    emit(
+        policy,
+        jctx,
+        () -> new BackoffEvent.RestartScheduled(jctx.getSelf(), restarts, delay, failure, stopped));
   }
 
   /** With aggregated logging the herd's log counts the report and the actor's line is DEBUG. */
@@ -101,22 +96,19 @@ final class SupervisorReports {
           reason,
           described);
     }
-    if (listening(policy)) {
-      emit(
-          policy,
-          jctx,
-          new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason, stopped));
-    }
+    emit(
+        policy,
+        jctx,
+        () -> new BackoffEvent.GaveUp(jctx.getSelf(), restarts, failure, reason, stopped));
   }
 
   static void innerStop(BackoffPolicy policy, ActorContext<?> jctx, int restarts, Throwable cause) {
     debugAndEmit(
         policy,
         jctx,
-        listening(policy)
-            ? new BackoffEvent.GaveUp(
-                jctx.getSelf(), restarts, cause, BackoffEvent.Reason.INNER_STOP, false)
-            : null,
+        () ->
+            new BackoffEvent.GaveUp(
+                jctx.getSelf(), restarts, cause, BackoffEvent.Reason.INNER_STOP, false),
         "Supervised actor [{}] stopped by a supervisor inside it (not restarted): {}",
         Causes.describe(cause));
   }
@@ -126,9 +118,7 @@ final class SupervisorReports {
     debugAndEmit(
         policy,
         jctx,
-        listening(policy)
-            ? new BackoffEvent.WaitingForPermit(jctx.getSelf(), restarts, budget)
-            : null,
+        () -> new BackoffEvent.WaitingForPermit(jctx.getSelf(), restarts, budget),
         "Supervised actor [{}] waits for a permit of restart budget [{}] (attempt {})",
         budget,
         restarts);
@@ -137,23 +127,20 @@ final class SupervisorReports {
   /** An event only: the restart's line follows. */
   static void permitGranted(
       BackoffPolicy policy, ActorContext<?> jctx, int restarts, String budget) {
-    if (listening(policy)) {
-      emit(policy, jctx, new BackoffEvent.PermitGranted(jctx.getSelf(), restarts, budget));
-    }
+    emit(policy, jctx, () -> new BackoffEvent.PermitGranted(jctx.getSelf(), restarts, budget));
   }
 
   static void restarted(BackoffPolicy policy, ActorContext<?> jctx, int restarts) {
     debugAndEmit(
         policy,
         jctx,
-        listening(policy) ? new BackoffEvent.Restarted(jctx.getSelf(), restarts) : null,
+        () -> new BackoffEvent.Restarted(jctx.getSelf(), restarts),
         "Supervised actor [{}] restarted (attempt {})",
         restarts);
   }
 
   static void reset(BackoffPolicy policy, ActorContext<?> jctx, int before, boolean byChild) {
-    BackoffEvent event =
-        listening(policy) ? new BackoffEvent.BackoffReset(jctx.getSelf(), before) : null;
+    Supplier<BackoffEvent> event = () -> new BackoffEvent.BackoffReset(jctx.getSelf(), before);
     if (byChild) {
       debugAndEmit(
           policy, jctx, event, "Supervised actor [{}] reset its backoff after {} restarts", before);
@@ -173,9 +160,7 @@ final class SupervisorReports {
     debugAndEmit(
         policy,
         jctx,
-        listening(policy)
-            ? new BackoffEvent.StoppedDuringBackoff(jctx.getSelf(), restarts, dropped)
-            : null,
+        () -> new BackoffEvent.StoppedDuringBackoff(jctx.getSelf(), restarts, dropped),
         "Supervised actor [{}] stopped during its backoff; {} stashed messages dropped",
         dropped);
   }
@@ -183,13 +168,11 @@ final class SupervisorReports {
   private static void debugAndEmit(
       BackoffPolicy policy,
       ActorContext<?> jctx,
-      BackoffEvent event,
+      Supplier<BackoffEvent> event,
       String format,
       Object... args) {
     log(policy, jctx, Level.DEBUG, null, format, args);
-    if (event != null) {
-      emit(policy, jctx, event);
-    }
+    emit(policy, jctx, event);
   }
 
   static void signalHandlerThrew(
@@ -242,7 +225,13 @@ final class SupervisorReports {
     }
   }
 
-  private static void emit(BackoffPolicy policy, ActorContext<?> jctx, BackoffEvent event) {
+  /** Builds the event only if a listener or the event stream wants it. */
+  private static void emit(
+      BackoffPolicy policy, ActorContext<?> jctx, Supplier<BackoffEvent> build) {
+    if (policy.getListeners().isEmpty() && !policy.isEventStreamPublishing()) {
+      return;
+    }
+    BackoffEvent event = build.get();
     for (BackoffListener listener : policy.getListeners()) {
       try {
         listener.onEvent(event);
