@@ -43,8 +43,9 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  *     URL FLAG_FILE STRATEGY [cells] [rate] [outage-ms] [gate-clock]
  * </pre>
  *
- * {@code STRATEGY} is {@code adaptive} (full jitter with an adaptive {@code RestartBudget}) or
- * {@code full} (full jitter alone); both {@code exponential(100ms, 20s)}, as the herd's rows. The
+ * {@code STRATEGY} is {@code adaptive} (full jitter with an adaptive {@code RestartBudget}),
+ * {@code fixed:R} (full jitter with a fixed budget of {@code R} per second, burst 1: told the
+ * rate) or {@code full} (full jitter alone); both {@code exponential(100ms, 20s)}, as the herd's rows. The
  * actor system runs at {@code pekko.scheduler.tick-duration = 1ms}; {@code gate-clock} is {@code
  * supervision-backoff.gate.clock} ({@code scheduler}, the default, or {@code ticks}).
  */
@@ -105,8 +106,14 @@ public final class NginxLimiterHarness {
             .withLoggingEnabled(false);
     if (strategy.equals("adaptive")) {
       policy = policy.withBudget(RestartBudget.adaptive("nginx"));
+    } else if (strategy.startsWith("fixed:")) {
+      // told the rate: the bound for a budget that had learnt it perfectly
+      int permits = Integer.parseInt(strategy.substring("fixed:".length()));
+      policy =
+          policy.withBudget(RestartBudget.of("nginx", permits, Duration.ofSeconds(1)).withBurst(1));
     } else if (!strategy.equals("full")) {
-      throw new IllegalArgumentException("strategy must be adaptive or full but was " + strategy);
+      throw new IllegalArgumentException(
+          "strategy must be adaptive, fixed:R or full but was " + strategy);
     }
     BackoffPolicy cellPolicy = policy;
 
