@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -85,6 +86,13 @@ final class RestartOnStopTest {
 
   static Behavior<String> child(TestProbe<String> probe) {
     return child(probe, new AtomicInteger());
+  }
+
+  /** {@link #child} under {@link #policy} with the final stop message {@code rule}. */
+  static ActorRef<String> spawnWithFinalStop(
+      TestProbe<String> probe, BackoffProbe events, Predicate<Object> rule) {
+    return kit.spawn(
+        BackoffSupervisor.wrap(child(probe), policy(events).withFinalStopMessage(rule)));
   }
 
   @Test
@@ -250,15 +258,13 @@ final class RestartOnStopTest {
     BackoffProbe events = kit.createProbe();
     AtomicBoolean shuttingDown = new AtomicBoolean();
     ActorRef<String> actor =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                child(probe),
-                policy(events)
-                    .withFinalStopMessage(
-                        m -> {
-                          asked.ref().tell(m);
-                          return shuttingDown.get() && m.equals("final");
-                        })));
+        spawnWithFinalStop(
+            probe,
+            events,
+            m -> {
+              asked.ref().tell(m);
+              return shuttingDown.get() && m.equals("final");
+            });
     probe.expectMessage("started-1");
     actor.tell("stop");
     asked.expectMessage("stop");
@@ -406,14 +412,12 @@ final class RestartOnStopTest {
     TestProbe<String> probe = kit.createTestProbe();
     BackoffProbe events = kit.createProbe();
     ActorRef<String> actor =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                child(probe),
-                policy(events)
-                    .withFinalStopMessage(
-                        m -> {
-                          throw new IllegalStateException("broken rule");
-                        })));
+        spawnWithFinalStop(
+            probe,
+            events,
+            m -> {
+              throw new IllegalStateException("broken rule");
+            });
     probe.expectMessage("started-1");
     actor.tell("stop"); // not final: restarted
     probe.expectMessage("postStop");
