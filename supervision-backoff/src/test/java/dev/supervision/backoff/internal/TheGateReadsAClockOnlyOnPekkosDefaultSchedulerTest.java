@@ -72,6 +72,12 @@ final class TheGateReadsAClockOnlyOnPekkosDefaultSchedulerTest {
   }
 
   @Test
+  void printed_aClockSaysWhatItReads() {
+    assertEquals("GateClock[ticks]", GateClock.TICKS.toString());
+    assertEquals("GateClock[System.nanoTime]", GateClock.NANO_TIME.toString());
+  }
+
+  @Test
   void onAClock_aPermitAtALateTickIsNotFollowedSoonerThanTheInterval() {
     long ms = 1_000_000L;
     RestartBudget.Fixed budget = RestartBudget.of("b", 200, Duration.ofSeconds(1)).withBurst(1);

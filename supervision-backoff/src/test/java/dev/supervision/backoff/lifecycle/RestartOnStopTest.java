@@ -21,7 +21,9 @@ import dev.supervision.backoff.testsupport.SupervisorLines;
 import dev.supervision.backoff.testsupport.WatchingParent;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -84,6 +86,13 @@ final class RestartOnStopTest {
 
   static Behavior<String> child(TestProbe<String> probe) {
     return child(probe, new AtomicInteger());
+  }
+
+  /** {@link #child} under {@link #policy} with the final stop message {@code rule}. */
+  static ActorRef<String> spawnWithFinalStop(
+      TestProbe<String> probe, BackoffProbe events, Predicate<Object> rule) {
+    return kit.spawn(
+        BackoffSupervisor.wrap(child(probe), policy(events).withFinalStopMessage(rule)));
   }
 
   @Test
@@ -237,6 +246,45 @@ final class RestartOnStopTest {
     assertEquals(1, stopped.droppedMessages());
   }
 
+  /**
+   * The rule is asked when the child gets a message, so a stashed message is asked again when the
+   * restarted child gets it: a rule that reads state of its own (here: shutting down) and did not
+   * match during the backoff matches then, and the child's next stop is final.
+   */
+  @Test
+  void aStashedMessageIsAskedAgainWhenTheRestartedChildGetsIt() {
+    TestProbe<String> probe = kit.createTestProbe();
+    TestProbe<Object> asked = kit.createTestProbe();
+    BackoffProbe events = kit.createProbe();
+    AtomicBoolean shuttingDown = new AtomicBoolean();
+    ActorRef<String> actor =
+        spawnWithFinalStop(
+            probe,
+            events,
+            m -> {
+              asked.ref().tell(m);
+              return shuttingDown.get() && m.equals("final");
+            });
+    probe.expectMessage("started-1");
+    actor.tell("stop");
+    asked.expectMessage("stop");
+    probe.expectMessage("postStop");
+    probe.expectMessage("callback");
+    events.expectRestartScheduled();
+    actor.tell("final");
+    asked.expectMessage("final"); // during the backoff: no match, stashed
+    shuttingDown.set(true);
+    events.advanceToRestart(kit.time());
+    events.expectRestarted();
+    probe.expectMessage("started-2");
+    asked.expectMessage("final"); // replayed: a match now
+    probe.expectMessage("got:final");
+    actor.tell("stop"); // final
+    probe.expectMessage("postStop");
+    probe.expectTerminated(actor);
+    events.expectNoEvent(Duration.ofMillis(100));
+  }
+
   @Test
   void aFinalStopMessageDuringABackoffStopsTheActorWithoutFailingIt() {
     TestProbe<String> probe = kit.createTestProbe();
@@ -364,14 +412,12 @@ final class RestartOnStopTest {
     TestProbe<String> probe = kit.createTestProbe();
     BackoffProbe events = kit.createProbe();
     ActorRef<String> actor =
-        kit.spawn(
-            BackoffSupervisor.wrap(
-                child(probe),
-                policy(events)
-                    .withFinalStopMessage(
-                        m -> {
-                          throw new IllegalStateException("broken rule");
-                        })));
+        spawnWithFinalStop(
+            probe,
+            events,
+            m -> {
+              throw new IllegalStateException("broken rule");
+            });
     probe.expectMessage("started-1");
     actor.tell("stop"); // not final: restarted
     probe.expectMessage("postStop");
