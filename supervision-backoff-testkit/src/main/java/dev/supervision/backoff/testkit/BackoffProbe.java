@@ -10,7 +10,8 @@ import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.pekko.actor.Scheduler;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
@@ -59,7 +60,8 @@ public final class BackoffProbe {
   private final Duration timeout;
   private final BackoffListener listener = this::record;
 
-  private final Object lock = new Object();
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition arrived = lock.newCondition(); // signalled when an event is recorded
   private final List<Stamped> pending = new ArrayList<>(); // guarded by lock
   private final Deque<BackoffEvent> taken = new ArrayDeque<>(); // test thread
   private Stamped lastScheduled; // test thread
@@ -118,9 +120,12 @@ public final class BackoffProbe {
 
   private void record(BackoffEvent event) {
     Stamped stamped = new Stamped(event, manualClock == null ? -1 : manualClock.currentTimeMs());
-    synchronized (lock) {
+    lock.lock();
+    try {
       pending.add(stamped);
-      lock.notifyAll();
+      arrived.signalAll();
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -471,21 +476,21 @@ public final class BackoffProbe {
   /** Fails if an event of the actor came before {@code due}, waiting up to {@code window} for one. */
   private void failIfEarly(Stamped scheduled, long due, Duration window) {
     ActorRef<?> actor = scheduled.event().actor();
-    long deadline = System.nanoTime() + window.toNanos();
-    synchronized (lock) {
+    long left = window.toNanos(); // awaitNanos says what is left: the probe reads no clock
+    lock.lock();
+    try {
       while (true) {
         failIfEarlyIn(pending, scheduled, due, actor);
-        long left = deadline - System.nanoTime();
         if (left <= 0) {
           return;
         }
-        try {
-          TimeUnit.NANOSECONDS.timedWait(lock, left);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new AssertionError("interrupted while watching [" + actor.path() + "]", e);
-        }
+        left = arrived.awaitNanos(left);
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted while watching [" + actor.path() + "]", e);
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -523,8 +528,11 @@ public final class BackoffProbe {
             + " ms";
     if (next == null) {
       List<BackoffEvent> others;
-      synchronized (lock) {
+      lock.lock();
+      try {
         others = pending.stream().map(Stamped::event).toList();
+      } finally {
+        lock.unlock();
       }
       throw new AssertionError(
           expected
@@ -546,8 +554,9 @@ public final class BackoffProbe {
 
   /** Takes the first event of {@code actor} (any actor if null), waiting up to {@code wait}. */
   private Stamped take(ActorRef<?> actor, Duration wait) {
-    long deadline = System.nanoTime() + wait.toNanos();
-    synchronized (lock) {
+    long left = wait.toNanos();
+    lock.lock();
+    try {
       while (true) {
         for (Iterator<Stamped> it = pending.iterator(); it.hasNext(); ) {
           Stamped s = it.next();
@@ -560,17 +569,16 @@ public final class BackoffProbe {
             return s;
           }
         }
-        long left = deadline - System.nanoTime();
         if (left <= 0) {
           return null;
         }
-        try {
-          TimeUnit.NANOSECONDS.timedWait(lock, left);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new AssertionError("interrupted while waiting for an event " + of(actor), e);
-        }
+        left = arrived.awaitNanos(left);
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted while waiting for an event " + of(actor), e);
+    } finally {
+      lock.unlock();
     }
   }
 
