@@ -45,7 +45,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  *
  * {@code STRATEGY} is {@code adaptive} (full jitter with an adaptive {@code RestartBudget}),
  * {@code fixed:R} (full jitter with a fixed budget of {@code R} per second, burst 1: told the
- * rate) or {@code full} (full jitter alone); both {@code exponential(100ms, 20s)}, as the herd's rows. The
+ * rate) or {@code full} (full jitter alone); each {@code exponential(100ms, 20s)}, as the herd's rows. The
  * actor system runs at {@code pekko.scheduler.tick-duration = 1ms}; {@code gate-clock} is {@code
  * supervision-backoff.gate.clock} ({@code scheduler}, the default, or {@code ticks}).
  */
@@ -108,7 +108,13 @@ public final class NginxLimiterHarness {
       policy = policy.withBudget(RestartBudget.adaptive("nginx"));
     } else if (strategy.startsWith("fixed:")) {
       // told the rate: the bound for a budget that had learnt it perfectly
-      int permits = Integer.parseInt(strategy.substring("fixed:".length()));
+      int permits;
+      try {
+        permits = Integer.parseInt(strategy.substring("fixed:".length()));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            "strategy fixed:R needs R, permits per second, but was " + strategy, e);
+      }
       policy =
           policy.withBudget(RestartBudget.of("nginx", permits, Duration.ofSeconds(1)).withBurst(1));
     } else if (!strategy.equals("full")) {

@@ -190,8 +190,11 @@ public final class Pacer {
    * @param rate permits per second, {@code >= 0}
    * @param tickNanos how often the driver calls, {@code >= 0}
    * @param clock whether the driver reads a clock
+   * @throws IllegalArgumentException if {@code rate} is negative or NaN, or {@code tickNanos < 0}
    */
   public void follow(double rate, long tickNanos, boolean clock) {
+    Check.argument(rate >= 0, "rate", ">= 0", rate);
+    Check.argument(tickNanos >= 0, "tickNanos", ">= 0", tickNanos);
     if (rate > 0 && !Double.isInfinite(rate)) {
       double perTick = rate * tickNanos / SECOND;
       setBurst(clock ? Math.max(1, Math.ceil(perTick - 1e-9)) : 1 + perTick);

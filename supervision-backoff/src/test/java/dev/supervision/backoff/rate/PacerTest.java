@@ -271,6 +271,16 @@ final class PacerTest {
     assertEquals(
         "ratePerSecond must be > 0 but was 0.0",
         assertThrows(IllegalArgumentException.class, () -> p.setRate(0)).getMessage());
+    assertEquals(
+        "rate must be >= 0 but was NaN",
+        assertThrows(IllegalArgumentException.class, () -> p.follow(Double.NaN, MS, false))
+            .getMessage());
+    assertEquals(
+        "rate must be >= 0 but was -1.0",
+        assertThrows(IllegalArgumentException.class, () -> p.follow(-1, MS, true)).getMessage());
+    assertEquals(
+        "tickNanos must be >= 0 but was -1",
+        assertThrows(IllegalArgumentException.class, () -> p.follow(10, -1, false)).getMessage());
     assertEquals(1.0, p.burst(), "a rejected burst leaves it as it was");
     assertEquals(1.0, p.rate());
     assertEquals(0, p.quantumNanos());
